@@ -1,0 +1,50 @@
+package nextup
+
+import "time"
+
+// BookingState is the state of a booking.
+type BookingState string
+
+// Booking states. Cancelled and no-show bookings have freed their seats.
+const (
+	BookingBooked    BookingState = "booked"
+	BookingCancelled BookingState = "cancelled"
+	BookingNoShow    BookingState = "no_show"
+)
+
+// Booking is seats of a slot taken by someone.
+type Booking struct {
+	ID         string
+	BusinessID string
+	SlotID     string
+	EntryID    string // empty for bookings made outside nextup
+	OfferID    string
+	Name       string
+	Seats      int
+	State      BookingState
+	TokenHash  string // hash of the calendar-link token
+	CreatedAt  time.Time
+	EndedAt    *time.Time
+}
+
+// HandBackState is whether staff have dealt with a hand-back.
+type HandBackState string
+
+// Hand-back states.
+const (
+	HandBackOpen     HandBackState = "open"
+	HandBackResolved HandBackState = "resolved"
+)
+
+// HandBack gives a slot back to staff with a note saying who was offered it
+// and what each did.
+type HandBack struct {
+	ID         string
+	BusinessID string
+	SlotID     string
+	Reason     string // list_exhausted, try_cap, too_soon, promotion_cutoff
+	Note       string
+	State      HandBackState
+	CreatedAt  time.Time
+	ResolvedAt *time.Time
+}

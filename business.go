@@ -1,0 +1,222 @@
+package nextup
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Business is a tenant. Every other row belongs to exactly one business and
+// no query crosses businesses.
+type Business struct {
+	ID         string
+	Name       string
+	Timezone   string // IANA name, e.g. "Europe/London"
+	Rules      Rules
+	APIKeyHash string // SHA-256 of the business API key, hex; the key itself is never stored
+	CreatedAt  time.Time
+}
+
+// Location loads the business timezone. Timezones are validated when a
+// business is created, so an error here means a broken tzdata install.
+func (b Business) Location() (*time.Location, error) {
+	return time.LoadLocation(b.Timezone)
+}
+
+// Order policies. The policy is named and versioned so staff and customers
+// can be shown exactly how the order works.
+const (
+	// OrderFCFSPriority is priority first, then joined-at, then sequence.
+	OrderFCFSPriority = "fcfs-priority/v1"
+)
+
+// Position visibility settings: what a customer is told about their place.
+const (
+	PositionExact  = "exact"
+	PositionBand   = "band"
+	PositionHidden = "hidden"
+)
+
+// Rules is a business's written-down policy. Every change bumps Version and
+// every audit row records the version it was decided under.
+type Rules struct {
+	Version                  int
+	ClaimWindow              time.Duration
+	OrderPolicy              string
+	QuietHours               *QuietHours // nil: no quiet hours
+	TimeCriticalThroughQuiet bool
+	MinLead                  time.Duration
+	MaxOffersPerPersonPerDay int // 0: no cap
+	MaxOffersPerSlot         int // 0: try the whole list (null in the API)
+	DownFit                  bool
+	PositionVisibility       string
+}
+
+// DefaultRules returns the defaults of API.md.
+func DefaultRules() Rules {
+	return Rules{
+		Version:                  1,
+		ClaimWindow:              600 * time.Second,
+		OrderPolicy:              OrderFCFSPriority,
+		QuietHours:               &QuietHours{Start: 21 * 60, End: 8 * 60},
+		MinLead:                  900 * time.Second,
+		MaxOffersPerPersonPerDay: 3,
+		PositionVisibility:       PositionExact,
+	}
+}
+
+// Validate reports every invalid field of r.
+func (r Rules) Validate() []FieldError {
+	var errs []FieldError
+	if r.ClaimWindow < time.Minute || r.ClaimWindow > 7*24*time.Hour {
+		errs = append(errs, FieldError{"claim_window_seconds", "must be between 60 and 604800"})
+	}
+	if r.OrderPolicy != OrderFCFSPriority {
+		errs = append(errs, FieldError{"order_policy", "must be " + OrderFCFSPriority})
+	}
+	if r.QuietHours != nil && r.QuietHours.Start == r.QuietHours.End {
+		errs = append(errs, FieldError{"quiet_hours", "start and end must differ"})
+	}
+	if r.MinLead < 0 || r.MinLead > 30*24*time.Hour {
+		errs = append(errs, FieldError{"min_lead_seconds", "must be between 0 and 2592000"})
+	}
+	if r.MaxOffersPerPersonPerDay < 0 {
+		errs = append(errs, FieldError{"max_offers_per_person_per_day", "must not be negative"})
+	}
+	if r.MaxOffersPerSlot < 0 {
+		errs = append(errs, FieldError{"max_offers_per_slot", "must be null or positive"})
+	}
+	switch r.PositionVisibility {
+	case PositionExact, PositionBand, PositionHidden:
+	default:
+		errs = append(errs, FieldError{"position_visibility", "must be exact, band or hidden"})
+	}
+	return errs
+}
+
+// rulesJSON is the wire shape of Rules in API.md.
+type rulesJSON struct {
+	Version                  int         `json:"version"`
+	ClaimWindowSeconds       int64       `json:"claim_window_seconds"`
+	OrderPolicy              string      `json:"order_policy"`
+	QuietHours               *QuietHours `json:"quiet_hours"`
+	TimeCriticalThroughQuiet bool        `json:"time_critical_through_quiet"`
+	MinLeadSeconds           int64       `json:"min_lead_seconds"`
+	MaxOffersPerPersonPerDay int         `json:"max_offers_per_person_per_day"`
+	MaxOffersPerSlot         *int        `json:"max_offers_per_slot"`
+	DownFit                  bool        `json:"down_fit"`
+	PositionVisibility       string      `json:"position_visibility"`
+}
+
+// MarshalJSON writes the API.md shape.
+func (r Rules) MarshalJSON() ([]byte, error) {
+	w := rulesJSON{
+		Version:                  r.Version,
+		ClaimWindowSeconds:       int64(r.ClaimWindow / time.Second),
+		OrderPolicy:              r.OrderPolicy,
+		QuietHours:               r.QuietHours,
+		TimeCriticalThroughQuiet: r.TimeCriticalThroughQuiet,
+		MinLeadSeconds:           int64(r.MinLead / time.Second),
+		MaxOffersPerPersonPerDay: r.MaxOffersPerPersonPerDay,
+		DownFit:                  r.DownFit,
+		PositionVisibility:       r.PositionVisibility,
+	}
+	if r.MaxOffersPerSlot > 0 {
+		n := r.MaxOffersPerSlot
+		w.MaxOffersPerSlot = &n
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads the API.md shape. Absent fields keep the value r had,
+// so decoding onto DefaultRules (or the current rules, for a PATCH) works.
+func (r *Rules) UnmarshalJSON(b []byte) error {
+	w := rulesJSON{
+		Version:                  r.Version,
+		ClaimWindowSeconds:       int64(r.ClaimWindow / time.Second),
+		OrderPolicy:              r.OrderPolicy,
+		QuietHours:               r.QuietHours,
+		TimeCriticalThroughQuiet: r.TimeCriticalThroughQuiet,
+		MinLeadSeconds:           int64(r.MinLead / time.Second),
+		MaxOffersPerPersonPerDay: r.MaxOffersPerPersonPerDay,
+		DownFit:                  r.DownFit,
+		PositionVisibility:       r.PositionVisibility,
+	}
+	if r.MaxOffersPerSlot > 0 {
+		n := r.MaxOffersPerSlot
+		w.MaxOffersPerSlot = &n
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = Rules{
+		Version:                  w.Version,
+		ClaimWindow:              time.Duration(w.ClaimWindowSeconds) * time.Second,
+		OrderPolicy:              w.OrderPolicy,
+		QuietHours:               w.QuietHours,
+		TimeCriticalThroughQuiet: w.TimeCriticalThroughQuiet,
+		MinLead:                  time.Duration(w.MinLeadSeconds) * time.Second,
+		MaxOffersPerPersonPerDay: w.MaxOffersPerPersonPerDay,
+		DownFit:                  w.DownFit,
+		PositionVisibility:       w.PositionVisibility,
+	}
+	if w.MaxOffersPerSlot != nil {
+		r.MaxOffersPerSlot = *w.MaxOffersPerSlot
+		if r.MaxOffersPerSlot == 0 {
+			r.MaxOffersPerSlot = -1 // zero tries is not a policy; Validate rejects it
+		}
+	}
+	return nil
+}
+
+// QuietHours is a daily interval in business local time during which offers
+// are not sent. End before Start means it crosses midnight (21:00–08:00).
+type QuietHours struct {
+	Start TimeOfDay `json:"start"`
+	End   TimeOfDay `json:"end"`
+}
+
+// TimeOfDay is minutes since local midnight, written "HH:MM".
+type TimeOfDay int
+
+// ParseTimeOfDay parses "HH:MM" (00:00–23:59; "24:00" is accepted as the end of a day).
+func ParseTimeOfDay(s string) (TimeOfDay, error) {
+	var h, m int
+	if len(s) != 5 || s[2] != ':' {
+		return 0, fmt.Errorf("time of day %q: want HH:MM", s)
+	}
+	for i, c := range []byte(s) {
+		if i == 2 {
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("time of day %q: want HH:MM", s)
+		}
+	}
+	h = int(s[0]-'0')*10 + int(s[1]-'0')
+	m = int(s[3]-'0')*10 + int(s[4]-'0')
+	if m > 59 || h > 24 || (h == 24 && m != 0) {
+		return 0, fmt.Errorf("time of day %q: out of range", s)
+	}
+	return TimeOfDay(h*60 + m), nil
+}
+
+// String formats t as "HH:MM".
+func (t TimeOfDay) String() string { return fmt.Sprintf("%02d:%02d", int(t)/60, int(t)%60) }
+
+// Hour and Minute split t.
+func (t TimeOfDay) Hour() int   { return int(t) / 60 }
+func (t TimeOfDay) Minute() int { return int(t) % 60 }
+
+// MarshalText writes "HH:MM".
+func (t TimeOfDay) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads "HH:MM".
+func (t *TimeOfDay) UnmarshalText(b []byte) error {
+	v, err := ParseTimeOfDay(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}

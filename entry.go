@@ -1,0 +1,84 @@
+package nextup
+
+import (
+	"strings"
+	"time"
+)
+
+// EntryState is where an entry is on the waitlist.
+type EntryState string
+
+// Entry states.
+const (
+	EntryWaiting EntryState = "waiting"
+	EntryOffered EntryState = "offered" // holds a live offer
+	EntryBooked  EntryState = "booked"
+	EntryLeft    EntryState = "left"
+	EntryExpired EntryState = "expired" // its window ended without a booking
+)
+
+// Channel is a way to reach a person.
+type Channel string
+
+// Channels.
+const (
+	ChannelEmail   Channel = "email"
+	ChannelSMS     Channel = "sms"
+	ChannelWebhook Channel = "webhook"
+	ChannelCapture Channel = "capture"
+)
+
+// Availability is one weekly window in business local time: the listed days,
+// From (inclusive) to To (exclusive).
+type Availability struct {
+	Days []time.Weekday
+	From TimeOfDay
+	To   TimeOfDay
+}
+
+// Entry is one person on the waitlist.
+//
+// Earliest and Latest bound the acceptable slot start (inclusive); a
+// date-only bound in the API has already been turned into the start or the
+// end of that day in the business timezone. Fair order is Priority first,
+// then JoinedAt, then Seq (a monotonic sequence assigned by the store).
+type Entry struct {
+	ID           string
+	BusinessID   string
+	Name         string
+	Email        string
+	Phone        string
+	Channel      Channel // preferred channel; "" lets the engine choose
+	Service      string
+	EventID      string
+	PartySize    int
+	Earliest     time.Time
+	Latest       time.Time
+	Staff        string
+	Availability []Availability
+	Priority     bool
+	Source       string
+	JoinedAt     time.Time
+	Seq          int64
+	State        EntryState
+	StatusHash   string // hash of the status-page token
+	UpdatedAt    time.Time
+}
+
+// ContactKey identifies the person behind an entry within a business, for
+// the per-person daily offer cap and duplicate detection: the normalised
+// email if there is one, otherwise the phone number.
+func (e Entry) ContactKey() string {
+	if e.Email != "" {
+		return "email:" + strings.ToLower(strings.TrimSpace(e.Email))
+	}
+	return "phone:" + strings.Map(func(r rune) rune {
+		if r == '+' || (r >= '0' && r <= '9') {
+			return r
+		}
+		return -1
+	}, e.Phone)
+}
+
+// Active reports whether the entry is still on the list (waiting or holding an offer).
+func (e Entry) Active() bool { return e.State == EntryWaiting || e.State == EntryOffered }

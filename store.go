@@ -1,0 +1,235 @@
+package nextup
+
+import (
+	"context"
+	"time"
+)
+
+// Store is where nextup keeps its state. Every backend (store/sqlite,
+// store/postgres, ...) passes the conformance suite in store/storetest.
+//
+// Transactions are owned by the store: InTx runs fn in one read-write
+// transaction, commits when fn returns nil and rolls back otherwise. A state
+// change, its audit row, its outbox message and its timer row are written
+// through one Tx so that they commit together or not at all. Read runs fn on
+// a consistent read-only snapshot.
+type Store interface {
+	InTx(ctx context.Context, fn func(tx Tx) error) error
+	Read(ctx context.Context, fn func(tx Tx) error) error
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// Tx is the set of operations a transaction offers. Methods are named noun +
+// verb; lookups return an error wrapping ErrNotFound when nothing matches,
+// and conditional writes return an error wrapping ErrConflict when their
+// condition does not hold (nothing is changed then). Methods that change
+// rows must only be called inside InTx.
+//
+// Inside InTx, SlotGet and EntryGet lock the row for the rest of the
+// transaction where the backend has row locks, so that per-slot decisions
+// are serialised.
+type Tx interface {
+	BusinessCreate(ctx context.Context, b Business) error
+	BusinessGet(ctx context.Context, id string) (Business, error)
+	BusinessByAPIKey(ctx context.Context, keyHash string) (Business, error)
+	// BusinessRulesSet replaces the rules only if the stored version is
+	// rules.Version-1 (optimistic concurrency on the rules version).
+	BusinessRulesSet(ctx context.Context, id string, rules Rules) error
+
+	SlotCreate(ctx context.Context, s Slot) error
+	SlotGet(ctx context.Context, id string) (Slot, error)
+	SlotList(ctx context.Context, f SlotFilter) ([]Slot, error)
+	// SlotSeats changes a slot's seat counters by the given deltas in one
+	// conditional write: it fails with ErrConflict, changing nothing, when
+	// the result would break 0 <= booked, 0 <= held, booked+held <= capacity.
+	// This is where the invariant is enforced.
+	SlotSeats(ctx context.Context, id string, d SeatDelta) (Slot, error)
+	// SlotResize sets a new capacity only if it is at least booked+held.
+	SlotResize(ctx context.Context, id string, capacity int) (Slot, error)
+	SlotSetHandedBack(ctx context.Context, id string, handedBack bool) error
+	// SlotOpenFor lists future slots with free seats, not handed back, that
+	// could fit the entry by service (or event), staff, start window and
+	// party size, soonest first. The engine makes the exact decision.
+	SlotOpenFor(ctx context.Context, e Entry, startsAfter time.Time, limit int) ([]Slot, error)
+
+	// EntryCreate stores a new entry and returns it with Seq assigned.
+	EntryCreate(ctx context.Context, e Entry) (Entry, error)
+	EntryGet(ctx context.Context, id string) (Entry, error)
+	EntryByStatusHash(ctx context.Context, hash string) (Entry, error)
+	// EntryUpdate rewrites the mutable fields (criteria, priority, party size)
+	// of an entry; state changes go through EntrySetState.
+	EntryUpdate(ctx context.Context, e Entry) error
+	// EntrySetState moves an entry from one of from to to, or fails with ErrConflict.
+	EntrySetState(ctx context.Context, id string, from []EntryState, to EntryState, at time.Time) error
+	// EntryCandidates returns up to Limit waiting entries in fair order that
+	// may fit a slot, strictly after the cursor, read through an index: the
+	// store filters on business, service or event, state, window and party
+	// size; the engine checks the rest.
+	EntryCandidates(ctx context.Context, q CandidateQuery) ([]Entry, error)
+	// EntryList returns entries in fair order.
+	EntryList(ctx context.Context, f EntryFilter) ([]Entry, error)
+	// EntryPosition returns the 1-based place of a waiting entry among the
+	// waiting entries for the same service (or event) in fair order.
+	EntryPosition(ctx context.Context, e Entry) (int, error)
+	// EntryActiveByContact finds an active entry of the same person for the
+	// same service or event.
+	EntryActiveByContact(ctx context.Context, businessID, contactKey, service, eventID string) (Entry, error)
+	// EntryExpireBefore moves waiting entries whose Latest is before t to
+	// expired and returns them.
+	EntryExpireBefore(ctx context.Context, t time.Time, limit int) ([]Entry, error)
+
+	OfferCreate(ctx context.Context, o Offer) error
+	OfferGet(ctx context.Context, id string) (Offer, error)
+	OfferByTokenHash(ctx context.Context, hash string) (Offer, error)
+	// OfferSetState ends or sends an offer: moves it from one of from to to,
+	// stamping at (ResolvedAt for a final state, SentAt for offered), or
+	// fails with ErrConflict.
+	OfferSetState(ctx context.Context, id string, from []OfferState, to OfferState, at time.Time, reason string) (Offer, error)
+	// OfferClaim is the claim: one conditional write that moves the offer
+	// with this token hash from offered to claimed only while it is still
+	// offered and now is before its deadline. ErrConflict otherwise.
+	OfferClaim(ctx context.Context, tokenHash string, now time.Time) (Offer, error)
+	// OfferSeen records the first time the claim page was opened.
+	OfferSeen(ctx context.Context, id string, at time.Time) error
+	// OfferListBySlot returns every offer ever made for a slot, oldest first.
+	OfferListBySlot(ctx context.Context, slotID string) ([]Offer, error)
+	// OfferLiveByEntry returns the entry's live offer, or ErrNotFound.
+	OfferLiveByEntry(ctx context.Context, entryID string) (Offer, error)
+	// OfferCountSince counts offers made to a person since t (the daily cap).
+	OfferCountSince(ctx context.Context, businessID, contactKey string, since time.Time) (int, error)
+
+	BookingCreate(ctx context.Context, b Booking) error
+	BookingGet(ctx context.Context, id string) (Booking, error)
+	BookingByOffer(ctx context.Context, offerID string) (Booking, error)
+	BookingSetState(ctx context.Context, id string, from, to BookingState, at time.Time) (Booking, error)
+	BookingListBySlot(ctx context.Context, slotID string) ([]Booking, error)
+
+	HandBackCreate(ctx context.Context, h HandBack) error
+	HandBackGet(ctx context.Context, id string) (HandBack, error)
+	HandBackList(ctx context.Context, businessID string, state HandBackState) ([]HandBack, error)
+	// HandBackResolve resolves every open hand-back with this id (or, when
+	// id is empty, every open one of the slot).
+	HandBackResolve(ctx context.Context, id, slotID string, at time.Time) error
+
+	AuditAppend(ctx context.Context, ev AuditEvent) error
+	AuditList(ctx context.Context, f AuditFilter) ([]AuditEvent, error)
+
+	MessageCreate(ctx context.Context, m Message) error
+	MessageGet(ctx context.Context, id string) (Message, error)
+	MessageList(ctx context.Context, f MessageFilter) ([]Message, error)
+	// MessageClaimDue leases up to limit messages that are queued or failed
+	// and due (NotBefore and NextAttemptAt <= now, no live lease) until
+	// now+lease, and returns them with ClaimedUntil set.
+	MessageClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Message, error)
+	// MessageFinish records the outcome of a send, only while the lease
+	// claimedUntil still holds (ErrConflict otherwise).
+	MessageFinish(ctx context.Context, id string, claimedUntil time.Time, r MessageResult) error
+	// MessageRequeue puts a dead message back in the queue.
+	MessageRequeue(ctx context.Context, id string, now time.Time) (Message, error)
+	// MessageCancelByOffer cancels the queued messages of an offer (a
+	// pending offer that ends before quiet hours are over is never sent).
+	MessageCancelByOffer(ctx context.Context, offerID string) error
+
+	// TimerSchedule creates a timer, or moves the due time of the pending
+	// timer with the same Key.
+	TimerSchedule(ctx context.Context, t Timer) error
+	// TimerCancel removes the pending timer with this key, if any.
+	TimerCancel(ctx context.Context, key string) error
+	// TimerClaimDue leases up to limit due timers (DueAt <= now, not done,
+	// no live lease) to owner until now+lease, oldest due first.
+	TimerClaimDue(ctx context.Context, now time.Time, lease time.Duration, owner string, limit int) ([]Timer, error)
+	// TimerDone marks a timer done only while the lease claimedUntil still holds.
+	TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at time.Time) error
+	// TimerNextDue returns the earliest due time of a pending timer, or ErrNotFound.
+	TimerNextDue(ctx context.Context) (time.Time, error)
+	TimerList(ctx context.Context, f TimerFilter) ([]Timer, error)
+
+	// IdempotencyStart stores a new running record (Status 0) or, when one
+	// exists for the scope and key and has not expired, returns it with
+	// ErrConflict.
+	IdempotencyStart(ctx context.Context, r IdempotencyRecord) (IdempotencyRecord, error)
+	// IdempotencyFinish stores the response of a running record.
+	IdempotencyFinish(ctx context.Context, r IdempotencyRecord) error
+	// IdempotencyDelete forgets a record (the first request failed before
+	// producing a response worth replaying).
+	IdempotencyDelete(ctx context.Context, scope, key string) error
+	// IdempotencyPurge removes records that expired before t.
+	IdempotencyPurge(ctx context.Context, t time.Time) (int, error)
+
+	SuppressionAdd(ctx context.Context, s Suppression) error
+	// SuppressionList returns the suppressions of these addresses.
+	SuppressionList(ctx context.Context, businessID string, addresses []string) ([]Suppression, error)
+}
+
+// SeatDelta is a change to a slot's seat counters.
+type SeatDelta struct {
+	Booked int
+	Held   int
+}
+
+// SlotFilter selects slots of a business; zero times are open bounds.
+type SlotFilter struct {
+	BusinessID string
+	From, To   time.Time // StartsAt in [From, To)
+	Limit      int
+}
+
+// CandidateQuery asks for waiting entries that may fit a slot. For an
+// event, EventID is set and Service is ignored.
+type CandidateQuery struct {
+	BusinessID string
+	Service    string
+	EventID    string
+	SlotStart  time.Time
+	MaxParty   int // entries with PartySize <= MaxParty
+	MinParty   int // entries with PartySize >= MinParty
+	After      *Entry // fair-order cursor: return entries strictly after this one
+	Limit      int
+}
+
+// EntryFilter selects entries of a business in fair order.
+type EntryFilter struct {
+	BusinessID string
+	Service    string
+	EventID    string
+	State      EntryState // "" means active (waiting or offered)
+	After      *Entry
+	Limit      int
+}
+
+// AuditFilter selects audit rows, oldest first.
+type AuditFilter struct {
+	BusinessID  string
+	SlotID      string
+	SubjectType string
+	SubjectID   string
+	Limit       int
+}
+
+// MessageFilter selects outbox rows, newest first.
+type MessageFilter struct {
+	BusinessID string
+	To         string
+	State      MessageState
+	OfferID    string
+	Limit      int
+}
+
+// MessageResult is the outcome of one send attempt.
+type MessageResult struct {
+	State         MessageState // sent, failed or dead
+	At            time.Time
+	NextAttemptAt time.Time // for failed
+	Error         string
+	ProviderID    string
+}
+
+// TimerFilter selects timers, soonest due first.
+type TimerFilter struct {
+	BusinessID  string
+	Kind        string
+	SubjectID   string
+	PendingOnly bool
+	Limit       int
+}

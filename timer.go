@@ -1,0 +1,50 @@
+package nextup
+
+import "time"
+
+// Timer kinds.
+const (
+	TimerOfferExpire  = "offer_expire"  // an offer's claim window ends: expire it and roll on
+	TimerOfferRelease = "offer_release" // quiet hours end: send a pending offer
+	TimerHousekeeping = "housekeeping"  // daily: expire entries past their window, purge old idempotency records
+)
+
+// Timer is a durable deadline. The sweeper claims due timers with a lease
+// and finishes one only while its claim still holds; every handler is a
+// conditional write, so a timer that fires twice does no harm.
+type Timer struct {
+	ID           int64
+	BusinessID   string
+	Kind         string
+	SubjectID    string
+	Key          string // unique among pending timers, e.g. "offer_expire:<offer id>"
+	DueAt        time.Time
+	ClaimedUntil *time.Time
+	ClaimedBy    string
+	Attempts     int
+	DoneAt       *time.Time
+	CreatedAt    time.Time
+}
+
+// IdempotencyRecord remembers the response to a POST with an
+// Idempotency-Key, scoped to a caller (a business id, or "admin").
+type IdempotencyRecord struct {
+	Scope       string
+	Key         string
+	Fingerprint string // hash of method, path and body
+	Status      int    // 0 while the first request is still running
+	Header      map[string]string
+	Body        []byte
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+}
+
+// Suppression records that a person may not be contacted on a channel (SMS
+// STOP, an email bounce).
+type Suppression struct {
+	BusinessID string
+	Channel    Channel
+	Address    string
+	Reason     string
+	At         time.Time
+}

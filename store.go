@@ -75,9 +75,9 @@ type Tx interface {
 	// EntryActiveByContact finds an active entry of the same person for the
 	// same service or event.
 	EntryActiveByContact(ctx context.Context, businessID, contactKey, service, eventID string) (Entry, error)
-	// EntryExpireBefore moves waiting entries whose Latest is before t to
-	// expired and returns them.
-	EntryExpireBefore(ctx context.Context, t time.Time, limit int) ([]Entry, error)
+	// EntryExpireBefore moves up to limit waiting entries of a business
+	// whose Latest is before t to expired and returns them.
+	EntryExpireBefore(ctx context.Context, businessID string, t time.Time, limit int) ([]Entry, error)
 
 	OfferCreate(ctx context.Context, o Offer) error
 	OfferGet(ctx context.Context, id string) (Offer, error)

@@ -1,0 +1,120 @@
+package nextup_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+func TestParseBound(t *testing.T) {
+	t.Parallel()
+	london, err := time.LoadLocation("Europe/London")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in     string
+		latest bool
+		want   string
+		bad    bool
+	}{
+		{in: "", want: "0001-01-01T00:00:00Z"},
+		{in: "2026-12-01", want: "2026-12-01T00:00:00Z"},
+		{in: "2026-07-01", want: "2026-06-30T23:00:00Z"},                                // BST
+		{in: "2026-07-01", latest: true, want: "2026-07-01T22:59:59.999999Z"},           // BST
+		{in: "2026-03-29", latest: true, want: "2026-03-29T22:59:59.999999Z"},           // a 23-hour day
+		{in: "2026-10-25", latest: true, want: "2026-10-25T23:59:59.999999Z"},           // a 25-hour day
+		{in: "2026-12-01T15:04:05+01:00", want: "2026-12-01T14:04:05Z"},
+		{in: "2026-12-01T15:04:05", bad: true}, // no offset
+		{in: "2026-13-01", bad: true},
+		{in: "tomorrow", bad: true},
+		{in: "0001-01-01T00:00:00Z", bad: true},
+	}
+	for _, tt := range tests {
+		got, err := nextup.ParseBound(tt.in, london, tt.latest)
+		if tt.bad {
+			if err == nil {
+				t.Errorf("ParseBound(%q) = %v, want an error", tt.in, got)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseBound(%q): %v", tt.in, err)
+			continue
+		}
+		if s := got.Format(time.RFC3339Nano); s != tt.want {
+			t.Errorf("ParseBound(%q, latest=%v) = %s, want %s", tt.in, tt.latest, s, tt.want)
+		}
+	}
+}
+
+func FuzzParseBound(f *testing.F) {
+	for _, s := range []string{"", "2026-12-01", "2026-12-01T15:04:05+01:00", "2026-02-30", "9999-12-31", "x"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	loc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string, latest bool) {
+		got, err := nextup.ParseBound(s, loc, latest)
+		if err != nil {
+			return
+		}
+		if got.Location() != time.UTC {
+			t.Fatalf("ParseBound(%q) not in UTC: %v", s, got)
+		}
+		if s != "" && (got.Year() < 1999 || got.Year() > 10000) {
+			t.Fatalf("ParseBound(%q) = %v: year out of range", s, got)
+		}
+	})
+}
+
+func FuzzParseTimeOfDay(f *testing.F) {
+	for _, s := range []string{"00:00", "21:00", "24:00", "24:01", "9:00", "ab:cd", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := nextup.ParseTimeOfDay(s)
+		if err != nil {
+			return
+		}
+		if v < 0 || v > 24*60 {
+			t.Fatalf("ParseTimeOfDay(%q) = %d out of range", s, v)
+		}
+		if v.String() != s {
+			t.Fatalf("ParseTimeOfDay(%q) round trips to %q", s, v.String())
+		}
+	})
+}
+
+func TestRulesJSON(t *testing.T) {
+	t.Parallel()
+	r := nextup.DefaultRules()
+	b, err := r.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"version":1,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact"}`
+	if string(b) != want {
+		t.Fatalf("default rules JSON\n got %s\nwant %s", b, want)
+	}
+	// A patch keeps the fields it does not name.
+	if err := r.UnmarshalJSON([]byte(`{"claim_window_seconds":900,"quiet_hours":null,"max_offers_per_slot":4}`)); err != nil {
+		t.Fatal(err)
+	}
+	if r.ClaimWindow != 15*time.Minute || r.QuietHours != nil || r.MaxOffersPerSlot != 4 || r.MinLead != 15*time.Minute || r.MaxOffersPerPersonPerDay != 3 {
+		t.Fatalf("patched rules = %+v", r)
+	}
+	if err := r.UnmarshalJSON([]byte(`{"max_offers_per_slot":0}`)); err != nil {
+		t.Fatal(err)
+	}
+	if errs := r.Validate(); len(errs) != 1 || errs[0].Field != "max_offers_per_slot" {
+		t.Fatalf("max_offers_per_slot 0: Validate = %v", errs)
+	}
+	if err := r.UnmarshalJSON([]byte(`{"quiet_hours":{"start":"25:00","end":"08:00"}}`)); err == nil {
+		t.Fatal("quiet hours 25:00 accepted")
+	}
+}

@@ -1,0 +1,87 @@
+package waitlist
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// GetBooking returns a booking of a business.
+func (s *Service) GetBooking(ctx context.Context, businessID, id string) (nextup.Booking, error) {
+	var b nextup.Booking
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		b, err = tx.BookingGet(ctx, id)
+		if err != nil || (businessID != "" && b.BusinessID != businessID) {
+			return notFound("booking", id, err)
+		}
+		return nil
+	})
+	return b, err
+}
+
+// CancelBooking cancels a booking made through nextup: its seats are freed
+// and the engine runs for the slot.
+func (s *Service) CancelBooking(ctx context.Context, businessID, id, reason string) (nextup.Booking, []nextup.Move, error) {
+	return s.endBooking(ctx, businessID, id, nextup.BookingCancelled, reason)
+}
+
+// NoShow records that a booked person did not come: the seats are freed and
+// the engine runs (usually handing the slot back as too soon).
+func (s *Service) NoShow(ctx context.Context, businessID, id string) (nextup.Booking, []nextup.Move, error) {
+	return s.endBooking(ctx, businessID, id, nextup.BookingNoShow, ReasonNoShow)
+}
+
+func (s *Service) endBooking(ctx context.Context, businessID, id string, to nextup.BookingState, reason string) (nextup.Booking, []nextup.Move, error) {
+	if reason == "" {
+		reason = ReasonCancellation
+	}
+	if len(reason) > 500 {
+		return nextup.Booking{}, nil, invalid(nextup.FieldError{Field: "reason", Message: "at most 500 characters"})
+	}
+	var out nextup.Booking
+	var moves []nextup.Move
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorStaff
+		b, err := w.tx.BookingGet(ctx, id)
+		if err != nil || (businessID != "" && b.BusinessID != businessID) {
+			return notFound("booking", id, err)
+		}
+		if b.State != nextup.BookingBooked {
+			return nextup.Errorf(nextup.ErrConflict, "booking_ended", "booking is already %s", b.State)
+		}
+		bi, err := w.business(ctx, b.BusinessID)
+		if err != nil {
+			return err
+		}
+		if out, err = w.tx.BookingSetState(ctx, b.ID, nextup.BookingBooked, to, w.now); err != nil {
+			return fmt.Errorf("end booking %s: %w", b.ID, err)
+		}
+		if _, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats}); err != nil {
+			return fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
+		}
+		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
+			From: string(nextup.BookingBooked), To: string(to), Reason: reason}); err != nil {
+			return err
+		}
+		sl, err := w.tx.SlotGet(ctx, b.SlotID)
+		if err != nil {
+			return err
+		}
+		if sl.HandedBack {
+			if err := w.tx.HandBackResolve(ctx, "", sl.ID, w.now); err != nil {
+				return err
+			}
+			if err := w.tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
+				return err
+			}
+		}
+		if err := w.decideSlot(ctx, b.SlotID); err != nil {
+			return err
+		}
+		moves = w.moves
+		return nil
+	})
+	return out, moves, err
+}

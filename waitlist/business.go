@@ -1,0 +1,135 @@
+package waitlist
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// CreateBusinessParams are the inputs of CreateBusiness.
+type CreateBusinessParams struct {
+	Name     string
+	Timezone string
+	Rules    *nextup.Rules // nil: the defaults
+}
+
+// CreateBusiness creates a tenant with its API key (returned once, stored
+// only as a hash) and schedules its daily housekeeping.
+func (s *Service) CreateBusiness(ctx context.Context, p CreateBusinessParams) (nextup.Business, string, error) {
+	var fields []nextup.FieldError
+	p.Name = strings.TrimSpace(p.Name)
+	if p.Name == "" || len(p.Name) > 200 {
+		fields = append(fields, nextup.FieldError{Field: "name", Message: "is required (at most 200 characters)"})
+	}
+	loc, err := time.LoadLocation(p.Timezone)
+	if p.Timezone == "" || strings.EqualFold(p.Timezone, "local") || err != nil {
+		fields = append(fields, nextup.FieldError{Field: "timezone", Message: "must be an IANA timezone name such as Europe/London"})
+	}
+	rules := nextup.DefaultRules()
+	if p.Rules != nil {
+		rules = *p.Rules
+		rules.Version = 1
+		fields = append(fields, rules.Validate()...)
+	}
+	if len(fields) > 0 {
+		return nextup.Business{}, "", invalid(fields...)
+	}
+	tok, _ := s.Random.Token()
+	key := "nxk_" + tok
+	keyHash := nextup.HashToken(key)
+	b := nextup.Business{ID: s.Random.ID("biz"), Name: p.Name, Timezone: p.Timezone, Rules: rules, APIKeyHash: keyHash}
+	err = s.tx(ctx, func(w *work) error {
+		b.CreatedAt = w.now
+		if err := w.tx.BusinessCreate(ctx, b); err != nil {
+			return fmt.Errorf("create business: %w", err)
+		}
+		bi := &bizInfo{b: b, loc: loc}
+		w.businesses[b.ID] = bi
+		if err := w.audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorStaff, SubjectType: nextup.SubjectBusiness,
+			SubjectID: b.ID, To: "created", Detail: map[string]any{"name": b.Name, "timezone": b.Timezone}}); err != nil {
+			return err
+		}
+		return w.schedule(ctx, nextup.Timer{BusinessID: b.ID, Kind: nextup.TimerHousekeeping, SubjectID: b.ID,
+			Key: housekeepingKey(b.ID), DueAt: nextLocal(w.now, housekeepingAt, loc)})
+	})
+	return b, key, err
+}
+
+// housekeepingAt is when the daily housekeeping runs, business local time:
+// the quietest hour.
+const housekeepingAt nextup.TimeOfDay = 3 * 60
+
+// nextLocal is the first local time-of-day at strictly after t, DST-correct.
+func nextLocal(t time.Time, at nextup.TimeOfDay, loc *time.Location) time.Time {
+	l := t.In(loc)
+	for d := 0; d < 3; d++ {
+		c := time.Date(l.Year(), l.Month(), l.Day()+d, at.Hour(), at.Minute(), 0, 0, loc)
+		if c.After(t) {
+			return c.UTC()
+		}
+	}
+	return t.Add(24 * time.Hour)
+}
+
+// BusinessByAPIKey authenticates a business API key.
+func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Business, error) {
+	var b nextup.Business
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		b, err = tx.BusinessByAPIKey(ctx, nextup.HashToken(key))
+		return err
+	})
+	if err != nil {
+		return b, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "unknown API key")
+	}
+	return b, nil
+}
+
+// GetBusiness returns a business.
+func (s *Service) GetBusiness(ctx context.Context, id string) (nextup.Business, error) {
+	var b nextup.Business
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		b, err = tx.BusinessGet(ctx, id)
+		if err != nil {
+			return notFound("business", id, err)
+		}
+		return nil
+	})
+	return b, err
+}
+
+// UpdateRules applies a JSON patch of rules fields; the version goes up by
+// one on every change and the change is audited with both versions.
+func (s *Service) UpdateRules(ctx context.Context, businessID string, patch []byte) (nextup.Rules, error) {
+	var out nextup.Rules
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorStaff
+		bi, err := w.business(ctx, businessID)
+		if err != nil {
+			return notFound("business", businessID, err)
+		}
+		old := bi.b.Rules
+		next := old
+		if err := json.Unmarshal(patch, &next); err != nil {
+			return invalid(nextup.FieldError{Field: "rules", Message: err.Error()})
+		}
+		if errs := next.Validate(); len(errs) > 0 {
+			return invalid(errs...)
+		}
+		next.Version = old.Version + 1
+		if err := w.tx.BusinessRulesSet(ctx, businessID, next); err != nil {
+			return fmt.Errorf("set rules: %w", err)
+		}
+		bi.b.Rules = next
+		out = next
+		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+			From: fmt.Sprintf("rules/v%d", old.Version), To: fmt.Sprintf("rules/v%d", next.Version), Reason: "rules_changed",
+			Detail: map[string]any{"patch": string(patch)}})
+	})
+	return out, err
+}

@@ -1,0 +1,287 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
+)
+
+// candidatePage is how many waiting entries are read from the index at a
+// time while the engine walks the list in fair order.
+const candidatePage = 32
+
+// decideSlot asks the engine what to do with a slot's free seats and applies
+// the decision. It is called whenever capacity frees up and whenever a slot
+// may be matched again (reverse matching). The slot row is read (and, where
+// the backend has row locks, locked) first, so decisions for one slot are
+// serialised.
+func (w *work) decideSlot(ctx context.Context, slotID string) error {
+	slot, err := w.tx.SlotGet(ctx, slotID)
+	if err != nil {
+		return fmt.Errorf("decide slot %s: %w", slotID, err)
+	}
+	bi, err := w.business(ctx, slot.BusinessID)
+	if err != nil {
+		return err
+	}
+	history, err := w.tx.OfferListBySlot(ctx, slot.ID)
+	if err != nil {
+		return fmt.Errorf("offers of slot %s: %w", slot.ID, err)
+	}
+	var readErr error
+	d := engine.Decide(engine.Input{
+		Now:        w.now,
+		Rules:      bi.b.Rules,
+		Loc:        bi.loc,
+		Slot:       slot,
+		History:    history,
+		Candidates: w.candidates(ctx, bi, slot, &readErr),
+	})
+	if readErr != nil {
+		return fmt.Errorf("candidates for slot %s: %w", slot.ID, readErr)
+	}
+	return w.apply(ctx, bi, slot, history, d)
+}
+
+// candidates pages waiting entries that may fit slot out of the store's
+// fair-order index, adding what the guardrails need (today's offers to the
+// person, their opt-outs). The engine stops pulling as soon as it has
+// decided, so a list of a million entries costs a page or two.
+func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, errp *error) iter.Seq[engine.Candidate] {
+	q := nextup.CandidateQuery{
+		BusinessID: slot.BusinessID,
+		SlotStart:  slot.StartsAt,
+		MinParty:   1,
+		MaxParty:   slot.FreeSeats(),
+		Limit:      candidatePage,
+	}
+	if slot.Kind == nextup.KindEvent {
+		q.EventID = slot.ID
+	} else {
+		q.Service = slot.Service
+	}
+	if slot.Seating == nextup.SeatingUnit {
+		q.MinParty, q.MaxParty = slot.Capacity, slot.Capacity
+		if bi.b.Rules.DownFit {
+			q.MinParty = max(slot.MinParty, 1)
+		}
+	}
+	dayStart := engine.DayStart(w.now, bi.loc)
+	return func(yield func(engine.Candidate) bool) {
+		for {
+			page, err := w.tx.EntryCandidates(ctx, q)
+			if err != nil {
+				*errp = err
+				return
+			}
+			for _, e := range page {
+				c := engine.Candidate{Entry: e}
+				if c.OffersToday, err = w.tx.OfferCountSince(ctx, e.BusinessID, e.ContactKey(), dayStart); err != nil {
+					*errp = err
+					return
+				}
+				var addrs []string
+				if e.Email != "" {
+					addrs = append(addrs, e.Email)
+				}
+				if e.Phone != "" {
+					addrs = append(addrs, e.Phone)
+				}
+				sups, err := w.tx.SuppressionList(ctx, e.BusinessID, addrs)
+				if err != nil {
+					*errp = err
+					return
+				}
+				for _, s := range sups {
+					c.Suppressed = append(c.Suppressed, s.Channel)
+				}
+				if !yield(c) {
+					return
+				}
+			}
+			if len(page) < q.Limit {
+				return
+			}
+			last := page[len(page)-1]
+			q.After = &last
+		}
+	}
+}
+
+// apply carries out a decision inside the transaction. Guardrail 1 (still
+// true) and 2 (one live offer per entry, never more seats held than free)
+// are the store's conditional writes: if one fails, the state changed under
+// the decision and the whole use case is re-run.
+func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history []nextup.Offer, d engine.Decision) error {
+	for _, sk := range d.Skipped {
+		if err := w.audit(ctx, bi, nextup.AuditEvent{
+			SubjectType: nextup.SubjectEntry, SubjectID: sk.EntryID, SlotID: slot.ID,
+			From: string(nextup.EntryWaiting), To: string(nextup.EntryWaiting), Reason: "skipped:" + sk.Reason,
+		}); err != nil {
+			return err
+		}
+	}
+	switch d.Move {
+	case "":
+		return nil
+	case nextup.MoveNobodyFits:
+		w.moves = append(w.moves, nextup.Move{Move: d.Move, SlotID: slot.ID})
+		return w.audit(ctx, bi, nextup.AuditEvent{
+			SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,
+			From: string(nextup.SlotOpen), To: string(nextup.SlotOpen), Reason: string(nextup.MoveNobodyFits),
+		})
+	case nextup.MoveHandBack:
+		return w.handBack(ctx, bi, slot, history, d.Reason)
+	case nextup.MoveOffer, nextup.MoveRollOn:
+		for _, o := range d.Offers {
+			if err := w.makeOffer(ctx, bi, slot, d.Move, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("engine returned unknown move %q", d.Move)
+}
+
+func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, move nextup.MoveKind, o engine.Offer) error {
+	entry, err := w.tx.EntryGet(ctx, o.EntryID)
+	if err != nil {
+		return fmt.Errorf("entry %s: %w", o.EntryID, err)
+	}
+	if err := w.tx.EntrySetState(ctx, entry.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryOffered, w.now); err != nil {
+		if errors.Is(err, nextup.ErrConflict) {
+			return errRedecide
+		}
+		return fmt.Errorf("entry %s to offered: %w", entry.ID, err)
+	}
+	if _, err := w.tx.SlotSeats(ctx, slot.ID, nextup.SeatDelta{Held: o.Seats}); err != nil {
+		if errors.Is(err, nextup.ErrConflict) {
+			return errRedecide
+		}
+		return fmt.Errorf("hold %d seats of slot %s: %w", o.Seats, slot.ID, err)
+	}
+	token, hash := w.s.Random.Token()
+	offer := nextup.Offer{
+		ID:          w.s.Random.ID("off"),
+		BusinessID:  slot.BusinessID,
+		SlotID:      slot.ID,
+		EntryID:     entry.ID,
+		ContactKey:  entry.ContactKey(),
+		Seats:       o.Seats,
+		PartySize:   o.PartySize,
+		State:       o.State,
+		Channel:     o.Channel,
+		TokenHash:   hash,
+		RuleVersion: bi.b.Rules.Version,
+		CreatedAt:   w.now,
+		SendAt:      o.SendAt,
+		ExpiresAt:   o.ExpiresAt,
+	}
+	if o.State == nextup.OfferOffered {
+		sent := w.now
+		offer.SentAt = &sent
+	}
+	if err := w.tx.OfferCreate(ctx, offer); err != nil {
+		return fmt.Errorf("create offer: %w", err)
+	}
+	w.moves = append(w.moves, nextup.Move{Move: move, SlotID: slot.ID, OfferID: offer.ID, EntryID: entry.ID})
+	if err := w.audit(ctx, bi, nextup.AuditEvent{
+		SubjectType: nextup.SubjectOffer, SubjectID: offer.ID, SlotID: slot.ID,
+		To: string(offer.State), Reason: string(move),
+		Detail: map[string]any{"entry_id": entry.ID, "seats": offer.Seats, "channel": string(offer.Channel),
+			"send_at": offer.SendAt, "expires_at": offer.ExpiresAt},
+	}); err != nil {
+		return err
+	}
+	if err := w.audit(ctx, bi, nextup.AuditEvent{
+		SubjectType: nextup.SubjectEntry, SubjectID: entry.ID, SlotID: slot.ID,
+		From: string(nextup.EntryWaiting), To: string(nextup.EntryOffered), Reason: string(move),
+		Detail: map[string]any{"offer_id": offer.ID},
+	}); err != nil {
+		return err
+	}
+	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token)); err != nil {
+		return err
+	}
+	if offer.State == nextup.OfferPending {
+		if err := w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferRelease,
+			SubjectID: offer.ID, Key: releaseKey(offer.ID), DueAt: offer.SendAt}); err != nil {
+			return err
+		}
+	}
+	return w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferExpire,
+		SubjectID: offer.ID, Key: expireKey(offer.ID), DueAt: offer.ExpiresAt})
+}
+
+// handBack gives the slot back to staff with a note saying who was tried
+// and what each did.
+func (w *work) handBack(ctx context.Context, bi *bizInfo, slot nextup.Slot, history []nextup.Offer, reason string) error {
+	var parts []string
+	for _, o := range history {
+		name := o.EntryID
+		if e, err := w.tx.EntryGet(ctx, o.EntryID); err == nil {
+			name = e.Name
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, o.State))
+	}
+	note := fmt.Sprintf("Handed back (%s): nobody was offered this slot.", strings.ReplaceAll(reason, "_", " "))
+	if len(parts) > 0 {
+		note = fmt.Sprintf("Handed back (%s) after trying %d: %s.", strings.ReplaceAll(reason, "_", " "), len(parts), strings.Join(parts, ", "))
+	}
+	h := nextup.HandBack{
+		ID: w.s.Random.ID("hb"), BusinessID: slot.BusinessID, SlotID: slot.ID,
+		Reason: reason, Note: note, State: nextup.HandBackOpen, CreatedAt: w.now,
+	}
+	if err := w.tx.HandBackCreate(ctx, h); err != nil {
+		return fmt.Errorf("hand back slot %s: %w", slot.ID, err)
+	}
+	if err := w.tx.SlotSetHandedBack(ctx, slot.ID, true); err != nil {
+		return fmt.Errorf("hand back slot %s: %w", slot.ID, err)
+	}
+	w.moves = append(w.moves, nextup.Move{Move: nextup.MoveHandBack, SlotID: slot.ID, Reason: reason})
+	return w.audit(ctx, bi, nextup.AuditEvent{
+		SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,
+		From: string(nextup.SlotOpen), To: string(nextup.SlotHandedBack), Reason: reason,
+		Detail: map[string]any{"handback_id": h.ID, "note": note, "tried": len(history)},
+	})
+}
+
+// matchEntry is reverse matching: an entry that just joined or became free
+// again is matched against the open slots it may fit, soonest first, each
+// decided in full (so fair order among other waiters still holds), until
+// the entry holds an offer.
+func (w *work) matchEntry(ctx context.Context, entryID string) error {
+	e, err := w.tx.EntryGet(ctx, entryID)
+	if err != nil {
+		return fmt.Errorf("match entry %s: %w", entryID, err)
+	}
+	if e.State != nextup.EntryWaiting {
+		return nil
+	}
+	bi, err := w.business(ctx, e.BusinessID)
+	if err != nil {
+		return err
+	}
+	slots, err := w.tx.SlotOpenFor(ctx, e, w.now.Add(bi.b.Rules.MinLead), 16)
+	if err != nil {
+		return fmt.Errorf("open slots for entry %s: %w", e.ID, err)
+	}
+	for _, sl := range slots {
+		if err := w.decideSlot(ctx, sl.ID); err != nil {
+			return err
+		}
+		cur, err := w.tx.EntryGet(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		if cur.State != nextup.EntryWaiting {
+			return nil
+		}
+	}
+	return nil
+}

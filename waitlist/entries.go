@@ -1,0 +1,399 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// JoinParams are the inputs of Join. Earliest and Latest are already
+// resolved to instants (see nextup.ParseBound).
+type JoinParams struct {
+	Name         string
+	Email        string
+	Phone        string
+	Channel      nextup.Channel
+	Service      string
+	EventID      string
+	PartySize    int // default 1
+	Earliest     time.Time
+	Latest       time.Time
+	Staff        string
+	Availability []nextup.Availability
+	Priority     bool
+	Source       string // default "api"
+	JoinedAt     time.Time // default now; set for entries approved from a received request
+}
+
+// JoinResult is a new entry with its status-page token (only known now) and
+// whatever reverse matching did with it.
+type JoinResult struct {
+	Entry       nextup.Entry
+	StatusToken string
+	Moves       []nextup.Move
+}
+
+// Join puts a person on the waitlist and matches them against open slots
+// at once, so an open slot never waits for the next cancellation.
+func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (JoinResult, error) {
+	if err := validateJoin(&p, s.Clock.Now()); err != nil {
+		return JoinResult{}, err
+	}
+	var res JoinResult
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorCustomer
+		bi, err := w.business(ctx, businessID)
+		if err != nil {
+			return notFound("business", businessID, err)
+		}
+		if p.EventID != "" {
+			ev, err := w.tx.SlotGet(ctx, p.EventID)
+			if err != nil || ev.BusinessID != businessID || ev.Kind != nextup.KindEvent {
+				return invalid(nextup.FieldError{Field: "event_id", Message: "no such event"})
+			}
+		}
+		token, hash := w.s.Random.Token()
+		e := nextup.Entry{
+			ID: w.s.Random.ID("ent"), BusinessID: businessID, Name: p.Name, Email: p.Email, Phone: p.Phone,
+			Channel: p.Channel, Service: p.Service, EventID: p.EventID, PartySize: p.PartySize,
+			Earliest: p.Earliest, Latest: p.Latest, Staff: p.Staff, Availability: p.Availability,
+			Priority: p.Priority, Source: p.Source, JoinedAt: p.JoinedAt, State: nextup.EntryWaiting,
+			StatusHash: hash, UpdatedAt: w.now,
+		}
+		if e.JoinedAt.IsZero() {
+			e.JoinedAt = w.now
+		}
+		if dup, err := w.tx.EntryActiveByContact(ctx, businessID, e.ContactKey(), e.Service, e.EventID); err == nil {
+			return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeAlreadyWaiting,
+				Message: "this person is already on the waitlist for this", Data: map[string]any{"entry_id": dup.ID}}
+		} else if !errors.Is(err, nextup.ErrNotFound) {
+			return err
+		}
+		if e, err = w.tx.EntryCreate(ctx, e); err != nil {
+			return fmt.Errorf("create entry: %w", err)
+		}
+		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+			To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq}}); err != nil {
+			return err
+		}
+		w.actor = nextup.ActorSystem
+		if err := w.matchEntry(ctx, e.ID); err != nil {
+			return err
+		}
+		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+			return err
+		}
+		res = JoinResult{Entry: e, StatusToken: token, Moves: w.moves}
+		return nil
+	})
+	return res, err
+}
+
+func validateJoin(p *JoinParams, now time.Time) error {
+	p.Name = strings.TrimSpace(p.Name)
+	p.Email = strings.TrimSpace(p.Email)
+	p.Phone = strings.TrimSpace(p.Phone)
+	p.Service = strings.TrimSpace(p.Service)
+	p.Staff = strings.TrimSpace(p.Staff)
+	if p.PartySize == 0 {
+		p.PartySize = 1
+	}
+	if p.Source == "" {
+		p.Source = "api"
+	}
+	var f []nextup.FieldError
+	if p.Name == "" || len(p.Name) > 200 {
+		f = append(f, nextup.FieldError{Field: "name", Message: "is required (at most 200 characters)"})
+	}
+	if p.Email == "" && p.Phone == "" {
+		f = append(f, nextup.FieldError{Field: "email", Message: "email or phone is required"})
+	}
+	if p.Email != "" {
+		if a, err := mail.ParseAddress(p.Email); err != nil || a.Address != p.Email {
+			f = append(f, nextup.FieldError{Field: "email", Message: "is not an email address"})
+		}
+	}
+	if p.Phone != "" {
+		digits := 0
+		for _, r := range p.Phone {
+			switch {
+			case r >= '0' && r <= '9':
+				digits++
+			case strings.ContainsRune("+ -().", r):
+			default:
+				digits = -100
+			}
+		}
+		if digits < 6 || digits > 15 {
+			f = append(f, nextup.FieldError{Field: "phone", Message: "is not a phone number"})
+		}
+	}
+	switch p.Channel {
+	case "", nextup.ChannelEmail, nextup.ChannelSMS:
+	default:
+		f = append(f, nextup.FieldError{Field: "channel", Message: "must be email or sms"})
+	}
+	if p.Channel == nextup.ChannelEmail && p.Email == "" {
+		f = append(f, nextup.FieldError{Field: "channel", Message: "email chosen but no email given"})
+	}
+	if p.Channel == nextup.ChannelSMS && p.Phone == "" {
+		f = append(f, nextup.FieldError{Field: "channel", Message: "sms chosen but no phone given"})
+	}
+	if (p.Service == "") == (p.EventID == "") {
+		f = append(f, nextup.FieldError{Field: "service", Message: "give exactly one of service and event_id"})
+	}
+	if p.PartySize < 1 || p.PartySize > 1000 {
+		f = append(f, nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
+	}
+	f = append(f, validateWindow(p.Earliest, p.Latest, now)...)
+	f = append(f, validateAvailability(p.Availability)...)
+	if len(f) > 0 {
+		return invalid(f...)
+	}
+	return nil
+}
+
+func validateWindow(earliest, latest, now time.Time) []nextup.FieldError {
+	var f []nextup.FieldError
+	if !latest.IsZero() && !earliest.IsZero() && latest.Before(earliest) {
+		f = append(f, nextup.FieldError{Field: "latest", Message: "must not be before earliest"})
+	}
+	if !latest.IsZero() && latest.Before(now) {
+		f = append(f, nextup.FieldError{Field: "latest", Message: "must not be in the past"})
+	}
+	return f
+}
+
+func validateAvailability(av []nextup.Availability) []nextup.FieldError {
+	var f []nextup.FieldError
+	for i, a := range av {
+		if len(a.Days) == 0 || a.From >= a.To || a.To > 24*60 || a.From < 0 {
+			f = append(f, nextup.FieldError{Field: fmt.Sprintf("availability[%d]", i), Message: "needs days and from < to"})
+		}
+		for _, d := range a.Days {
+			if d < time.Sunday || d > time.Saturday {
+				f = append(f, nextup.FieldError{Field: fmt.Sprintf("availability[%d].days", i), Message: "unknown day"})
+			}
+		}
+	}
+	return f
+}
+
+// EntryPatch changes an entry's criteria; nil fields are left alone.
+type EntryPatch struct {
+	Priority     *bool
+	Earliest     *time.Time
+	Latest       *time.Time
+	Staff        *string
+	PartySize    *int
+	Availability *[]nextup.Availability
+}
+
+// UpdateEntry changes an entry's criteria (audited) and, when it is
+// waiting, matches it against open slots again.
+func (s *Service) UpdateEntry(ctx context.Context, businessID, entryID string, p EntryPatch) (nextup.Entry, []nextup.Move, error) {
+	var out nextup.Entry
+	var moves []nextup.Move
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorStaff
+		e, err := w.entryOf(ctx, businessID, entryID)
+		if err != nil {
+			return err
+		}
+		if !e.Active() {
+			return nextup.Errorf(nextup.ErrConflict, "entry_not_active", "entry is %s", e.State)
+		}
+		if p.Priority != nil {
+			e.Priority = *p.Priority
+		}
+		if p.Earliest != nil {
+			e.Earliest = *p.Earliest
+		}
+		if p.Latest != nil {
+			e.Latest = *p.Latest
+		}
+		if p.Staff != nil {
+			e.Staff = strings.TrimSpace(*p.Staff)
+		}
+		if p.PartySize != nil {
+			if *p.PartySize < 1 || *p.PartySize > 1000 {
+				return invalid(nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
+			}
+			e.PartySize = *p.PartySize
+		}
+		if p.Availability != nil {
+			e.Availability = *p.Availability
+		}
+		if f := append(validateWindow(e.Earliest, e.Latest, w.now), validateAvailability(e.Availability)...); len(f) > 0 {
+			return invalid(f...)
+		}
+		e.UpdatedAt = w.now
+		if err := w.tx.EntryUpdate(ctx, e); err != nil {
+			return fmt.Errorf("update entry %s: %w", e.ID, err)
+		}
+		bi, err := w.business(ctx, e.BusinessID)
+		if err != nil {
+			return err
+		}
+		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+			From: string(e.State), To: string(e.State), Reason: "updated"}); err != nil {
+			return err
+		}
+		w.actor = nextup.ActorSystem
+		if err := w.matchEntry(ctx, e.ID); err != nil {
+			return err
+		}
+		moves = w.moves
+		out, err = w.tx.EntryGet(ctx, e.ID)
+		return err
+	})
+	return out, moves, err
+}
+
+func (w *work) entryOf(ctx context.Context, businessID, entryID string) (nextup.Entry, error) {
+	e, err := w.tx.EntryGet(ctx, entryID)
+	if err != nil || (businessID != "" && e.BusinessID != businessID) {
+		return e, notFound("entry", entryID, err)
+	}
+	return e, nil
+}
+
+// Leave takes an entry off the waitlist. A live offer of theirs is
+// cancelled and its slot rolls on.
+func (s *Service) Leave(ctx context.Context, businessID, entryID, actor string) (nextup.Entry, []nextup.Move, error) {
+	var out nextup.Entry
+	var moves []nextup.Move
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = actor
+		e, err := w.entryOf(ctx, businessID, entryID)
+		if err != nil {
+			return err
+		}
+		return w.leave(ctx, e, &out, &moves)
+	})
+	return out, moves, err
+}
+
+// LeaveByStatusToken is the customer leaving from their status page.
+func (s *Service) LeaveByStatusToken(ctx context.Context, token string) (nextup.Entry, []nextup.Move, error) {
+	var out nextup.Entry
+	var moves []nextup.Move
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorCustomer
+		e, err := w.tx.EntryByStatusHash(ctx, nextup.HashToken(token))
+		if err != nil {
+			return notFound("status link", "", err)
+		}
+		return w.leave(ctx, e, &out, &moves)
+	})
+	return out, moves, err
+}
+
+func (w *work) leave(ctx context.Context, e nextup.Entry, out *nextup.Entry, moves *[]nextup.Move) error {
+	switch e.State {
+	case nextup.EntryLeft:
+		*out = e // leaving twice is leaving once
+		return nil
+	case nextup.EntryOffered:
+		o, err := w.tx.OfferLiveByEntry(ctx, e.ID)
+		if err != nil {
+			return fmt.Errorf("live offer of entry %s: %w", e.ID, err)
+		}
+		if _, err := w.endOffer(ctx, o, nextup.OfferCancelled, "entry_left", nextup.EntryLeft); err != nil {
+			return err
+		}
+	case nextup.EntryWaiting:
+		if err := w.tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryLeft, w.now); err != nil {
+			if errors.Is(err, nextup.ErrConflict) {
+				return errRedecide
+			}
+			return err
+		}
+		bi, err := w.business(ctx, e.BusinessID)
+		if err != nil {
+			return err
+		}
+		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+			From: string(nextup.EntryWaiting), To: string(nextup.EntryLeft), Reason: "left"}); err != nil {
+			return err
+		}
+	default:
+		return nextup.Errorf(nextup.ErrConflict, "entry_not_active", "entry is %s", e.State)
+	}
+	*moves = w.moves
+	var err error
+	*out, err = w.tx.EntryGet(ctx, e.ID)
+	return err
+}
+
+// EntryView is an entry with its place and its live offer.
+type EntryView struct {
+	Entry    nextup.Entry
+	Position int // 0 when not waiting
+	Offer    *nextup.Offer
+}
+
+// GetEntry returns an entry of a business with its position and live offer.
+func (s *Service) GetEntry(ctx context.Context, businessID, entryID string) (EntryView, error) {
+	var v EntryView
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		e, err := tx.EntryGet(ctx, entryID)
+		if err != nil || (businessID != "" && e.BusinessID != businessID) {
+			return notFound("entry", entryID, err)
+		}
+		v, err = entryView(ctx, tx, e)
+		return err
+	})
+	return v, err
+}
+
+// EntryByStatusToken is the customer's own view by the secret in their status link.
+func (s *Service) EntryByStatusToken(ctx context.Context, token string) (EntryView, error) {
+	var v EntryView
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		e, err := tx.EntryByStatusHash(ctx, nextup.HashToken(token))
+		if err != nil {
+			return notFound("status link", "", err)
+		}
+		v, err = entryView(ctx, tx, e)
+		return err
+	})
+	return v, err
+}
+
+func entryView(ctx context.Context, tx nextup.Tx, e nextup.Entry) (EntryView, error) {
+	v := EntryView{Entry: e}
+	switch e.State {
+	case nextup.EntryWaiting:
+		p, err := tx.EntryPosition(ctx, e)
+		if err != nil {
+			return v, err
+		}
+		v.Position = p
+	case nextup.EntryOffered:
+		o, err := tx.OfferLiveByEntry(ctx, e.ID)
+		if err != nil && !errors.Is(err, nextup.ErrNotFound) {
+			return v, err
+		}
+		if err == nil {
+			v.Offer = &o
+		}
+	}
+	return v, nil
+}
+
+// ListEntries returns a business's entries in fair order.
+func (s *Service) ListEntries(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entry, error) {
+	var out []nextup.Entry
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		out, err = tx.EntryList(ctx, f)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,316 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// ClaimInfo is what the claim page and GET /v1/claims/{token} show.
+type ClaimInfo struct {
+	Offer       nextup.Offer
+	Slot        nextup.Slot
+	Entry       nextup.Entry
+	Business    nextup.Business
+	Location    *time.Location
+	SecondsLeft int64
+	Booking     *nextup.Booking // when claimed
+}
+
+// ViewClaim returns what a claim link shows and records that the link was
+// seen. It never claims: mail scanners open links.
+func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error) {
+	var info ClaimInfo
+	err := s.tx(ctx, func(w *work) error {
+		o, err := w.tx.OfferByTokenHash(ctx, nextup.HashToken(token))
+		if err != nil {
+			return fmt.Errorf("claim link: %w", err)
+		}
+		if o.SeenAt == nil && o.State.Live() {
+			if err := w.tx.OfferSeen(ctx, o.ID, w.now); err != nil {
+				return fmt.Errorf("record offer %s seen: %w", o.ID, err)
+			}
+			bi, err := w.business(ctx, o.BusinessID)
+			if err != nil {
+				return err
+			}
+			if err := w.audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorCustomer,
+				SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+				From: string(o.State), To: string(o.State), Reason: "seen"}); err != nil {
+				return err
+			}
+			t := w.now
+			o.SeenAt = &t
+		}
+		info, err = w.claimInfo(ctx, o)
+		return err
+	})
+	return info, err
+}
+
+func (w *work) claimInfo(ctx context.Context, o nextup.Offer) (ClaimInfo, error) {
+	info := ClaimInfo{Offer: o}
+	var err error
+	if info.Slot, err = w.tx.SlotGet(ctx, o.SlotID); err != nil {
+		return info, err
+	}
+	if info.Entry, err = w.tx.EntryGet(ctx, o.EntryID); err != nil {
+		return info, err
+	}
+	bi, err := w.business(ctx, o.BusinessID)
+	if err != nil {
+		return info, err
+	}
+	info.Business, info.Location = bi.b, bi.loc
+	if o.State == nextup.OfferOffered && o.ExpiresAt.After(w.now) {
+		info.SecondsLeft = int64(o.ExpiresAt.Sub(w.now) / time.Second)
+	}
+	if o.State == nextup.OfferClaimed {
+		b, err := w.tx.BookingByOffer(ctx, o.ID)
+		if err != nil {
+			return info, err
+		}
+		info.Booking = &b
+	}
+	return info, nil
+}
+
+// ClaimResult is the outcome of a successful claim.
+type ClaimResult struct {
+	Booking nextup.Booking
+	// CalendarToken is the secret for the booking's calendar link; it is
+	// only known to the request that made the booking (a repeat gets "").
+	CalendarToken string
+	Repeat        bool // the offer was already claimed: this is the same booking again
+}
+
+// Claim is the claim: one conditional write moves the offer from offered to
+// claimed only if the token matches, it is still offered and the deadline
+// has not passed. In the same transaction the held seats become a booking,
+// the entry becomes booked, the timers are cancelled, and the audit rows
+// and the confirmation message are written. Repeating a successful claim
+// returns the same booking.
+func (s *Service) Claim(ctx context.Context, token string) (ClaimResult, error) {
+	var res ClaimResult
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorCustomer
+		hash := nextup.HashToken(token)
+		o, err := w.tx.OfferClaim(ctx, hash, w.now)
+		if err != nil {
+			if !errors.Is(err, nextup.ErrConflict) {
+				return fmt.Errorf("claim: %w", err)
+			}
+			return w.explainFailedClaim(ctx, hash, &res)
+		}
+		bi, err := w.business(ctx, o.BusinessID)
+		if err != nil {
+			return err
+		}
+		slot, err := w.tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats, Booked: o.Seats})
+		if err != nil {
+			return fmt.Errorf("book %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
+		}
+		if err := w.tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, nextup.EntryBooked, w.now); err != nil {
+			return fmt.Errorf("entry %s to booked: %w", o.EntryID, err)
+		}
+		entry, err := w.tx.EntryGet(ctx, o.EntryID)
+		if err != nil {
+			return err
+		}
+		calToken, calHash := w.s.Random.Token()
+		b := nextup.Booking{
+			ID: w.s.Random.ID("bkg"), BusinessID: o.BusinessID, SlotID: o.SlotID, EntryID: o.EntryID,
+			OfferID: o.ID, Name: entry.Name, Seats: o.Seats, State: nextup.BookingBooked,
+			TokenHash: calHash, CreatedAt: w.now,
+		}
+		if err := w.tx.BookingCreate(ctx, b); err != nil {
+			return fmt.Errorf("create booking: %w", err)
+		}
+		for _, key := range []string{expireKey(o.ID), releaseKey(o.ID)} {
+			if err := w.tx.TimerCancel(ctx, key); err != nil {
+				return fmt.Errorf("cancel timer %s: %w", key, err)
+			}
+		}
+		for _, ev := range []nextup.AuditEvent{
+			{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, From: string(nextup.OfferOffered), To: string(nextup.OfferClaimed)},
+			{SubjectType: nextup.SubjectEntry, SubjectID: entry.ID, From: string(nextup.EntryOffered), To: string(nextup.EntryBooked), Detail: map[string]any{"offer_id": o.ID}},
+			{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, To: string(nextup.BookingBooked), Detail: map[string]any{"offer_id": o.ID, "seats": b.Seats}},
+		} {
+			ev.SlotID = o.SlotID
+			ev.Reason = "claim"
+			if err := w.audit(ctx, bi, ev); err != nil {
+				return err
+			}
+		}
+		if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, entry, o, b, calToken)); err != nil {
+			return err
+		}
+		res = ClaimResult{Booking: b, CalendarToken: calToken}
+		return nil
+	})
+	return res, err
+}
+
+// explainFailedClaim turns a failed conditional claim into the answer the
+// person should get: the same booking for a repeat, or why not.
+func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimResult) error {
+	o, err := w.tx.OfferByTokenHash(ctx, hash)
+	if err != nil {
+		return fmt.Errorf("claim: %w", err)
+	}
+	switch o.State {
+	case nextup.OfferClaimed:
+		b, err := w.tx.BookingByOffer(ctx, o.ID)
+		if err != nil {
+			return fmt.Errorf("booking of claimed offer %s: %w", o.ID, err)
+		}
+		*res = ClaimResult{Booking: b, Repeat: true}
+		return nil
+	case nextup.OfferDeclined:
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferDeclined, "this offer was declined")
+	case nextup.OfferPending:
+		return nextup.Errorf(nextup.ErrConflict, CodeOfferPending, "this offer has not been sent yet")
+	}
+	// Expired, withdrawn, or offered past its deadline: if somebody else has
+	// the seats now, say so politely; otherwise say why this link ended.
+	slot, err := w.tx.SlotGet(ctx, o.SlotID)
+	if err != nil {
+		return err
+	}
+	if slot.FreeSeats() < o.Seats {
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeSlotTaken, "sorry, this slot was just filled")
+	}
+	if o.State == nextup.OfferCancelled {
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferWithdrawn, "this offer was withdrawn")
+	}
+	return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "this offer expired at %s", o.ExpiresAt.Format(time.RFC3339))
+}
+
+// CodeOfferPending is the conflict code for claiming an offer that quiet
+// hours are still holding back.
+const CodeOfferPending = "offer_pending"
+
+// Decline ends an offer at the person's request; the slot rolls on at once
+// and the person goes back to waiting with their place kept.
+func (s *Service) Decline(ctx context.Context, token string) (nextup.Offer, []nextup.Move, error) {
+	var out nextup.Offer
+	var moves []nextup.Move
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorCustomer
+		o, err := w.tx.OfferByTokenHash(ctx, nextup.HashToken(token))
+		if err != nil {
+			return fmt.Errorf("decline: %w", err)
+		}
+		switch o.State {
+		case nextup.OfferDeclined:
+			out = o // a repeat: nothing more to do
+			return nil
+		case nextup.OfferClaimed:
+			return nextup.Errorf(nextup.ErrConflict, "offer_claimed", "this offer was already claimed")
+		case nextup.OfferCancelled:
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferWithdrawn, "this offer was withdrawn")
+		case nextup.OfferExpired:
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "this offer expired")
+		}
+		out, err = w.endOffer(ctx, o, nextup.OfferDeclined, "declined", nextup.EntryWaiting)
+		moves = w.moves
+		return err
+	})
+	return out, moves, err
+}
+
+// Withdraw is staff taking an offer back: it is cancelled, the person goes
+// back to waiting (never offered this slot again) and the slot rolls on.
+func (s *Service) Withdraw(ctx context.Context, businessID, offerID string) (nextup.Offer, []nextup.Move, error) {
+	var out nextup.Offer
+	var moves []nextup.Move
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorStaff
+		o, err := w.tx.OfferGet(ctx, offerID)
+		if err != nil || (businessID != "" && o.BusinessID != businessID) {
+			return notFound("offer", offerID, err)
+		}
+		if !o.State.Live() {
+			return nextup.Errorf(nextup.ErrConflict, "offer_not_live", "offer is %s", o.State)
+		}
+		out, err = w.endOffer(ctx, o, nextup.OfferCancelled, "withdrawn", nextup.EntryWaiting)
+		moves = w.moves
+		return err
+	})
+	return out, moves, err
+}
+
+// endOffer ends a live offer that was not claimed: the offer moves to its
+// final state, the held seats are freed, the timers and any unsent message
+// are cancelled, and the entry moves to entryTo (waiting, with its place
+// kept, or left). Then the slot rolls on and, when the entry is waiting
+// again, it is matched against other open slots.
+func (w *work) endOffer(ctx context.Context, o nextup.Offer, to nextup.OfferState, reason string, entryTo nextup.EntryState) (nextup.Offer, error) {
+	bi, err := w.business(ctx, o.BusinessID)
+	if err != nil {
+		return o, err
+	}
+	from := o.State
+	ended, err := w.tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferPending, nextup.OfferOffered}, to, w.now, reason)
+	if err != nil {
+		if errors.Is(err, nextup.ErrConflict) {
+			return o, errRedecide
+		}
+		return o, fmt.Errorf("offer %s to %s: %w", o.ID, to, err)
+	}
+	if _, err := w.tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats}); err != nil {
+		return o, fmt.Errorf("free %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
+	}
+	for _, key := range []string{expireKey(o.ID), releaseKey(o.ID)} {
+		if err := w.tx.TimerCancel(ctx, key); err != nil {
+			return o, fmt.Errorf("cancel timer %s: %w", key, err)
+		}
+	}
+	if err := w.tx.MessageCancelByOffer(ctx, o.ID); err != nil {
+		return o, fmt.Errorf("cancel messages of offer %s: %w", o.ID, err)
+	}
+	if err := w.tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, entryTo, w.now); err != nil {
+		return o, fmt.Errorf("entry %s to %s: %w", o.EntryID, entryTo, err)
+	}
+	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+		From: string(from), To: string(to), Reason: reason}); err != nil {
+		return o, err
+	}
+	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: o.EntryID, SlotID: o.SlotID,
+		From: string(nextup.EntryOffered), To: string(entryTo), Reason: reason, Detail: map[string]any{"offer_id": o.ID}}); err != nil {
+		return o, err
+	}
+	if err := w.decideSlot(ctx, o.SlotID); err != nil {
+		return o, err
+	}
+	if entryTo == nextup.EntryWaiting {
+		if err := w.matchEntry(ctx, o.EntryID); err != nil {
+			return o, err
+		}
+	}
+	return ended, nil
+}
+
+// GetOffer returns an offer of a business.
+func (s *Service) GetOffer(ctx context.Context, businessID, offerID string) (nextup.Offer, error) {
+	var o nextup.Offer
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		o, err = tx.OfferGet(ctx, offerID)
+		if err != nil || (businessID != "" && o.BusinessID != businessID) {
+			return notFound("offer", offerID, err)
+		}
+		return nil
+	})
+	return o, err
+}
+
+func notFound(what, id string, err error) error {
+	if err != nil && !errors.Is(err, nextup.ErrNotFound) {
+		return err
+	}
+	return nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "%s %s not found", what, id)
+}

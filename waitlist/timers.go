@@ -1,0 +1,112 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// HandleTimer runs a due timer's effect and marks it done in one
+// transaction, only while the sweeper's claim on it still holds. Every
+// handler is a conditional write, so a timer that fires twice (a crash
+// after the effect, a lease that lapsed) does nothing the second time.
+func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
+	if t.ClaimedUntil == nil {
+		return fmt.Errorf("timer %d handled without a claim", t.ID)
+	}
+	return s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorTimer
+		var err error
+		switch t.Kind {
+		case nextup.TimerOfferExpire:
+			err = w.expireOffer(ctx, t.SubjectID)
+		case nextup.TimerOfferRelease:
+			err = w.sendPendingOffer(ctx, t.SubjectID)
+		case nextup.TimerHousekeeping:
+			err = w.housekeeping(ctx, t)
+		default:
+			err = fmt.Errorf("unknown timer kind %q", t.Kind)
+		}
+		if err != nil {
+			return fmt.Errorf("timer %s: %w", t.Key, err)
+		}
+		if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+			return fmt.Errorf("finish timer %s: %w", t.Key, err)
+		}
+		return nil
+	})
+}
+
+// expireOffer ends an offer whose claim window has passed; the person goes
+// back to waiting with their place kept and the slot rolls on.
+func (w *work) expireOffer(ctx context.Context, offerID string) error {
+	o, err := w.tx.OfferGet(ctx, offerID)
+	if errors.Is(err, nextup.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !o.State.Live() || w.now.Before(o.ExpiresAt) {
+		return nil // already ended (claimed, declined, ...) or fired early: nothing to do
+	}
+	_, err = w.endOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting)
+	return err
+}
+
+// sendPendingOffer releases an offer held back by quiet hours: it becomes
+// offered and its message, queued with NotBefore at this time, goes out.
+func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
+	o, err := w.tx.OfferGet(ctx, offerID)
+	if errors.Is(err, nextup.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.State != nextup.OfferPending {
+		return nil
+	}
+	if _, err := w.tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferPending}, nextup.OfferOffered, w.now, "quiet_hours_ended"); err != nil {
+		return err
+	}
+	bi, err := w.business(ctx, o.BusinessID)
+	if err != nil {
+		return err
+	}
+	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+		From: string(nextup.OfferPending), To: string(nextup.OfferOffered), Reason: "quiet_hours_ended"})
+}
+
+// housekeepingBatch bounds the work of one housekeeping run.
+const housekeepingBatch = 500
+
+// housekeeping is the daily timer of a business: entries whose window has
+// passed expire, old idempotency records are purged, and the next run is
+// scheduled.
+func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
+	bi, err := w.business(ctx, t.BusinessID)
+	if err != nil {
+		return err
+	}
+	expired, err := w.tx.EntryExpireBefore(ctx, bi.b.ID, w.now, housekeepingBatch)
+	if err != nil {
+		return err
+	}
+	for _, e := range expired {
+		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+			From: string(nextup.EntryWaiting), To: string(nextup.EntryExpired), Reason: "window_passed"}); err != nil {
+			return err
+		}
+	}
+	if _, err := w.tx.IdempotencyPurge(ctx, w.now); err != nil {
+		return err
+	}
+	// A new row under the same key: the sweeper finishes this one after us.
+	next := nextLocal(w.now.Add(time.Minute), housekeepingAt, bi.loc)
+	return w.schedule(ctx, nextup.Timer{BusinessID: bi.b.ID, Kind: nextup.TimerHousekeeping, SubjectID: bi.b.ID,
+		Key: housekeepingKey(bi.b.ID) + ":" + next.Format("20060102"), DueAt: next})
+}

@@ -21,6 +21,11 @@ const candidatePage = 32
 // the backend has row locks, locked) first, so decisions for one slot are
 // serialised.
 func (w *work) decideSlot(ctx context.Context, slotID string) error {
+	// What the engine does is recorded as the system's doing, whoever freed
+	// the seats; the freeing itself was audited under its own actor.
+	actor := w.actor
+	w.actor = nextup.ActorSystem
+	defer func() { w.actor = actor }()
 	slot, err := w.tx.SlotGet(ctx, slotID)
 	if err != nil {
 		return fmt.Errorf("decide slot %s: %w", slotID, err)

@@ -26,7 +26,7 @@ type JoinParams struct {
 	Staff        string
 	Availability []nextup.Availability
 	Priority     bool
-	Source       string // default "api"
+	Source       string    // default "api"
 	JoinedAt     time.Time // default now; set for entries approved from a received request
 }
 

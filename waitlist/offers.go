@@ -174,13 +174,15 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 	case nextup.OfferPending:
 		return nextup.Errorf(nextup.ErrConflict, CodeOfferPending, "this offer has not been sent yet")
 	}
-	// Expired, withdrawn, or offered past its deadline: if somebody else has
-	// the seats now, say so politely; otherwise say why this link ended.
+	// Expired, withdrawn, or offered past its deadline: if somebody has
+	// booked the seats since, say politely that the slot was just filled; a
+	// link whose offer rolled on to someone still deciding is told it
+	// expired (or was withdrawn).
 	slot, err := w.tx.SlotGet(ctx, o.SlotID)
 	if err != nil {
 		return err
 	}
-	if slot.FreeSeats() < o.Seats {
+	if slot.Capacity-slot.BookedSeats < o.Seats {
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeSlotTaken, "sorry, this slot was just filled")
 	}
 	if o.State == nextup.OfferCancelled {

@@ -153,8 +153,8 @@ func (s *Service) ClaimURL(token string) string { return s.url("/c/" + token) }
 // StatusURL is the public link for an entry's status token.
 func (s *Service) StatusURL(token string) string { return s.url("/s/" + token) }
 
-func expireKey(offerID string) string  { return nextup.TimerOfferExpire + ":" + offerID }
-func releaseKey(offerID string) string { return nextup.TimerOfferRelease + ":" + offerID }
+func expireKey(offerID string) string   { return nextup.TimerOfferExpire + ":" + offerID }
+func releaseKey(offerID string) string  { return nextup.TimerOfferRelease + ":" + offerID }
 func housekeepingKey(bid string) string { return nextup.TimerHousekeeping + ":" + bid }
 
 func invalid(fields ...nextup.FieldError) error {

@@ -19,6 +19,12 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 	}
 	return s.tx(ctx, func(w *work) error {
 		w.actor = nextup.ActorTimer
+		// Finish the timer first, under the sweeper's claim: if the claim
+		// lapsed, nothing below happens. The effect may then cancel timers
+		// by key without touching this one (it is no longer pending).
+		if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+			return fmt.Errorf("finish timer %s: %w", t.Key, err)
+		}
 		var err error
 		switch t.Kind {
 		case nextup.TimerOfferExpire:
@@ -32,9 +38,6 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		}
 		if err != nil {
 			return fmt.Errorf("timer %s: %w", t.Key, err)
-		}
-		if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
-			return fmt.Errorf("finish timer %s: %w", t.Key, err)
 		}
 		return nil
 	})

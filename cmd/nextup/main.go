@@ -1,0 +1,164 @@
+// Command nextup runs the nextup waitlist manager.
+//
+// It is the only place that wires adapters together: the store, the clock,
+// the timer sweeper, the outbox relay and its channels.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/sqlite"
+)
+
+const usage = `nextup — a waitlist that fills cancelled slots.
+
+Usage:
+  nextup demo [--db FILE]                    a guided run of the engine on a fresh embedded store
+  nextup business create --name N --timezone TZ [--db FILE]
+                                             create a business and print it with its API key
+  nextup migrate [--db FILE]                 apply the embedded schema migrations
+  nextup version                             print the version
+
+Every flag can also be set as an environment variable NEXTUP_<FLAG> (e.g. NEXTUP_DB).
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(os.Stderr, "nextup:", err)
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "nextup:", err)
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	switch args[0] {
+	case "demo":
+		return runDemo(ctx, args[1:], stdout)
+	case "business":
+		if len(args) < 2 || args[1] != "create" {
+			return usageError{"business: want `business create`"}
+		}
+		return runBusinessCreate(ctx, args[2:], stdout)
+	case "migrate":
+		return runMigrate(ctx, args[1:], stdout)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "nextup", version())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return usageError{fmt.Sprintf("unknown command %q", args[0])}
+}
+
+// version is the module version, or the VCS revision of a development build.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && (v == "" || v == "(devel)") {
+			v = "devel-" + s.Value[:12]
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return v
+}
+
+// newFlagSet returns a flag set whose flags fall back to NEXTUP_* environment
+// variables (applied by parseFlags).
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses args, then fills every flag not given on the command line
+// from NEXTUP_<FLAG> (dashes become underscores), so config comes from flags
+// first and the environment second.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || err != nil {
+			return
+		}
+		env := "NEXTUP_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = usageError{fmt.Sprintf("%s=%q: %v", env, v, e)}
+			}
+		}
+	})
+	if err == nil && fs.NArg() > 0 {
+		err = usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
+	}
+	return err
+}
+
+// openStore opens the store named by --db: a file path is the embedded SQLite store.
+func openStore(ctx context.Context, db string) (nextup.Store, error) {
+	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+		return nil, errors.New("the PostgreSQL store is not built yet; use a file path for the embedded store")
+	}
+	s, err := sqlite.Open(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", db, err)
+	}
+	return s, nil
+}
+
+func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlagSet("migrate")
+	db := fs.String("db", "nextup.db", "database: a file path for the embedded store")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := sqlite.Open(ctx, *db, sqlite.SkipMigrate())
+	if err != nil {
+		return fmt.Errorf("open %s: %w", *db, err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		return err
+	}
+	v, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: schema at version %d\n", *db, v)
+	return nil
+}

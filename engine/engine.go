@@ -63,11 +63,11 @@ const (
 
 // Reasons Decide gives when it decides no move at all (Move == "").
 const (
-	IdlePast       = "past"         // the slot has started
-	IdleHandedBack = "handed_back"  // staff have the slot
+	IdlePast       = "past"        // the slot has started
+	IdleHandedBack = "handed_back" // staff have the slot
 	IdleNoSeats    = "no_free_seats"
-	IdleHeld       = "held"         // a unit slot already has its one live offer
-	IdleLiveOffers = "live_offers"  // nothing more to offer now, but live offers may still be claimed or end
+	IdleHeld       = "held"        // a unit slot already has its one live offer
+	IdleLiveOffers = "live_offers" // nothing more to offer now, but live offers may still be claimed or end
 )
 
 // Decision is what Decide returns. Move is "" when there is nothing to do

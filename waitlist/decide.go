@@ -85,6 +85,13 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 				return
 			}
 			for _, e := range page {
+				// The engine decides; this pre-check only spares the
+				// guardrail look-ups for entries that cannot fit the slot
+				// as it stands (the engine's working copy only has fewer
+				// free seats, so nothing that could fit is dropped).
+				if ok, _ := engine.Fits(slot, e, bi.b.Rules, bi.loc, w.now); !ok {
+					continue
+				}
 				c := engine.Candidate{Entry: e}
 				if c.OffersToday, err = w.tx.OfferCountSince(ctx, e.BusinessID, e.ContactKey(), dayStart); err != nil {
 					*errp = err
@@ -289,4 +296,31 @@ func (w *work) matchEntry(ctx context.Context, entryID string) error {
 		}
 	}
 	return nil
+}
+
+// Preview returns what the engine would decide for a slot right now,
+// without changing anything: a dry run for staff, and the "decide" that
+// the benchmarks measure on its own.
+func (s *Service) Preview(ctx context.Context, businessID, slotID string) (engine.Decision, error) {
+	var d engine.Decision
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+		slot, err := w.slotOf(ctx, businessID, slotID)
+		if err != nil {
+			return err
+		}
+		bi, err := w.business(ctx, slot.BusinessID)
+		if err != nil {
+			return err
+		}
+		history, err := tx.OfferListBySlot(ctx, slot.ID)
+		if err != nil {
+			return err
+		}
+		var readErr error
+		d = engine.Decide(engine.Input{Now: w.now, Rules: bi.b.Rules, Loc: bi.loc, Slot: slot, History: history,
+			Candidates: w.candidates(ctx, bi, slot, &readErr)})
+		return readErr
+	})
+	return d, err
 }

@@ -266,7 +266,7 @@ func (s *Service) Resize(ctx context.Context, businessID, slotID string, capacit
 			From: fmt.Sprintf("capacity=%d", sl.Capacity), To: fmt.Sprintf("capacity=%d", capacity), Reason: "resize"}); err != nil {
 			return err
 		}
-		if capacity > sl.Capacity {
+		if capacity > sl.Capacity || sl.Seating == nextup.SeatingUnit { // a unit slot of another size fits other parties
 			if sl.HandedBack {
 				if err := w.tx.HandBackResolve(ctx, "", sl.ID, w.now); err != nil {
 					return err

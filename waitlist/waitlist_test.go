@@ -30,12 +30,24 @@ type bundle struct {
 // at Tuesday 1 Dec 2026, 10:00 local. rules may adjust the default rules.
 func setup(t *testing.T, rules func(*nextup.Rules)) *bundle {
 	t.Helper()
+	return setupTB(t, rules)
+}
+
+func setupTB(t testing.TB, rules func(*nextup.Rules)) *bundle {
+	t.Helper()
+	b := newBundle(t, t.TempDir(), rules)
+	t.Cleanup(func() { b.store.Close() })
+	return b
+}
+
+// newBundle opens a store in dir; the caller closes it.
+func newBundle(t testing.TB, dir string, rules func(*nextup.Rules)) *bundle {
+	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir()+"/nextup.db")
+	st, err := sqlite.Open(ctx, dir+"/nextup.db")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
 	loc, err := time.LoadLocation("Europe/London")
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +70,7 @@ func (b *bundle) at(day, hour, min int) time.Time {
 	return time.Date(2026, 12, 1+day, hour, min, 0, 0, b.loc)
 }
 
-func (b *bundle) slot(t *testing.T, p waitlist.SlotParams) nextup.Slot {
+func (b *bundle) slot(t testing.TB, p waitlist.SlotParams) nextup.Slot {
 	t.Helper()
 	if p.Service == "" {
 		p.Service = "haircut"
@@ -76,7 +88,7 @@ func (b *bundle) slot(t *testing.T, p waitlist.SlotParams) nextup.Slot {
 	return s
 }
 
-func (b *bundle) join(t *testing.T, name string, p waitlist.JoinParams) nextup.Entry {
+func (b *bundle) join(t testing.TB, name string, p waitlist.JoinParams) nextup.Entry {
 	t.Helper()
 	p.Name = name
 	if p.Email == "" && p.Phone == "" {
@@ -94,7 +106,7 @@ func (b *bundle) join(t *testing.T, name string, p waitlist.JoinParams) nextup.E
 }
 
 // token returns the claim token of the live offer message sent to an entry.
-func (b *bundle) token(t *testing.T, offerID string) string {
+func (b *bundle) token(t testing.TB, offerID string) string {
 	t.Helper()
 	var msgs []nextup.Message
 	err := b.store.Read(b.ctx, func(tx nextup.Tx) error {
@@ -114,7 +126,7 @@ func (b *bundle) token(t *testing.T, offerID string) string {
 	return ""
 }
 
-func (b *bundle) entry(t *testing.T, id string) waitlist.EntryView {
+func (b *bundle) entry(t testing.TB, id string) waitlist.EntryView {
 	t.Helper()
 	v, err := b.svc.GetEntry(b.ctx, b.biz.ID, id)
 	if err != nil {
@@ -123,7 +135,7 @@ func (b *bundle) entry(t *testing.T, id string) waitlist.EntryView {
 	return v
 }
 
-func (b *bundle) getSlot(t *testing.T, id string) waitlist.SlotView {
+func (b *bundle) getSlot(t testing.TB, id string) waitlist.SlotView {
 	t.Helper()
 	v, err := b.svc.GetSlot(b.ctx, b.biz.ID, id)
 	if err != nil {

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// Decide chooses the engine's move for one slot: nobody fits, make an
+// offer, roll on, or hand back to staff (DESIGN.md, "The engine: four
+// moves"), with the guardrails that can be checked without I/O already
+// applied. Move is "" when there is nothing to do right now; Reason says
+// why.
+//
+// The gates come first, cheapest first: a slot that has started, is with
+// staff, has no free seats or (unit seating) already has its one live offer
+// is left alone. A slot starting too soon for a claim window, or one that
+// has used up its try cap, goes back to staff, unless a live offer may
+// still be claimed, in which case the engine waits for it to end.
+//
+// Then candidates are pulled in the order given (fair order, from the
+// store) and offered while they fit: one offer for unit seating, one per
+// fitting entry while seats remain for shared seating (batch promotion),
+// never to an entry already offered this slot, never more seats than are
+// free, never beyond the try cap. An entry that fits but has no deliverable
+// channel or has had its offers for the day is skipped with a reason and
+// keeps its place. Decide stops pulling candidates the moment it has
+// decided, because the sequence may be paged from a very long list.
+//
+// Decide is pure and total: no I/O, no clock, no randomness, and no panic
+// on any input. A nil Loc means UTC and nil Candidates means nobody waits.
+func Decide(in Input) Decision {
+	loc := in.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	slot, rules, now := in.Slot, in.Rules, in.Now
+
+	switch {
+	case !slot.StartsAt.After(now):
+		return Decision{Reason: IdlePast}
+	case slot.HandedBack:
+		return Decision{Reason: IdleHandedBack}
+	case slot.FreeSeats() <= 0:
+		return Decision{Reason: IdleNoSeats}
+	case !shared(slot) && slot.HeldSeats > 0:
+		return Decision{Reason: IdleHeld}
+	}
+
+	live, endedUnclaimed := false, false
+	offered := make(map[string]bool, len(in.History))
+	for _, o := range in.History {
+		offered[o.EntryID] = true
+		switch o.State {
+		case nextup.OfferDeclined, nextup.OfferExpired, nextup.OfferCancelled:
+			endedUnclaimed = true
+		}
+		if o.State.Live() {
+			live = true
+		}
+	}
+	// wait leaves the slot alone while a live offer may still be claimed:
+	// handing it back now would put staff and that person in the same seats.
+	wait := func(handBack string) Decision {
+		if live {
+			return Decision{Reason: IdleLiveOffers}
+		}
+		return Decision{Move: nextup.MoveHandBack, Reason: handBack}
+	}
+
+	if slot.StartsAt.Sub(now) < rules.MinLead {
+		return wait(nextup.HandBackTooSoon)
+	}
+	tries, maxTries := len(in.History), rules.MaxOffersPerSlot
+	if maxTries > 0 && tries >= maxTries {
+		return wait(nextup.HandBackTryCap)
+	}
+	state, sendAt, expiresAt, ok := OfferWindow(now, slot.StartsAt, rules, loc)
+	if !ok {
+		return wait(nextup.HandBackTooSoon)
+	}
+
+	var dec Decision
+	if in.Candidates != nil {
+		// work.HeldSeats grows with each offer made here, so shared seats
+		// are never promised twice; madeTo counts this decision's offers per
+		// person, so two entries of one person share the daily cap.
+		work := slot
+		madeTo := map[string]int{}
+		for c := range in.Candidates {
+			e := c.Entry
+			if offered[e.ID] {
+				continue
+			}
+			if fits, _ := Fits(work, e, rules, loc, now); !fits {
+				continue
+			}
+			// The entry is dealt with in this decision, offered or
+			// skipped; a repeat of it in the sequence is ignored.
+			offered[e.ID] = true
+			channel, ok := ChooseChannel(e, c.Suppressed)
+			if !ok {
+				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipNoChannel})
+				continue
+			}
+			key := e.ContactKey()
+			if capDay := rules.MaxOffersPerPersonPerDay; capDay > 0 && c.OffersToday+madeTo[key] >= capDay {
+				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipDailyCap})
+				continue
+			}
+			seats := e.PartySize
+			if !shared(slot) {
+				seats = slot.Capacity
+			}
+			dec.Offers = append(dec.Offers, Offer{
+				EntryID:   e.ID,
+				Seats:     seats,
+				PartySize: e.PartySize,
+				Channel:   channel,
+				State:     state,
+				SendAt:    sendAt,
+				ExpiresAt: expiresAt,
+			})
+			madeTo[key]++
+			work.HeldSeats += seats
+			tries++
+			if !shared(slot) || work.FreeSeats() <= 0 || (maxTries > 0 && tries >= maxTries) {
+				break
+			}
+		}
+	}
+
+	switch {
+	case len(dec.Offers) > 0 && endedUnclaimed:
+		dec.Move = nextup.MoveRollOn
+	case len(dec.Offers) > 0:
+		dec.Move = nextup.MoveOffer
+	case live:
+		dec.Reason = IdleLiveOffers
+	case len(in.History) > 0:
+		dec.Move, dec.Reason = nextup.MoveHandBack, nextup.HandBackListExhausted
+	default:
+		dec.Move = nextup.MoveNobodyFits
+	}
+	return dec
+}

@@ -1,0 +1,347 @@
+// Package outbox sends the messages that use cases write to the outbox.
+//
+// A message row is written in the same transaction as the change that
+// caused it (an offer, a confirmation). The Relay claims due rows under a
+// lease, hands each to the Sender of its channel and records the outcome
+// only while its lease still holds: sent, failed (retried later with
+// backoff), or dead (given up; staff see it and can requeue it). The message
+// ID is the idempotency key handed to the provider, so a message that is sent
+// again after a crash between the provider's answer and the commit is not
+// delivered twice by a provider that honours the key.
+//
+// Which messages are due, and when a failed one is next tried, is decided by
+// the injected nextup.Clock. Per-channel rate limits (a provider's
+// messages-per-second) are measured in real time by golang.org/x/time/rate
+// and never wait: a message over the limit is left for a later round.
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// Defaults of the Relay's optional fields.
+const (
+	DefaultMaxAttempts = 8
+	DefaultLease       = time.Minute
+	DefaultBatch       = 32
+	DefaultPoll        = 500 * time.Millisecond
+)
+
+// DefaultBackoff waits 30s before the second attempt and doubles for every
+// attempt after that, capped at an hour: 30s, 1m, 2m, 4m, 8m, 16m, 32m, 1h.
+// attempt is the number of attempts made so far (1 after the first failure).
+//
+// There is no jitter. Jitter spreads retries of many messages that failed
+// together; here the per-channel rate limits already spread them, and a
+// schedule that depends only on the attempt number is easy to explain to
+// staff and to test.
+func DefaultBackoff(attempt int) time.Duration {
+	const base, limit = 30 * time.Second, time.Hour
+	if attempt < 1 {
+		attempt = 1
+	}
+	d := base
+	for i := 1; i < attempt; i++ {
+		d *= 2
+		if d >= limit {
+			return limit
+		}
+	}
+	return d
+}
+
+// Relay sends due outbox messages. Store and Clock are required, and a
+// sender for every channel in use, through Senders or Default. A Relay must
+// not be copied after first use; its methods are safe for concurrent use,
+// and several relays (in one process or several) may share one store: the
+// lease makes each claimed message theirs alone.
+type Relay struct {
+	Store nextup.Store
+	Clock nextup.Clock
+	// Senders deliver messages by channel.
+	Senders map[nextup.Channel]nextup.Sender
+	// Default delivers messages whose channel has no entry in Senders (in
+	// development, a capture.Sender for every channel). When it is nil
+	// too, such a message goes dead at once, saying why.
+	Default nextup.Sender
+	// MaxAttempts is how many attempts a message gets before it goes
+	// dead. Default 8.
+	MaxAttempts int
+	// Backoff is how long to wait before the next attempt, given the
+	// number of attempts made so far. Default DefaultBackoff.
+	Backoff func(attempt int) time.Duration
+	// Lease is how long a claimed message is reserved for this relay.
+	// Default 1m; it should outlast a slow provider call.
+	Lease time.Duration
+	// Batch is how many messages are claimed at once. Default 32.
+	Batch int
+	// Limits caps sends per channel (the provider's TPS); a channel
+	// without one is not limited. See RunOnce for what happens to a
+	// message over the limit.
+	Limits map[nextup.Channel]*rate.Limiter
+	// Poll is how often Run looks for due messages when not woken.
+	// Default 500ms.
+	Poll time.Duration
+	// Logger receives send failures. Default slog.Default().
+	Logger *slog.Logger
+
+	wakeOnce sync.Once
+	wake     chan struct{}
+}
+
+func (r *Relay) maxAttempts() int {
+	if r.MaxAttempts > 0 {
+		return r.MaxAttempts
+	}
+	return DefaultMaxAttempts
+}
+
+func (r *Relay) backoff(attempt int) time.Duration {
+	if r.Backoff != nil {
+		return r.Backoff(attempt)
+	}
+	return DefaultBackoff(attempt)
+}
+
+func (r *Relay) lease() time.Duration {
+	if r.Lease > 0 {
+		return r.Lease
+	}
+	return DefaultLease
+}
+
+func (r *Relay) batch() int {
+	if r.Batch > 0 {
+		return r.Batch
+	}
+	return DefaultBatch
+}
+
+func (r *Relay) poll() time.Duration {
+	if r.Poll > 0 {
+		return r.Poll
+	}
+	return DefaultPoll
+}
+
+func (r *Relay) logger() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
+}
+
+func (r *Relay) wakeCh() chan struct{} {
+	r.wakeOnce.Do(func() { r.wake = make(chan struct{}, 1) })
+	return r.wake
+}
+
+func (r *Relay) check() error {
+	if r.Store == nil || r.Clock == nil {
+		return errors.New("outbox: Relay needs a Store and a Clock")
+	}
+	return nil
+}
+
+func (r *Relay) sender(ch nextup.Channel) nextup.Sender {
+	if s, ok := r.Senders[ch]; ok && s != nil {
+		return s
+	}
+	return r.Default
+}
+
+// Wake makes a running Run look for due messages now instead of at its next
+// poll. It never blocks; wake-ups that arrive while one is pending merge. A
+// use case calls it after committing a message that should go at once.
+func (r *Relay) Wake() {
+	select {
+	case r.wakeCh() <- struct{}{}:
+	default:
+	}
+}
+
+// RunOnce claims one batch of due messages and tries to send each. It
+// returns how many were sent and how many failed (including those that
+// went dead); the error is a store failure or ctx ending. Messages left for
+// a later round (rate limit, lapsed lease) and sends whose outcome could not
+// be recorded because another relay had taken the message over count as
+// neither.
+//
+// For every claimed message:
+//   - sent: recorded with the provider's id;
+//   - a permanent error (errors.Is(err, nextup.ErrInvalid)), or no sender
+//     for its channel and no Default: dead at once;
+//   - any other error: failed, next tried at now+Backoff(attempts), or dead
+//     once it has had MaxAttempts attempts.
+//
+// A message over its channel's rate limit is not sent and nothing is
+// recorded: it keeps its lease and is claimed again when the lease lapses
+// (within Lease). Finishing it as failed would release it sooner but count
+// an attempt and show staff an error for a message nothing went wrong with;
+// the store has no way to hand a lease back, and waiting up to a minute is
+// what a provider limit means anyway. Once one message of a channel is
+// refused, the rest of that channel's messages in the batch are skipped
+// too, so the limiter's tokens go to them in order on a later round.
+//
+// A message whose lease has run out by the time its turn comes (a slow
+// provider earlier in the batch) is skipped as well: another relay may
+// have claimed it, and sending it here could deliver it twice.
+func (r *Relay) RunOnce(ctx context.Context) (sent, failed int, err error) {
+	if err := r.check(); err != nil {
+		return 0, 0, err
+	}
+	now := r.Clock.Now()
+	var due []nextup.Message
+	err = r.Store.InTx(ctx, func(tx nextup.Tx) error {
+		var err error
+		due, err = tx.MessageClaimDue(ctx, now, r.lease(), r.batch())
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("outbox: claim due messages: %w", err)
+	}
+	limited := map[nextup.Channel]bool{}
+	for _, m := range due {
+		if err := ctx.Err(); err != nil {
+			return sent, failed, err
+		}
+		if limited[m.Channel] {
+			continue
+		}
+		if m.ClaimedUntil == nil || !r.Clock.Now().Before(*m.ClaimedUntil) {
+			continue
+		}
+		if lim := r.Limits[m.Channel]; lim != nil && !lim.Allow() {
+			limited[m.Channel] = true
+			continue
+		}
+		out, err := r.send(ctx, m)
+		if err != nil {
+			return sent, failed, err
+		}
+		switch out {
+		case outcomeSent:
+			sent++
+		case outcomeFailed:
+			failed++
+		}
+	}
+	return sent, failed, nil
+}
+
+// outcome is what became of one claimed message.
+type outcome int
+
+const (
+	outcomeSent   outcome = iota
+	outcomeFailed         // failed or dead
+	outcomeLost           // the lease was lost; another relay's outcome counts
+)
+
+// send delivers one claimed message and records the outcome; the error is
+// a store failure or ctx ending.
+func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
+	log := r.logger()
+	attempt := m.Attempts + 1
+	var providerID string
+	var sendErr error
+	if s := r.sender(m.Channel); s == nil {
+		sendErr = fmt.Errorf("%w: no sender for channel %q (and no default sender)", nextup.ErrInvalid, m.Channel)
+	} else {
+		// A provider that hangs must not hold the relay: give up on
+		// the call when the lease would have run out in real time.
+		sctx, cancel := context.WithTimeout(ctx, r.lease())
+		providerID, sendErr = s.Send(sctx, m)
+		cancel()
+		if sendErr != nil && ctx.Err() != nil {
+			// Shutting down, not the provider's fault: leave the
+			// message leased; it is tried again when the lease lapses.
+			return outcomeLost, ctx.Err()
+		}
+	}
+
+	now := r.Clock.Now()
+	res := nextup.MessageResult{State: nextup.MessageSent, At: now, ProviderID: providerID}
+	if sendErr != nil {
+		res = nextup.MessageResult{State: nextup.MessageFailed, At: now, Error: sendErr.Error()}
+		switch {
+		case errors.Is(sendErr, nextup.ErrInvalid):
+			res.State = nextup.MessageDead
+		case attempt >= r.maxAttempts():
+			res.State = nextup.MessageDead
+		default:
+			res.NextAttemptAt = now.Add(r.backoff(attempt))
+		}
+		attrs := []slog.Attr{
+			slog.String("message_id", m.ID),
+			slog.String("business_id", m.BusinessID),
+			slog.String("channel", string(m.Channel)),
+			slog.Int("attempt", attempt),
+			slog.String("state", string(res.State)),
+			slog.Any("error", sendErr),
+		}
+		if res.State == nextup.MessageFailed {
+			attrs = append(attrs, slog.Time("next_attempt_at", res.NextAttemptAt))
+		}
+		log.LogAttrs(ctx, slog.LevelWarn, "outbox send failed", attrs...)
+	}
+
+	err := r.Store.InTx(ctx, func(tx nextup.Tx) error {
+		return tx.MessageFinish(ctx, m.ID, *m.ClaimedUntil, res)
+	})
+	if errors.Is(err, nextup.ErrConflict) {
+		// The lease ran out during the send and another relay took the
+		// message; its outcome is the one that counts.
+		log.LogAttrs(ctx, slog.LevelWarn, "outbox lease lost before the outcome was recorded",
+			slog.String("message_id", m.ID), slog.String("state", string(res.State)))
+		return outcomeLost, nil
+	}
+	if err != nil {
+		return outcomeLost, fmt.Errorf("outbox: finish message %s: %w", m.ID, err)
+	}
+	if res.State == nextup.MessageSent {
+		return outcomeSent, nil
+	}
+	return outcomeFailed, nil
+}
+
+// Run sends due messages until ctx is done: RunOnce, at once again while
+// batches come back full, else wait for the next poll or a Wake. It returns
+// nil when ctx is cancelled. Store errors are logged and retried at the next
+// poll. The wall-clock ticker only sets the cadence; which messages are due
+// is decided by r.Clock.
+func (r *Relay) Run(ctx context.Context) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	ticker := time.NewTicker(r.poll())
+	defer ticker.Stop()
+	wake := r.wakeCh()
+	for {
+		sent, failed, err := r.RunOnce(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			r.logger().LogAttrs(ctx, slog.LevelError, "outbox round failed", slog.Any("error", err))
+		}
+		if err == nil && sent+failed >= r.batch() {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		case <-wake:
+		}
+	}
+}

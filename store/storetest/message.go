@@ -1,0 +1,354 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+func messageID(m nextup.Message) string { return m.ID }
+
+// message returns a queued offer email with sensible defaults; create it
+// with b.messages.
+func (b *bundle) message(businessID string, mods ...func(*nextup.Message)) nextup.Message {
+	id := b.id("msg")
+	m := nextup.Message{
+		ID:         id,
+		BusinessID: businessID,
+		Kind:       nextup.MessageOffer,
+		Channel:    nextup.ChannelEmail,
+		To:         id + "@example.com",
+		Subject:    "A place is free",
+		Body:       "Claim it: https://example.test/c/" + id,
+		State:      nextup.MessageQueued,
+		CreatedAt:  b.now,
+	}
+	for _, mod := range mods {
+		mod(&m)
+	}
+	return m
+}
+
+func (b *bundle) messages(ms ...nextup.Message) {
+	b.t.Helper()
+	b.tx(func(tx nextup.Tx) error {
+		for _, m := range ms {
+			if err := tx.MessageCreate(b.ctx, m); err != nil {
+				return fmt.Errorf("MessageCreate(%s): %w", m.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// claimMessages runs MessageClaimDue in its own transaction.
+func (b *bundle) claimMessages(now time.Time, lease time.Duration, limit int) []nextup.Message {
+	b.t.Helper()
+	var got []nextup.Message
+	b.tx(func(tx nextup.Tx) error {
+		var err error
+		got, err = tx.MessageClaimDue(b.ctx, now, lease, limit)
+		return err
+	})
+	return got
+}
+
+func sortedIDs[T any](rows []T, id func(T) string) []string {
+	out := ids(rows, id)
+	slices.Sort(out)
+	return out
+}
+
+func testMessageRoundTrip(t *testing.T, b *bundle) {
+	biz := b.business()
+	s := b.slot(biz.ID, shared(4))
+	e := b.entry(biz.ID)
+	o, _ := b.offer(s, e)
+	bk := nextup.Booking{ID: "bkg_1", BusinessID: biz.ID, SlotID: s.ID, EntryID: e.ID, OfferID: o.ID, Name: e.Name, Seats: 1,
+		State: nextup.BookingBooked, TokenHash: nextup.HashToken("cal"), CreatedAt: b.now}
+	b.tx(func(tx nextup.Tx) error { return tx.BookingCreate(b.ctx, bk) })
+	ms := []nextup.Message{
+		b.message(biz.ID, func(m *nextup.Message) {
+			m.Channel, m.To, m.Subject = nextup.ChannelSMS, "+447700900123", ""
+			m.Body = "Ünïcødé body\nline two — \"quoted\""
+			m.ClaimURL = "https://example.test/c/abc?x=1&y=2"
+			m.OfferID, m.EntryID = o.ID, e.ID
+			m.State, m.Attempts, m.LastError = nextup.MessageFailed, 2, "provider: 503"
+			m.NotBefore = b.at(-time.Hour)
+			m.NextAttemptAt = b.at(90 * time.Second)
+			m.CreatedAt = b.at(-2 * time.Hour)
+		}),
+		b.message(biz.ID, func(m *nextup.Message) {
+			m.Kind, m.Channel = nextup.MessageConfirmation, nextup.ChannelWebhook
+			m.EntryID, m.BookingID = e.ID, bk.ID
+			m.State, m.Attempts = nextup.MessageSent, 1
+			m.SentAt = ptr(b.at(time.Second))
+			m.ProviderID = "prov-123"
+		}),
+		b.message(biz.ID, func(m *nextup.Message) { m.Kind, m.Channel = nextup.MessageCancellation, nextup.ChannelCapture }),
+	}
+	b.messages(ms...)
+	b.read(func(tx nextup.Tx) error {
+		for _, want := range ms {
+			got, err := tx.MessageGet(b.ctx, want.ID)
+			if wantOK(t, err, "MessageGet(%s)", want.ID) {
+				checkEqual(t, "MessageGet "+want.ID, want, got)
+			}
+		}
+		return nil
+	})
+	b.tx(func(tx nextup.Tx) error {
+		_, err := tx.MessageGet(b.ctx, "msg_missing")
+		wantErr(t, err, nextup.ErrNotFound, "MessageGet(missing)")
+		_, err = tx.MessageRequeue(b.ctx, "msg_missing", b.now)
+		wantErr(t, err, nextup.ErrNotFound, "MessageRequeue(missing)")
+		err = tx.MessageFinish(b.ctx, "msg_missing", b.at(time.Minute), nextup.MessageResult{State: nextup.MessageSent, At: b.now})
+		if !errors.Is(err, nextup.ErrNotFound) && !errors.Is(err, nextup.ErrConflict) {
+			t.Errorf("MessageFinish(missing): got %v, want ErrNotFound or ErrConflict", err)
+		}
+		return nil
+	})
+}
+
+func testMessageList(t *testing.T, b *bundle) {
+	a, other := b.business(), b.business()
+	s := b.slot(a.ID, shared(4))
+	o, _ := b.offer(s, b.entry(a.ID))
+	var ms []nextup.Message
+	for i := range 6 {
+		ms = append(ms, b.message(a.ID, func(m *nextup.Message) {
+			m.CreatedAt = b.at(time.Duration(i) * time.Minute)
+			m.To = []string{"ann@example.com", "bob@example.com"}[i%2]
+			if i%3 == 0 {
+				m.OfferID = o.ID
+			}
+			if i >= 4 {
+				m.State, m.SentAt = nextup.MessageSent, ptr(b.now)
+			}
+		}))
+	}
+	ms = append(ms, b.message(other.ID, func(m *nextup.Message) { m.To = "ann@example.com" }))
+	b.messages(ms...)
+	cases := []struct {
+		name string
+		f    nextup.MessageFilter
+		want []int // newest first
+	}{
+		{"business", nextup.MessageFilter{BusinessID: a.ID}, []int{5, 4, 3, 2, 1, 0}},
+		{"to ann", nextup.MessageFilter{BusinessID: a.ID, To: "ann@example.com"}, []int{4, 2, 0}},
+		{"queued", nextup.MessageFilter{BusinessID: a.ID, State: nextup.MessageQueued}, []int{3, 2, 1, 0}},
+		{"sent to bob", nextup.MessageFilter{BusinessID: a.ID, State: nextup.MessageSent, To: "bob@example.com"}, []int{5}},
+		{"offer", nextup.MessageFilter{BusinessID: a.ID, OfferID: o.ID}, []int{3, 0}},
+		{"limit 2", nextup.MessageFilter{BusinessID: a.ID, Limit: 2}, []int{5, 4}},
+		{"other business", nextup.MessageFilter{BusinessID: other.ID}, []int{6}},
+		{"dead", nextup.MessageFilter{BusinessID: a.ID, State: nextup.MessageDead}, nil},
+	}
+	b.read(func(tx nextup.Tx) error {
+		for _, c := range cases {
+			got, err := tx.MessageList(b.ctx, c.f)
+			if !wantOK(t, err, "MessageList(%s)", c.name) {
+				continue
+			}
+			var want []nextup.Message
+			for _, i := range c.want {
+				want = append(want, ms[i])
+			}
+			if gotIDs, wantIDs := ids(got, messageID), ids(want, messageID); !sameStrings(gotIDs, wantIDs) {
+				t.Errorf("MessageList(%s): got %v, want %v (newest first)", c.name, gotIDs, wantIDs)
+			} else {
+				checkEqual(t, "MessageList("+c.name+")", want, got)
+			}
+		}
+		return nil
+	})
+}
+
+func testMessageClaimDue(t *testing.T, b *bundle) {
+	biz, other := b.business(), b.business()
+	at := func(d time.Duration) func(*nextup.Message) {
+		return func(m *nextup.Message) { m.CreatedAt = b.at(-time.Hour + d) }
+	}
+	due := []nextup.Message{
+		b.message(biz.ID, at(1)),
+		b.message(biz.ID, at(2), func(m *nextup.Message) { m.NotBefore = b.at(-time.Minute) }),
+		b.message(biz.ID, at(3), func(m *nextup.Message) { m.NotBefore = b.now }),
+		b.message(biz.ID, at(4), func(m *nextup.Message) {
+			m.State, m.Attempts, m.NextAttemptAt = nextup.MessageFailed, 1, b.at(-time.Second)
+		}),
+		b.message(other.ID, at(5)),
+	}
+	retryLater := b.message(biz.ID, at(6), func(m *nextup.Message) {
+		m.State, m.Attempts, m.NextAttemptAt = nextup.MessageFailed, 1, b.at(5*time.Minute)
+	})
+	notYet := b.message(biz.ID, at(7), func(m *nextup.Message) { m.NotBefore = b.at(time.Hour) })
+	done := []nextup.Message{
+		b.message(biz.ID, at(8), func(m *nextup.Message) { m.State, m.SentAt = nextup.MessageSent, ptr(b.now) }),
+		b.message(biz.ID, at(9), func(m *nextup.Message) { m.State, m.Attempts = nextup.MessageDead, 5 }),
+		b.message(biz.ID, at(10), func(m *nextup.Message) { m.State = nextup.MessageCancelled }),
+	}
+	b.messages(append(append(due, retryLater, notYet), done...)...)
+
+	lease := time.Minute
+	got := b.claimMessages(b.now, lease, 20)
+	if gotIDs, wantIDs := sortedIDs(got, messageID), sortedIDs(due, messageID); !sameStrings(gotIDs, wantIDs) {
+		t.Fatalf("MessageClaimDue(now): got %v, want %v (queued or failed, NotBefore and NextAttemptAt <= now)", gotIDs, wantIDs)
+	}
+	until := b.now.Add(lease)
+	for _, m := range got {
+		if m.ClaimedUntil == nil || !m.ClaimedUntil.Equal(until) {
+			t.Errorf("claimed message %s: ClaimedUntil %s, want now+lease %s", m.ID, fmtTimePtr(m.ClaimedUntil), until.Format(time.RFC3339Nano))
+		}
+		stored := b.getMessage(m.ID)
+		checkEqual(t, "claimed message as returned vs as stored", stored, m)
+	}
+	if again := b.claimMessages(b.at(30*time.Second), lease, 20); len(again) != 0 {
+		t.Errorf("MessageClaimDue while the leases hold: got %v, want none", ids(again, messageID))
+	}
+	// The leases lapse (the relay died): the messages are due again.
+	later := until.Add(time.Microsecond)
+	got = b.claimMessages(later, lease, 20)
+	if gotIDs, wantIDs := sortedIDs(got, messageID), sortedIDs(due, messageID); !sameStrings(gotIDs, wantIDs) {
+		t.Errorf("MessageClaimDue after the leases lapsed: got %v, want %v", gotIDs, wantIDs)
+	}
+	// Limit: two batches, no message in both.
+	ten := b.at(10 * time.Minute)
+	first := b.claimMessages(ten, lease, 2)
+	second := b.claimMessages(ten, lease, 20)
+	all := append(append([]nextup.Message{}, first...), second...)
+	want := append(append([]nextup.Message{}, due...), retryLater)
+	if len(first) != 2 {
+		t.Errorf("MessageClaimDue(limit 2) returned %d messages", len(first))
+	}
+	if gotIDs, wantIDs := sortedIDs(all, messageID), sortedIDs(want, messageID); !sameStrings(gotIDs, wantIDs) {
+		t.Errorf("MessageClaimDue(limit 2) then (limit 20): got %v, want %v once each", gotIDs, wantIDs)
+	}
+}
+
+func testMessageFinish(t *testing.T, b *bundle) {
+	biz := b.business()
+	sent := b.message(biz.ID)
+	retried := b.message(biz.ID)
+	stale := b.message(biz.ID)
+	b.messages(sent, retried, stale)
+	lease := time.Minute
+	claimed := b.claimMessages(b.now, lease, 10)
+	if len(claimed) != 3 {
+		t.Fatalf("MessageClaimDue: %d messages, want 3", len(claimed))
+	}
+	cu := b.now.Add(lease)
+	finish := func(id string, claimedUntil time.Time, r nextup.MessageResult) error {
+		return b.s.InTx(b.ctx, func(tx nextup.Tx) error { return tx.MessageFinish(b.ctx, id, claimedUntil, r) })
+	}
+
+	// Sent.
+	wantOK(t, finish(sent.ID, cu, nextup.MessageResult{State: nextup.MessageSent, At: b.at(time.Second), ProviderID: "p-1"}), "MessageFinish(sent)")
+	got := b.getMessage(sent.ID)
+	if got.State != nextup.MessageSent || got.SentAt == nil || !got.SentAt.Equal(b.at(time.Second)) || got.ProviderID != "p-1" || got.Attempts != 1 {
+		t.Errorf("after MessageFinish(sent): state=%s sentAt=%s provider=%q attempts=%d; want sent, now+1s, p-1, 1",
+			got.State, fmtTimePtr(got.SentAt), got.ProviderID, got.Attempts)
+	}
+
+	// Failed, retried later, then dead.
+	next := b.at(5 * time.Minute)
+	wantOK(t, finish(retried.ID, cu, nextup.MessageResult{State: nextup.MessageFailed, At: b.at(time.Second), NextAttemptAt: next, Error: "timeout"}), "MessageFinish(failed)")
+	got = b.getMessage(retried.ID)
+	if got.State != nextup.MessageFailed || !got.NextAttemptAt.Equal(next) || got.LastError != "timeout" || got.Attempts != 1 {
+		t.Errorf("after MessageFinish(failed): state=%s nextAttemptAt=%s lastError=%q attempts=%d; want failed, now+5m, timeout, 1",
+			got.State, got.NextAttemptAt.Format(time.RFC3339Nano), got.LastError, got.Attempts)
+	}
+	if c := b.claimMessages(b.at(2*time.Minute), lease, 10); slices.ContainsFunc(c, func(m nextup.Message) bool { return m.ID == retried.ID }) {
+		t.Errorf("a failed message was claimed before its NextAttemptAt")
+	}
+	// (stale's lease lapsed at now+1m; it was claimed again just now.)
+	c := b.claimMessages(next, lease, 10)
+	var cu2 time.Time
+	for _, m := range c {
+		if m.ID == retried.ID {
+			cu2 = *m.ClaimedUntil
+		}
+	}
+	if cu2.IsZero() {
+		t.Fatalf("a failed message was not claimed at its NextAttemptAt; claimed %v", ids(c, messageID))
+	}
+	before := b.getMessage(retried.ID)
+	wantErr(t, finish(retried.ID, cu, nextup.MessageResult{State: nextup.MessageSent, At: next}), nextup.ErrConflict,
+		"MessageFinish under a lease that was superseded")
+	checkEqual(t, "message after a refused MessageFinish", before, b.getMessage(retried.ID))
+	wantOK(t, finish(retried.ID, cu2, nextup.MessageResult{State: nextup.MessageDead, At: next.Add(time.Second), Error: "bounced"}), "MessageFinish(dead)")
+	got = b.getMessage(retried.ID)
+	if got.State != nextup.MessageDead || got.LastError != "bounced" || got.Attempts != 2 {
+		t.Errorf("after MessageFinish(dead): state=%s lastError=%q attempts=%d; want dead, bounced, 2", got.State, got.LastError, got.Attempts)
+	}
+	if c := b.claimMessages(b.at(24*time.Hour), lease, 10); slices.ContainsFunc(c, func(m nextup.Message) bool { return m.ID != stale.ID }) {
+		t.Errorf("sent or dead messages were claimed again: %v", ids(c, messageID))
+	}
+
+	// stale: its lease lapsed and it was claimed again several times; only
+	// the latest lease finishes it.
+	before = b.getMessage(stale.ID)
+	if before.ClaimedUntil == nil {
+		t.Fatalf("message %s was claimed but has no ClaimedUntil", stale.ID)
+	}
+	wantErr(t, finish(stale.ID, cu, nextup.MessageResult{State: nextup.MessageSent, At: b.now}), nextup.ErrConflict,
+		"MessageFinish under the first of three leases")
+	checkEqual(t, "message after a refused MessageFinish", before, b.getMessage(stale.ID))
+	wantOK(t, finish(stale.ID, *before.ClaimedUntil, nextup.MessageResult{State: nextup.MessageSent, At: b.now, ProviderID: "p-3"}),
+		"MessageFinish under the latest lease")
+	if got := b.getMessage(stale.ID); got.State != nextup.MessageSent {
+		t.Errorf("message %s: state %s, want sent", stale.ID, got.State)
+	}
+}
+
+func testMessageRequeue(t *testing.T, b *bundle) {
+	biz := b.business()
+	dead := b.message(biz.ID, func(m *nextup.Message) {
+		m.State, m.Attempts, m.LastError, m.NextAttemptAt = nextup.MessageDead, 5, "bounced", b.at(-time.Hour)
+	})
+	queued := b.message(biz.ID, func(m *nextup.Message) { m.NotBefore = b.at(time.Hour) })
+	sent := b.message(biz.ID, func(m *nextup.Message) { m.State, m.SentAt = nextup.MessageSent, ptr(b.now) })
+	b.messages(dead, queued, sent)
+	now := b.at(time.Minute)
+	b.tx(func(tx nextup.Tx) error {
+		got, err := tx.MessageRequeue(b.ctx, dead.ID, now)
+		if wantOK(t, err, "MessageRequeue(dead)") && got.State != nextup.MessageQueued {
+			t.Errorf("MessageRequeue returned state %s, want queued", got.State)
+		}
+		for _, m := range []nextup.Message{queued, sent} {
+			_, err := tx.MessageRequeue(b.ctx, m.ID, now)
+			wantErr(t, err, nextup.ErrConflict, "MessageRequeue of a %s message", m.State)
+		}
+		return nil
+	})
+	checkEqual(t, "queued message after a refused requeue", queued, b.getMessage(queued.ID))
+	checkEqual(t, "sent message after a refused requeue", sent, b.getMessage(sent.ID))
+	got := b.claimMessages(now, time.Minute, 10)
+	if gotIDs := ids(got, messageID); !sameStrings(gotIDs, []string{dead.ID}) {
+		t.Errorf("MessageClaimDue after requeue: got %v, want [%s]", gotIDs, dead.ID)
+	}
+}
+
+func testMessageCancelByOffer(t *testing.T, b *bundle) {
+	biz := b.business()
+	s := b.slot(biz.ID, shared(4))
+	o1, _ := b.offer(s, b.entry(biz.ID), func(o *nextup.Offer) { o.State, o.SentAt = nextup.OfferPending, nil })
+	o2, _ := b.offer(s, b.entry(biz.ID), func(o *nextup.Offer) { o.State, o.SentAt = nextup.OfferPending, nil })
+	q1 := b.message(biz.ID, func(m *nextup.Message) { m.OfferID, m.NotBefore = o1.ID, b.at(time.Hour) })
+	s1 := b.message(biz.ID, func(m *nextup.Message) { m.OfferID, m.State, m.SentAt = o1.ID, nextup.MessageSent, ptr(b.now) })
+	q2 := b.message(biz.ID, func(m *nextup.Message) { m.OfferID, m.NotBefore = o2.ID, b.at(time.Hour) })
+	b.messages(q1, s1, q2)
+	b.tx(func(tx nextup.Tx) error { return tx.MessageCancelByOffer(b.ctx, o1.ID) })
+	b.tx(func(tx nextup.Tx) error { return tx.MessageCancelByOffer(b.ctx, "off_without_messages") })
+	if got := b.getMessage(q1.ID); got.State != nextup.MessageCancelled {
+		t.Errorf("queued message of the offer: state %s, want cancelled", got.State)
+	}
+	checkEqual(t, "sent message of the offer (untouched)", s1, b.getMessage(s1.ID))
+	checkEqual(t, "queued message of another offer (untouched)", q2, b.getMessage(q2.ID))
+	got := b.claimMessages(b.at(2*time.Hour), time.Minute, 10)
+	if gotIDs := ids(got, messageID); !sameStrings(gotIDs, []string{q2.ID}) {
+		t.Errorf("MessageClaimDue after cancelling: got %v, want [%s]", gotIDs, q2.ID)
+	}
+}

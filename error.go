@@ -21,10 +21,10 @@ var (
 // Error is a domain error with a stable machine-readable code (the `code` of
 // the API's problem+json) and a kind (one of the Err* sentinels).
 type Error struct {
-	Kind    error       // ErrNotFound, ErrConflict, ErrInvalid or ErrUnauthorized
-	Code    string      // stable code, e.g. "slot_taken"
-	Message string      // human-readable detail, safe to show
-	Fields  []FieldError // validation failures, for ErrInvalid
+	Kind    error          // ErrNotFound, ErrConflict, ErrInvalid or ErrUnauthorized
+	Code    string         // stable code, e.g. "slot_taken"
+	Message string         // human-readable detail, safe to show
+	Fields  []FieldError   // validation failures, for ErrInvalid
 	Data    map[string]any // extra members for the problem body (e.g. the existing entry)
 }
 

@@ -182,8 +182,8 @@ type CandidateQuery struct {
 	Service    string
 	EventID    string
 	SlotStart  time.Time
-	MaxParty   int // entries with PartySize <= MaxParty
-	MinParty   int // entries with PartySize >= MinParty
+	MaxParty   int    // entries with PartySize <= MaxParty
+	MinParty   int    // entries with PartySize >= MinParty
 	After      *Entry // fair-order cursor: return entries strictly after this one
 	Limit      int
 }

@@ -118,3 +118,37 @@ func TestRulesJSON(t *testing.T) {
 		t.Fatal("quiet hours 25:00 accepted")
 	}
 }
+
+// FuzzRulesJSON feeds arbitrary JSON patches to the rules parser: it must
+// never panic, and whatever it accepts and Validate passes must survive a
+// round trip unchanged.
+func FuzzRulesJSON(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"claim_window_seconds":900}`, `{"quiet_hours":null}`, `{"quiet_hours":{"start":"22:00","end":"07:30"}}`,
+		`{"max_offers_per_slot":3}`, `{"max_offers_per_slot":0}`, `{"position_visibility":"band","down_fit":true}`,
+		`{"claim_window_seconds":-1}`, `{"quiet_hours":{"start":"7","end":"x"}}`, `[]`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, patch []byte) {
+		r := nextup.DefaultRules()
+		if err := r.UnmarshalJSON(patch); err != nil {
+			return
+		}
+		if len(r.Validate()) > 0 {
+			return
+		}
+		b, err := r.MarshalJSON()
+		if err != nil {
+			t.Fatalf("marshal %+v: %v", r, err)
+		}
+		var back nextup.Rules
+		if err := back.UnmarshalJSON(b); err != nil {
+			t.Fatalf("re-parse %s: %v", b, err)
+		}
+		b2, _ := back.MarshalJSON()
+		if string(b) != string(b2) {
+			t.Fatalf("round trip changed the rules:\n%s\n%s", b, b2)
+		}
+	})
+}

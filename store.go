@@ -29,6 +29,20 @@ type Store interface {
 // Inside InTx, SlotGet and EntryGet lock the row for the rest of the
 // transaction where the backend has row locks, so that per-slot decisions
 // are serialised.
+//
+// Conventions every backend keeps (store/storetest checks them):
+//   - A Limit of 0 in a query or filter means no limit.
+//   - Writes to a missing id fail with ErrNotFound, except TimerDone and
+//     MessageFinish, which may report a lost lease as either kind.
+//   - A failed conditional write leaves the transaction usable: later
+//     statements in the same InTx still commit.
+//   - Orders: OfferListBySlot and AuditList oldest first; MessageList newest
+//     first; TimerList and SlotOpenFor soonest first; SlotList by start.
+//   - OfferSetState stamps SentAt (to offered) or ResolvedAt (final states)
+//     and the reason; EntrySetState stamps UpdatedAt; TimerClaimDue counts
+//     an attempt per claim; MessageFinish counts an attempt per send.
+//   - At most one live offer per entry is also a uniqueness rule of the
+//     backend, not only of the use cases.
 type Tx interface {
 	BusinessCreate(ctx context.Context, b Business) error
 	BusinessGet(ctx context.Context, id string) (Business, error)

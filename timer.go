@@ -48,3 +48,10 @@ type Suppression struct {
 	Reason     string
 	At         time.Time
 }
+
+// IdempotencyTTL is how long an Idempotency-Key record is kept: at least a
+// claim window plus a day, so a client retrying a claim or a join after a
+// long outage still gets the first response back.
+func IdempotencyTTL(r Rules) time.Duration {
+	return r.ClaimWindow + 24*time.Hour
+}

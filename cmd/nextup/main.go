@@ -27,6 +27,8 @@ Usage:
   nextup business create --name N --timezone TZ [--db FILE]
                                              create a business and print it with its API key
   nextup migrate [--db FILE]                 apply the embedded schema migrations
+  nextup bench [-n N] [-entries N]           measure join, decide, release→offer and claim
+                                             against a baseline write on a fresh store
   nextup version                             print the version
 
 Every flag can also be set as an environment variable NEXTUP_<FLAG> (e.g. NEXTUP_DB).
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBusinessCreate(ctx, args[2:], stdout)
 	case "migrate":
 		return runMigrate(ctx, args[1:], stdout)
+	case "bench":
+		return runBench(ctx, args[1:], stdout)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "nextup", version())
 		return nil

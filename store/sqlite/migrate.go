@@ -1,0 +1,152 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// migrations holds the schema as numbered files, NNNN_name.sql, applied in
+// order. A file, once released, is never edited: a change is a new file.
+//
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, f := range files {
+		base := path.Base(f)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must be NNNN_name.sql", base)
+		}
+		b, err := migrations.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share a number", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+// LatestVersion is the schema version this build brings a database to.
+func LatestVersion() int {
+	ms, err := loadMigrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+// Migrate applies the migrations the database has not seen yet, each in its
+// own transaction together with its row in schema_migrations, so a failed
+// migration leaves the schema at the previous version. Running it again, or
+// from two processes at once, is harmless. A database whose schema is newer
+// than this build is refused rather than used.
+func (db *DB) Migrate(ctx context.Context) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at INTEGER NOT NULL
+	) STRICT`); err != nil {
+		return fmt.Errorf("migrate: create schema_migrations: %w", err)
+	}
+	current, err := db.SchemaVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if latest := LatestVersion(); current > latest {
+		return fmt.Errorf("migrate: database schema version %d is newer than this build knows (%d): upgrade nextup", current, latest)
+	}
+	for _, m := range ms {
+		if m.version <= current {
+			continue
+		}
+		if err := db.apply(ctx, m); err != nil {
+			return fmt.Errorf("migrate %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) apply(ctx context.Context, m migration) (err error) {
+	stx, err := db.write.BeginTx(ctx, nil) // BEGIN IMMEDIATE
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(stx.Rollback()))
+		}
+	}()
+	// Another process may have applied it since we looked.
+	var n int
+	if err := stx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return stx.Rollback()
+	}
+	if _, err := stx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err := stx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+		m.version, m.name, ts(time.Now())); err != nil {
+		return err
+	}
+	return stx.Commit()
+}
+
+func ignoreDone(err error) error {
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil
+	}
+	return err
+}
+
+// SchemaVersion returns the highest migration applied to the database, 0
+// for a new file.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var exists int
+	if err := db.write.QueryRowContext(ctx,
+		"SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'").Scan(&exists); err != nil {
+		return 0, fmt.Errorf("schema version: %w", err)
+	}
+	if exists == 0 {
+		return 0, nil
+	}
+	var v int
+	if err := db.write.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v); err != nil {
+		return 0, fmt.Errorf("schema version: %w", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,132 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+const offerCols = `id, business_id, slot_id, entry_id, contact_key, seats, party_size, state, channel,
+	token_hash, rule_version, created_at, send_at, sent_at, expires_at, seen_at, resolved_at, reason`
+
+func scanOffer(r scanner) (nextup.Offer, error) {
+	var (
+		o                        nextup.Offer
+		created, sendAt, expires int64
+		sent, seen, resolved     sql.NullInt64
+	)
+	err := r.Scan(&o.ID, &o.BusinessID, &o.SlotID, &o.EntryID, &o.ContactKey, &o.Seats, &o.PartySize,
+		&o.State, &o.Channel, &o.TokenHash, &o.RuleVersion, &created, &sendAt, &sent, &expires, &seen,
+		&resolved, &o.Reason)
+	o.CreatedAt, o.SendAt, o.ExpiresAt = fromTS(created), fromTS(sendAt), fromTS(expires)
+	o.SentAt, o.SeenAt, o.ResolvedAt = fromNullTS(sent), fromNullTS(seen), fromNullTS(resolved)
+	return o, err
+}
+
+func (t *tx) OfferCreate(ctx context.Context, o nextup.Offer) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO offers (`+offerCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		o.ID, o.BusinessID, o.SlotID, o.EntryID, o.ContactKey, o.Seats, o.PartySize, o.State, o.Channel,
+		o.TokenHash, o.RuleVersion, ts(o.CreatedAt), ts(o.SendAt), tsPtr(o.SentAt), ts(o.ExpiresAt),
+		tsPtr(o.SeenAt), tsPtr(o.ResolvedAt), o.Reason)
+	return dbErr("create offer "+o.ID, err)
+}
+
+func (t *tx) OfferGet(ctx context.Context, id string) (nextup.Offer, error) {
+	o, err := scanOffer(t.tx.QueryRowContext(ctx, `SELECT `+offerCols+` FROM offers WHERE id = ?`, id))
+	return o, dbErr("get offer "+id, err)
+}
+
+func (t *tx) OfferByTokenHash(ctx context.Context, hash string) (nextup.Offer, error) {
+	if hash == "" {
+		return nextup.Offer{}, fmt.Errorf("offer by token: %w", nextup.ErrNotFound)
+	}
+	o, err := scanOffer(t.tx.QueryRowContext(ctx, `SELECT `+offerCols+` FROM offers WHERE token_hash = ?`, hash))
+	return o, dbErr("offer by token", err)
+}
+
+// OfferSetState stamps ResolvedAt (and the reason) when the offer ends,
+// SentAt when it goes out.
+func (t *tx) OfferSetState(ctx context.Context, id string, from []nextup.OfferState, to nextup.OfferState, at time.Time, reason string) (nextup.Offer, error) {
+	op := fmt.Sprintf("offer %s %v -> %s", id, from, to)
+	final := !to.Live()
+	args := []any{to,
+		boolInt(final), ts(at),
+		boolInt(to == nextup.OfferOffered), ts(at),
+		boolInt(final), reason, reason,
+		id}
+	for _, s := range from {
+		args = append(args, s)
+	}
+	o, err := scanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = ?,
+			resolved_at = CASE WHEN ? THEN ? ELSE resolved_at END,
+			sent_at = CASE WHEN ? THEN ? ELSE sent_at END,
+			reason = CASE WHEN ? OR ? <> '' THEN ? ELSE reason END
+		WHERE id = ? AND state IN (`+placeholders(len(from))+`)
+		RETURNING `+offerCols, args...))
+	if err == nil {
+		return o, nil
+	}
+	if isNoRows(err) {
+		return nextup.Offer{}, t.missOrConflict(ctx, op, "offers", id)
+	}
+	return nextup.Offer{}, dbErr(op, err)
+}
+
+// OfferClaim is the claim itself: one conditional UPDATE that succeeds for
+// exactly one caller while the offer is offered and its deadline is ahead.
+// When it matches nothing the caller re-reads the offer to say why
+// (claimed by someone else, expired, withdrawn).
+func (t *tx) OfferClaim(ctx context.Context, tokenHash string, now time.Time) (nextup.Offer, error) {
+	const op = "claim offer"
+	if tokenHash == "" {
+		return nextup.Offer{}, fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	}
+	o, err := scanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = 'claimed', resolved_at = ?1
+		WHERE token_hash = ?2 AND state = 'offered' AND expires_at > ?1
+		RETURNING `+offerCols, ts(now), tokenHash))
+	if err == nil {
+		return o, nil
+	}
+	if !isNoRows(err) {
+		return nextup.Offer{}, dbErr(op, err)
+	}
+	var id, state string
+	err = t.tx.QueryRowContext(ctx, `SELECT id, state FROM offers WHERE token_hash = ?`, tokenHash).Scan(&id, &state)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nextup.Offer{}, fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	case err != nil:
+		return nextup.Offer{}, dbErr(op, err)
+	}
+	return nextup.Offer{}, fmt.Errorf("%s %s (%s): %w", op, id, state, nextup.ErrConflict)
+}
+
+func (t *tx) OfferSeen(ctx context.Context, id string, at time.Time) error {
+	res, err := t.tx.ExecContext(ctx, `UPDATE offers SET seen_at = coalesce(seen_at, ?) WHERE id = ?`, ts(at), id)
+	return t.touched(ctx, "offer "+id+" seen", res, err)
+}
+
+func (t *tx) OfferListBySlot(ctx context.Context, slotID string) ([]nextup.Offer, error) {
+	out, err := scanAll(scanOffer)(t.tx.QueryContext(ctx, `SELECT `+offerCols+` FROM offers
+		WHERE slot_id = ? ORDER BY created_at, rowid`, slotID))
+	return out, dbErr("offers of slot "+slotID, err)
+}
+
+func (t *tx) OfferLiveByEntry(ctx context.Context, entryID string) (nextup.Offer, error) {
+	o, err := scanOffer(t.tx.QueryRowContext(ctx, `SELECT `+offerCols+` FROM offers
+		WHERE entry_id = ? AND state IN ('pending', 'offered')`, entryID))
+	return o, dbErr("live offer of entry "+entryID, err)
+}
+
+func (t *tx) OfferCountSince(ctx context.Context, businessID, contactKey string, since time.Time) (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM offers
+		WHERE business_id = ? AND contact_key = ? AND created_at >= ?`,
+		businessID, contactKey, ts(since)).Scan(&n)
+	return n, dbErr("count offers", err)
+}

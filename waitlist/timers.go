@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
 )
 
 // HandleTimer runs a due timer's effect and marks it done in one
@@ -73,15 +74,39 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	if o.State != nextup.OfferPending {
 		return nil
 	}
-	if _, err := w.tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferPending}, nextup.OfferOffered, w.now, "quiet_hours_ended"); err != nil {
-		return err
-	}
 	bi, err := w.business(ctx, o.BusinessID)
 	if err != nil {
 		return err
 	}
+	slot, err := w.tx.SlotGet(ctx, o.SlotID)
+	if err != nil {
+		return err
+	}
+	// The claim window starts now, when the offer is sent. On time this is
+	// the deadline computed when the offer was made; after downtime the
+	// person still gets their whole window, never past the lead-time cap.
+	expires := o.ExpiresAt
+	if w.now.After(o.SendAt) {
+		_, _, fresh, ok := engine.OfferWindow(w.now, slot.StartsAt, bi.b.Rules, bi.loc)
+		if !ok || !fresh.After(w.now) {
+			// Too late to be claimable: end it and let the slot go on.
+			_, err := w.endOffer(ctx, o, nextup.OfferExpired, "too_late_to_send", nextup.EntryWaiting)
+			return err
+		}
+		expires = fresh
+	}
+	if _, err := w.tx.OfferSend(ctx, o.ID, w.now, expires); err != nil {
+		return err
+	}
+	if !expires.Equal(o.ExpiresAt) {
+		if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
+			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: expires}); err != nil {
+			return err
+		}
+	}
 	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
-		From: string(nextup.OfferPending), To: string(nextup.OfferOffered), Reason: "quiet_hours_ended"})
+		From: string(nextup.OfferPending), To: string(nextup.OfferOffered), Reason: "quiet_hours_ended",
+		Detail: map[string]any{"expires_at": expires}})
 }
 
 // housekeepingBatch bounds the work of one housekeeping run.

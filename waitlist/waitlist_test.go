@@ -520,3 +520,32 @@ func TestRulesPatchBumpsVersion(t *testing.T) {
 		t.Fatalf("version after refused patch = %d", got.Rules.Version)
 	}
 }
+
+func TestLateQuietHoursReleaseStillGivesWholeWindow(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.clock.Set(b.at(0, 23, 0))
+	sl := b.slot(t, waitlist.SlotParams{StartsAt: b.at(1, 15, 0)})
+	b.join(t, "Ann", waitlist.JoinParams{})
+	_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := onlyMove(t, moves, nextup.MoveOffer)
+	// The process was down all morning: it comes back at 09:30 and the
+	// sweeper finds the 08:00 release (and the 08:10 expiry) overdue.
+	b.clock.Set(b.at(1, 9, 30))
+	if _, err := b.sweeper.RunDue(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	o, err := b.svc.GetOffer(b.ctx, b.biz.ID, m.OfferID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.State != nextup.OfferOffered || !o.SentAt.Equal(b.at(1, 9, 30)) || !o.ExpiresAt.Equal(b.at(1, 9, 40)) {
+		t.Fatalf("late-sent offer = %+v, want offered at 09:30 with its whole window to 09:40", o)
+	}
+	if _, err := b.svc.Claim(b.ctx, b.token(t, o.ID)); err != nil {
+		t.Fatalf("claim within the window: %v", err)
+	}
+}

@@ -77,6 +77,22 @@ func (t *tx) OfferSetState(ctx context.Context, id string, from []nextup.OfferSt
 	return nextup.Offer{}, dbErr(op, err)
 }
 
+// OfferSend moves a pending offer to offered with its real send time and a
+// deadline counted from it.
+func (t *tx) OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time) (nextup.Offer, error) {
+	op := "send offer " + id
+	o, err := scanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = 'offered', sent_at = ?, expires_at = ?
+		WHERE id = ? AND state = 'pending'
+		RETURNING `+offerCols, ts(sentAt), ts(expiresAt), id))
+	if err == nil {
+		return o, nil
+	}
+	if isNoRows(err) {
+		return nextup.Offer{}, t.missOrConflict(ctx, op, "offers", id)
+	}
+	return nextup.Offer{}, dbErr(op, err)
+}
+
 // OfferClaim is the claim itself: one conditional UPDATE that succeeds for
 // exactly one caller while the offer is offered and its deadline is ahead.
 // When it matches nothing the caller re-reads the offer to say why

@@ -330,3 +330,43 @@ func testOfferCountSince(t *testing.T, b *bundle) {
 		return nil
 	})
 }
+
+func testOfferSend(t *testing.T, b *bundle) {
+	biz := b.business()
+	s := b.slot(biz.ID, shared(10))
+	pending, _ := b.offer(s, b.entry(biz.ID), func(o *nextup.Offer) {
+		o.State = nextup.OfferPending
+		o.SendAt = b.at(time.Hour)
+		o.SentAt = nil
+		o.ExpiresAt = b.at(time.Hour + 10*time.Minute)
+	})
+	offered, _ := b.offer(s, b.entry(biz.ID))
+	sent, late := b.at(time.Hour+3*time.Minute), b.at(time.Hour+13*time.Minute)
+	b.tx(func(tx nextup.Tx) error {
+		got, err := tx.OfferSend(b.ctx, pending.ID, sent, late)
+		if wantOK(t, err, "OfferSend(pending)") {
+			want := pending
+			want.State, want.SentAt, want.ExpiresAt = nextup.OfferOffered, &sent, late
+			checkEqual(t, "OfferSend result", want, got)
+		}
+		_, err = tx.OfferSend(b.ctx, pending.ID, sent, late)
+		wantErr(t, err, nextup.ErrConflict, "OfferSend twice")
+		_, err = tx.OfferSend(b.ctx, offered.ID, sent, late)
+		wantErr(t, err, nextup.ErrConflict, "OfferSend(already offered)")
+		_, err = tx.OfferSend(b.ctx, "off_missing", sent, late)
+		wantErr(t, err, nextup.ErrNotFound, "OfferSend(missing)")
+		return nil
+	})
+	b.read(func(tx nextup.Tx) error {
+		got, err := tx.OfferGet(b.ctx, offered.ID)
+		if wantOK(t, err, "OfferGet") {
+			checkEqual(t, "offer after a refused send", offered, got)
+		}
+		got, err = tx.OfferGet(b.ctx, pending.ID)
+		if wantOK(t, err, "OfferGet") && (!got.ExpiresAt.Equal(late) || got.State != nextup.OfferOffered) {
+			t.Errorf("sent offer = %+v", got)
+		}
+		return nil
+	})
+	b.seats(s.ID, 0, 2)
+}

@@ -129,6 +129,7 @@ var groups = []group{
 		{"Claim", testOfferClaim},
 		{"ClaimRefused", testOfferClaimRefused},
 		{"Seen", testOfferSeen},
+		{"Send", testOfferSend},
 		{"ListBySlot", testOfferListBySlot},
 		{"LiveByEntry", testOfferLiveByEntry},
 		{"CountSince", testOfferCountSince},

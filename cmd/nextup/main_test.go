@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, &out, &errOut)
+	return out.String(), err
+}
+
+// TestDemo runs the newcomer's first command end to end and checks that
+// the story it tells actually happened: an offer, an expiry rolling on, a
+// decline rolling on, a claim with its confirmation, batch promotion, and
+// the slot's audit trail.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	out, err := runCLI(t, "demo", "--db", filepath.Join(t.TempDir(), "demo.db"))
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"move: offer → Maya",
+		"offer to Olivia",       // Maya's window ended: rolled on
+		"move: roll_on → Priya", // Olivia declined
+		"booked: bkg_",          // Priya claimed
+		"confirmation to Priya", // and was told
+		"Maya's old link: slot_taken",
+		"move: offer → Vera", // priority first in the class
+		"offered → expired", "offered → declined", "offered → claimed",
+		"/c/",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "Noah") && strings.Contains(out, "offer to Noah") {
+		t.Error("Noah wants Ben and must not be offered Ana's chair")
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
+
+func TestDemoRefusesExistingFile(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "demo.db")
+	if _, err := runCLI(t, "migrate", "--db", db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, "demo", "--db", db); err == nil || !strings.Contains(err.Error(), "fresh") {
+		t.Fatalf("demo on an existing file: err = %v", err)
+	}
+}
+
+func TestMigrateTwiceAndBusinessCreate(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "n.db")
+	for i := 0; i < 2; i++ {
+		out, err := runCLI(t, "migrate", "--db", db)
+		if err != nil || !strings.Contains(out, "schema at version") {
+			t.Fatalf("migrate #%d: %q %v", i+1, out, err)
+		}
+	}
+	out, err := runCLI(t, "business", "create", "--db", db, "--name", "Corner Cuts", "--timezone", "Europe/Dublin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var biz struct {
+		ID     string `json:"id"`
+		APIKey string `json:"api_key"`
+		Rules  struct {
+			Version int `json:"version"`
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(out), &biz); err != nil {
+		t.Fatalf("business JSON %q: %v", out, err)
+	}
+	if !strings.HasPrefix(biz.APIKey, "nxk_") || biz.Rules.Version != 1 {
+		t.Fatalf("business = %+v", biz)
+	}
+	if _, err := runCLI(t, "business", "create", "--db", db, "--name", "X", "--timezone", "Mars/Olympus"); err == nil {
+		t.Fatal("bad timezone accepted")
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"frobnicate"}, {"business"}, {"migrate", "--nope"}, {"migrate", "extra"}} {
+		_, err := runCLI(t, args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: err = %v, want a usage error", args, err)
+		}
+	}
+	out, err := runCLI(t, "version")
+	if err != nil || !strings.HasPrefix(out, "nextup ") {
+		t.Fatalf("version: %q %v", out, err)
+	}
+}
+
+func TestEnvFallback(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "env.db")
+	t.Setenv("NEXTUP_DB", db)
+	out, err := runCLI(t, "migrate")
+	if err != nil || !strings.Contains(out, db) {
+		t.Fatalf("NEXTUP_DB not honoured: %q %v", out, err)
+	}
+}

@@ -62,7 +62,7 @@ func (t *tx) MessageList(ctx context.Context, f nextup.MessageFilter) ([]nextup.
 		args = append(args, f.State)
 	}
 	if f.OfferID != "" {
-		q += ` AND offer_id = ?`
+		q += ` AND offer_id = ? AND offer_id <> ''`
 		args = append(args, f.OfferID)
 	}
 	q += ` ORDER BY created_at DESC, rowid DESC LIMIT ?`
@@ -150,7 +150,11 @@ func (t *tx) MessageCancelByOffer(ctx context.Context, offerID string) error {
 	if offerID == "" {
 		return nil
 	}
-	_, err := t.tx.ExecContext(ctx, `UPDATE messages SET state = 'cancelled'
-		WHERE offer_id = ? AND state IN ('queued', 'failed')`, offerID)
+	_, err := t.tx.ExecContext(ctx, qMessageCancelByOffer, offerID)
 	return dbErr("cancel messages of offer "+offerID, err)
 }
+
+// qMessageCancelByOffer repeats offer_id <> ” so the partial index
+// messages_offer is used.
+const qMessageCancelByOffer = `UPDATE messages SET state = 'cancelled'
+	WHERE offer_id = ? AND offer_id <> '' AND state IN ('queued', 'failed')`

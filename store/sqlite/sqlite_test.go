@@ -427,3 +427,31 @@ func explain(t *testing.T, f *fixture, query string, args ...any) string {
 	}
 	return b.String()
 }
+
+// TestHotLookupsUseIndexes pins the query plan of every look-up by secret
+// or key: the claim, the claim page, the status page, API-key auth, timer
+// cancellation. Their indexes are partial, and SQLite only uses a partial
+// index when the query repeats its condition — without it each of these
+// scans its whole table.
+func TestHotLookupsUseIndexes(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for name, q := range map[string]struct {
+		query, index string
+		args         []any
+	}{
+		"OfferClaim":            {qOfferClaim, "offers_token", []any{0, "h"}},
+		"OfferByTokenHash":      {qOfferByTokenHash, "offers_token", []any{"h"}},
+		"OfferStateByTokenHash": {qOfferStateByTokenHash, "offers_token", []any{"h"}},
+		"EntryByStatusHash":     {qEntryByStatusHash, "entries_status_hash", []any{"h"}},
+		"BookingByOffer":        {qBookingByOffer, "bookings_offer", []any{"o"}},
+		"BusinessByAPIKey":      {qBusinessByAPIKey, "businesses_api_key", []any{"h"}},
+		"TimerCancel":           {qTimerCancel, "timers_pending_key", []any{"k"}},
+		"MessageCancelByOffer":  {qMessageCancelByOffer, "messages_offer", []any{"o"}},
+	} {
+		plan := explain(t, f, q.query, q.args...)
+		if !strings.Contains(plan, "INDEX "+q.index) || strings.Contains(plan, "SCAN") {
+			t.Errorf("%s does not search %s:\n%s", name, q.index, plan)
+		}
+	}
+}

@@ -101,10 +101,11 @@ type Tx interface {
 	// fails with ErrConflict.
 	OfferSetState(ctx context.Context, id string, from []OfferState, to OfferState, at time.Time, reason string) (Offer, error)
 	// OfferSend sends a pending offer: it moves from pending to offered,
-	// stamping SentAt and a new deadline (the claim window starts when the
-	// offer is sent, even if the quiet-hours timer fired late), or fails with
-	// ErrConflict when the offer is no longer pending.
-	OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time) (Offer, error)
+	// stamping SentAt, a new deadline (the claim window starts when the
+	// offer is sent, even if the quiet-hours timer fired late) and the hash
+	// of the claim token minted for the message that goes out now; or it
+	// fails with ErrConflict when the offer is no longer pending.
+	OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time, tokenHash string) (Offer, error)
 	// OfferClaim is the claim: one conditional write that moves the offer
 	// with this token hash from offered to claimed only while it is still
 	// offered and now is before its deadline. ErrConflict otherwise.

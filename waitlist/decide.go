@@ -217,14 +217,16 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 	}); err != nil {
 		return err
 	}
-	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token)); err != nil {
-		return err
-	}
 	if offer.State == nextup.OfferPending {
+		// Held back by quiet hours: no message and no usable link exist
+		// until the offer is sent; the release timer mints both then, with
+		// the deadline counted from that moment.
 		if err := w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferRelease,
 			SubjectID: offer.ID, Key: releaseKey(offer.ID), DueAt: offer.SendAt}); err != nil {
 			return err
 		}
+	} else if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token)); err != nil {
+		return err
 	}
 	return w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferExpire,
 		SubjectID: offer.ID, Key: expireKey(offer.ID), DueAt: offer.ExpiresAt})

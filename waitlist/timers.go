@@ -54,15 +54,29 @@ func (w *work) expireOffer(ctx context.Context, offerID string) error {
 	if err != nil {
 		return err
 	}
-	if !o.State.Live() || w.now.Before(o.ExpiresAt) {
-		return nil // already ended (claimed, declined, ...) or fired early: nothing to do
+	if !o.State.Live() {
+		return nil // already ended (claimed, declined, ...): nothing to do
+	}
+	if o.State == nextup.OfferPending {
+		// Its window has not started; the release timer decides when it
+		// does and schedules the expiry from then.
+		return nil
+	}
+	if w.now.Before(o.ExpiresAt) {
+		// Fired early (clock skew between instances): come back on time.
+		return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
+			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: o.ExpiresAt})
 	}
 	_, err = w.endOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting)
 	return err
 }
 
 // sendPendingOffer releases an offer held back by quiet hours: it becomes
-// offered and its message, queued with NotBefore at this time, goes out.
+// offered with a claim window counted from now, and its message — with a
+// claim link minted now — is queued to go at once. A release that fires
+// late (the process was down) still gives the whole window; one that lands
+// back inside quiet hours waits for the next morning; one too late to be
+// claimed before the slot's lead time ends the offer and rolls on.
 func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	o, err := w.tx.OfferGet(ctx, offerID)
 	if errors.Is(err, nextup.ErrNotFound) {
@@ -82,20 +96,34 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	if err != nil {
 		return err
 	}
-	// The claim window starts now, when the offer is sent. On time this is
-	// the deadline computed when the offer was made; after downtime the
-	// person still gets their whole window, never past the lead-time cap.
 	expires := o.ExpiresAt
 	if w.now.After(o.SendAt) {
-		_, _, fresh, ok := engine.OfferWindow(w.now, slot.StartsAt, bi.b.Rules, bi.loc)
-		if !ok || !fresh.After(w.now) {
-			// Too late to be claimable: end it and let the slot go on.
+		state, sendAt, fresh, ok := engine.OfferWindow(w.now, slot.StartsAt, bi.b.Rules, bi.loc)
+		switch {
+		case !ok:
 			_, err := w.endOffer(ctx, o, nextup.OfferExpired, "too_late_to_send", nextup.EntryWaiting)
 			return err
+		case state == nextup.OfferPending:
+			// Back inside quiet hours: wait for them to end again.
+			if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferRelease,
+				SubjectID: o.ID, Key: releaseKey(o.ID), DueAt: sendAt}); err != nil {
+				return err
+			}
+			return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
+				SubjectID: o.ID, Key: expireKey(o.ID), DueAt: fresh})
 		}
 		expires = fresh
 	}
-	if _, err := w.tx.OfferSend(ctx, o.ID, w.now, expires); err != nil {
+	token, hash := w.s.Random.Token()
+	sent, err := w.tx.OfferSend(ctx, o.ID, w.now, expires, hash)
+	if err != nil {
+		return err
+	}
+	entry, err := w.tx.EntryGet(ctx, o.EntryID)
+	if err != nil {
+		return err
+	}
+	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, sent, token)); err != nil {
 		return err
 	}
 	if !expires.Equal(o.ExpiresAt) {

@@ -105,6 +105,20 @@ func (b *bundle) join(t testing.TB, name string, p waitlist.JoinParams) nextup.E
 	return res.Entry
 }
 
+func (b *bundle) messages(t testing.TB, offerID string) []nextup.Message {
+	t.Helper()
+	var msgs []nextup.Message
+	err := b.store.Read(b.ctx, func(tx nextup.Tx) error {
+		var err error
+		msgs, err = tx.MessageList(b.ctx, nextup.MessageFilter{BusinessID: b.biz.ID, OfferID: offerID})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
 // token returns the claim token of the live offer message sent to an entry.
 func (b *bundle) token(t testing.TB, offerID string) string {
 	t.Helper()
@@ -363,8 +377,8 @@ func TestQuietHoursHoldOfferUntilMorning(t *testing.T) {
 	if o.State != nextup.OfferPending || !o.SendAt.Equal(morning) || !o.ExpiresAt.Equal(morning.Add(10*time.Minute)) {
 		t.Fatalf("offer in quiet hours = %+v, want pending until 08:00, expiring 08:10", o)
 	}
-	if _, err := b.svc.Claim(b.ctx, b.token(t, o.ID)); nextup.ErrorCode(err) != waitlist.CodeOfferPending {
-		t.Fatalf("claiming a pending offer: %v", err)
+	if msgs := b.messages(t, o.ID); len(msgs) != 0 {
+		t.Fatalf("a pending offer has messages before quiet hours end: %+v", msgs)
 	}
 	if err := timer.Advance(b.ctx, b.clock, b.sweeper, morning.Sub(b.clock.Now())+time.Minute); err != nil {
 		t.Fatal(err)
@@ -372,6 +386,10 @@ func TestQuietHoursHoldOfferUntilMorning(t *testing.T) {
 	o, _ = b.svc.GetOffer(b.ctx, b.biz.ID, o.ID)
 	if o.State != nextup.OfferOffered || o.SentAt == nil || !o.SentAt.Equal(morning) {
 		t.Fatalf("offer after quiet hours = %+v, want offered at 08:00", o)
+	}
+	msgs := b.messages(t, o.ID)
+	if len(msgs) != 1 || !msgs[0].NotBefore.Equal(morning) || !strings.Contains(msgs[0].Body, "until 8:10 am") {
+		t.Fatalf("offer messages after quiet hours = %+v, want one, due 08:00, saying until 8:10 am", msgs)
 	}
 	if _, err := b.svc.Claim(b.ctx, b.token(t, o.ID)); err != nil {
 		t.Fatalf("claim at 08:01: %v", err)
@@ -545,7 +563,38 @@ func TestLateQuietHoursReleaseStillGivesWholeWindow(t *testing.T) {
 	if o.State != nextup.OfferOffered || !o.SentAt.Equal(b.at(1, 9, 30)) || !o.ExpiresAt.Equal(b.at(1, 9, 40)) {
 		t.Fatalf("late-sent offer = %+v, want offered at 09:30 with its whole window to 09:40", o)
 	}
+	if msgs := b.messages(t, o.ID); len(msgs) != 1 || !strings.Contains(msgs[0].Body, "until 9:40 am") {
+		t.Fatalf("late-sent offer messages = %+v, want one saying until 9:40 am", msgs)
+	}
 	if _, err := b.svc.Claim(b.ctx, b.token(t, o.ID)); err != nil {
 		t.Fatalf("claim within the window: %v", err)
+	}
+}
+
+func TestLateReleaseBackInQuietHoursWaitsForMorning(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.clock.Set(b.at(0, 22, 0))
+	sl := b.slot(t, waitlist.SlotParams{StartsAt: b.at(3, 15, 0)})
+	b.join(t, "Ann", waitlist.JoinParams{})
+	_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := onlyMove(t, moves, nextup.MoveOffer).OfferID
+	// Down from 22:00 until 23:30 the next night: quiet hours again.
+	b.clock.Set(b.at(1, 23, 30))
+	if _, err := b.sweeper.RunDue(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := b.svc.GetOffer(b.ctx, b.biz.ID, id); o.State != nextup.OfferPending || len(b.messages(t, id)) != 0 {
+		t.Fatalf("offer released into quiet hours: %+v", o)
+	}
+	if err := timer.Advance(b.ctx, b.clock, b.sweeper, 8*time.Hour+35*time.Minute); err != nil { // to 08:05
+		t.Fatal(err)
+	}
+	o, _ := b.svc.GetOffer(b.ctx, b.biz.ID, id)
+	if o.State != nextup.OfferOffered || !o.SentAt.Equal(b.at(2, 8, 0)) || !o.ExpiresAt.Equal(b.at(2, 8, 10)) {
+		t.Fatalf("offer = %+v, want sent 08:00 the next morning, expiring 08:10", o)
 	}
 }

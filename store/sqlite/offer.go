@@ -79,11 +79,11 @@ func (t *tx) OfferSetState(ctx context.Context, id string, from []nextup.OfferSt
 
 // OfferSend moves a pending offer to offered with its real send time and a
 // deadline counted from it.
-func (t *tx) OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time) (nextup.Offer, error) {
+func (t *tx) OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time, tokenHash string) (nextup.Offer, error) {
 	op := "send offer " + id
-	o, err := scanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = 'offered', sent_at = ?, expires_at = ?
+	o, err := scanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = 'offered', sent_at = ?, expires_at = ?, token_hash = ?
 		WHERE id = ? AND state = 'pending'
-		RETURNING `+offerCols, ts(sentAt), ts(expiresAt), id))
+		RETURNING `+offerCols, ts(sentAt), ts(expiresAt), tokenHash, id))
 	if err == nil {
 		return o, nil
 	}

@@ -342,18 +342,19 @@ func testOfferSend(t *testing.T, b *bundle) {
 	})
 	offered, _ := b.offer(s, b.entry(biz.ID))
 	sent, late := b.at(time.Hour+3*time.Minute), b.at(time.Hour+13*time.Minute)
+	newHash := nextup.HashToken("minted-at-send")
 	b.tx(func(tx nextup.Tx) error {
-		got, err := tx.OfferSend(b.ctx, pending.ID, sent, late)
+		got, err := tx.OfferSend(b.ctx, pending.ID, sent, late, newHash)
 		if wantOK(t, err, "OfferSend(pending)") {
 			want := pending
-			want.State, want.SentAt, want.ExpiresAt = nextup.OfferOffered, &sent, late
+			want.State, want.SentAt, want.ExpiresAt, want.TokenHash = nextup.OfferOffered, &sent, late, newHash
 			checkEqual(t, "OfferSend result", want, got)
 		}
-		_, err = tx.OfferSend(b.ctx, pending.ID, sent, late)
+		_, err = tx.OfferSend(b.ctx, pending.ID, sent, late, nextup.HashToken("again"))
 		wantErr(t, err, nextup.ErrConflict, "OfferSend twice")
-		_, err = tx.OfferSend(b.ctx, offered.ID, sent, late)
+		_, err = tx.OfferSend(b.ctx, offered.ID, sent, late, nextup.HashToken("other"))
 		wantErr(t, err, nextup.ErrConflict, "OfferSend(already offered)")
-		_, err = tx.OfferSend(b.ctx, "off_missing", sent, late)
+		_, err = tx.OfferSend(b.ctx, "off_missing", sent, late, nextup.HashToken("missing"))
 		wantErr(t, err, nextup.ErrNotFound, "OfferSend(missing)")
 		return nil
 	})
@@ -362,10 +363,12 @@ func testOfferSend(t *testing.T, b *bundle) {
 		if wantOK(t, err, "OfferGet") {
 			checkEqual(t, "offer after a refused send", offered, got)
 		}
-		got, err = tx.OfferGet(b.ctx, pending.ID)
-		if wantOK(t, err, "OfferGet") && (!got.ExpiresAt.Equal(late) || got.State != nextup.OfferOffered) {
+		got, err = tx.OfferByTokenHash(b.ctx, newHash)
+		if wantOK(t, err, "OfferByTokenHash(new token)") && (got.ID != pending.ID || !got.ExpiresAt.Equal(late) || got.State != nextup.OfferOffered) {
 			t.Errorf("sent offer = %+v", got)
 		}
+		_, err = tx.OfferByTokenHash(b.ctx, pending.TokenHash)
+		wantErr(t, err, nextup.ErrNotFound, "OfferByTokenHash(the pending offer's old token)")
 		return nil
 	})
 	b.seats(s.ID, 0, 2)

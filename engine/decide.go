@@ -47,10 +47,18 @@ func Decide(in Input) Decision {
 		return Decision{Reason: IdleHeld}
 	}
 
-	live, endedUnclaimed := false, false
+	// tried counts the people this slot was offered to without it ending
+	// in a booking (live, declined, expired or cancelled offers). Offers
+	// that were claimed filled seats in an earlier round: they do not count
+	// towards the try cap, and when a later cancellation meets an empty
+	// list the move is nobody_fits, not a hand-back.
+	live, endedUnclaimed, tried := false, false, 0
 	offered := make(map[string]bool, len(in.History))
 	for _, o := range in.History {
 		offered[o.EntryID] = true
+		if o.State != nextup.OfferClaimed {
+			tried++
+		}
 		switch o.State {
 		case nextup.OfferDeclined, nextup.OfferExpired, nextup.OfferCancelled:
 			endedUnclaimed = true
@@ -71,7 +79,7 @@ func Decide(in Input) Decision {
 	if slot.StartsAt.Sub(now) < rules.MinLead {
 		return wait(nextup.HandBackTooSoon)
 	}
-	tries, maxTries := len(in.History), rules.MaxOffersPerSlot
+	tries, maxTries := tried, rules.MaxOffersPerSlot
 	if maxTries > 0 && tries >= maxTries {
 		return wait(nextup.HandBackTryCap)
 	}
@@ -137,7 +145,7 @@ func Decide(in Input) Decision {
 		dec.Move = nextup.MoveOffer
 	case live:
 		dec.Reason = IdleLiveOffers
-	case len(in.History) > 0:
+	case tried > 0:
 		dec.Move, dec.Reason = nextup.MoveHandBack, nextup.HandBackListExhausted
 	default:
 		dec.Move = nextup.MoveNobodyFits

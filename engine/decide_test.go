@@ -106,6 +106,14 @@ func TestDecide(t *testing.T) {
 			want{move: nextup.MoveOffer, offers: []string{"e2"}, seats: []int{1}}},
 		{"list exhausted", []func(*Input){history(offer("e1", nextup.OfferExpired)), cands(entry("e1"), entry("e2", party(3)))},
 			want{move: nextup.MoveHandBack, reason: nextup.HandBackListExhausted}},
+		{"only claimed offers before, nobody left: nobody fits, not a hand-back", []func(*Input){sharedSlot(4, 3, 0),
+			history(offer("e1", nextup.OfferClaimed), offer("e2", nextup.OfferClaimed)), cands(entry("e1"))},
+			want{move: nextup.MoveNobodyFits}},
+		{"try cap counts the people tried, not earlier bookings", []func(*Input){
+			rules(func(r *nextup.Rules) { r.MaxOffersPerSlot = 2 }), sharedSlot(10, 2, 0),
+			history(offer("e1", nextup.OfferClaimed), offer("e2", nextup.OfferClaimed), offer("e3", nextup.OfferDeclined)),
+			cands(entry("e4"), entry("e5")),
+		}, want{move: nextup.MoveRollOn, offers: []string{"e4"}, seats: []int{1}}},
 		{"nobody left but a live offer: wait", []func(*Input){sharedSlot(4, 0, 1), history(offer("e1", nextup.OfferPending)), cands(entry("e1"))},
 			want{reason: engine.IdleLiveOffers}},
 

@@ -266,7 +266,7 @@ func checkDecide(t fataler, sc scenario) {
 			fail("move %q with offers", dec.Move)
 		}
 	}
-	if dec.Move == nextup.MoveNobodyFits && len(in.History) > 0 {
+	if dec.Move == nextup.MoveNobodyFits && tried(in.History) > 0 {
 		fail("nobody_fits after earlier offers")
 	}
 	if dec.Move == nextup.MoveHandBack && live {
@@ -278,7 +278,7 @@ func checkDecide(t fataler, sc scenario) {
 	if unit && len(dec.Offers) > 1 {
 		fail("unit slot with %d offers", len(dec.Offers))
 	}
-	if rules.MaxOffersPerSlot > 0 && len(dec.Offers) > 0 && len(in.History)+len(dec.Offers) > rules.MaxOffersPerSlot {
+	if rules.MaxOffersPerSlot > 0 && len(dec.Offers) > 0 && tried(in.History)+len(dec.Offers) > rules.MaxOffersPerSlot {
 		fail("try cap %d exceeded", rules.MaxOffersPerSlot)
 	}
 	work, seats := slot, 0
@@ -335,7 +335,7 @@ func checkDecide(t fataler, sc scenario) {
 	_, _, _, windowOK := engine.OfferWindow(in.Now, slot.StartsAt, rules, loc)
 	open := slot.StartsAt.After(in.Now) && !slot.HandedBack && slot.FreeSeats() > 0 &&
 		!(unit && slot.HeldSeats > 0) && slot.StartsAt.Sub(in.Now) >= rules.MinLead &&
-		!(rules.MaxOffersPerSlot > 0 && len(in.History) >= rules.MaxOffersPerSlot) && windowOK
+		!(rules.MaxOffersPerSlot > 0 && tried(in.History) >= rules.MaxOffersPerSlot) && windowOK
 	first := ""
 	for _, c := range sc.cands {
 		if inHistory[c.Entry.ID] {
@@ -365,7 +365,7 @@ func checkDecide(t fataler, sc scenario) {
 	// Decide stopped pulling as soon as it was done.
 	if n := len(dec.Offers); n > 0 {
 		done := unit || seats >= slot.FreeSeats() ||
-			(rules.MaxOffersPerSlot > 0 && len(in.History)+n >= rules.MaxOffersPerSlot)
+			(rules.MaxOffersPerSlot > 0 && tried(in.History)+n >= rules.MaxOffersPerSlot)
 		last := -1
 		for i, c := range sc.cands {
 			if c.Entry.ID == dec.Offers[n-1].EntryID {
@@ -461,4 +461,16 @@ func TestQuietHoursProperties(t *testing.T) {
 			t.Fatalf("next quiet start %v is not quiet", next)
 		}
 	})
+}
+
+// tried counts the offers of a slot's history that did not end in a claim:
+// the people tried for it, as the try cap and the hand-back rule count them.
+func tried(history []nextup.Offer) int {
+	n := 0
+	for _, o := range history {
+		if o.State != nextup.OfferClaimed {
+			n++
+		}
+	}
+	return n
 }

@@ -69,13 +69,8 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		if err != nil {
 			return err
 		}
-		if sl.HandedBack {
-			if err := w.tx.HandBackResolve(ctx, "", sl.ID, w.now); err != nil {
-				return err
-			}
-			if err := w.tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
-				return err
-			}
+		if err := w.reopen(ctx, bi, sl); err != nil {
+			return err
 		}
 		if err := w.decideSlot(ctx, b.SlotID); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/nextup-dev/nextup"
@@ -286,6 +287,19 @@ func (w *work) matchEntry(ctx context.Context, entryID string) error {
 		return fmt.Errorf("open slots for entry %s: %w", e.ID, err)
 	}
 	for _, sl := range slots {
+		// The store's filter is coarse; decide only slots this entry
+		// really fits and was never offered, so a joiner who does not fit
+		// never triggers a decision (or a hand-back) on someone else's slot.
+		if ok, _ := engine.Fits(sl, e, bi.b.Rules, bi.loc, w.now); !ok {
+			continue
+		}
+		history, err := w.tx.OfferListBySlot(ctx, sl.ID)
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(history, func(o nextup.Offer) bool { return o.EntryID == e.ID }) {
+			continue
+		}
 		if err := w.decideSlot(ctx, sl.ID); err != nil {
 			return err
 		}

@@ -184,6 +184,10 @@ func validateAvailability(av []nextup.Availability) []nextup.FieldError {
 	return f
 }
 
+// CodeEntryHasLiveOffer is the conflict code for changing the criteria of an
+// entry while it holds a live offer.
+const CodeEntryHasLiveOffer = "entry_has_live_offer"
+
 // EntryPatch changes an entry's criteria; nil fields are left alone.
 type EntryPatch struct {
 	Priority     *bool
@@ -207,6 +211,13 @@ func (s *Service) UpdateEntry(ctx context.Context, businessID, entryID string, p
 		}
 		if !e.Active() {
 			return nextup.Errorf(nextup.ErrConflict, "entry_not_active", "entry is %s", e.State)
+		}
+		if e.State == nextup.EntryOffered && (p.Earliest != nil || p.Latest != nil || p.Staff != nil || p.PartySize != nil || p.Availability != nil) {
+			// The live offer was made for the criteria as they were: a claim
+			// must book what was offered. Priority may change; the rest waits
+			// until the offer is answered, declined or withdrawn.
+			return nextup.Errorf(nextup.ErrConflict, CodeEntryHasLiveOffer,
+				"this entry holds a live offer; answer or withdraw it before changing the criteria")
 		}
 		if p.Priority != nil {
 			e.Priority = *p.Priority

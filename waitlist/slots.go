@@ -209,17 +209,42 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 		}
 		return fmt.Errorf("release %d seats of slot %s: %w", n, sl.ID, err)
 	}
-	if sl.HandedBack {
-		if err := w.tx.HandBackResolve(ctx, "", sl.ID, w.now); err != nil {
-			return fmt.Errorf("resolve hand-backs of slot %s: %w", sl.ID, err)
-		}
-		if err := w.tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
-			return err
-		}
+	if err := w.reopen(ctx, bi, sl); err != nil {
+		return err
 	}
 	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 		From: fmt.Sprintf("booked=%d", sl.BookedSeats), To: fmt.Sprintf("booked=%d", sl.BookedSeats-n), Reason: reason,
 		Detail: map[string]any{"seats": n}})
+}
+
+// reopen takes a handed-back slot back from staff when fresh capacity
+// frees up, so the engine tries the list again: its open hand-backs are
+// resolved and the slot is open, both audited.
+func (w *work) reopen(ctx context.Context, bi *bizInfo, sl nextup.Slot) error {
+	if !sl.HandedBack {
+		return nil
+	}
+	open, err := w.tx.HandBackList(ctx, sl.BusinessID, nextup.HandBackOpen)
+	if err != nil {
+		return err
+	}
+	if err := w.tx.HandBackResolve(ctx, "", sl.ID, w.now); err != nil {
+		return fmt.Errorf("resolve hand-backs of slot %s: %w", sl.ID, err)
+	}
+	for _, h := range open {
+		if h.SlotID != sl.ID {
+			continue
+		}
+		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectHandBack, SubjectID: h.ID, SlotID: sl.ID,
+			From: string(nextup.HandBackOpen), To: string(nextup.HandBackResolved), Reason: "seats_freed"}); err != nil {
+			return err
+		}
+	}
+	if err := w.tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
+		return fmt.Errorf("reopen slot %s: %w", sl.ID, err)
+	}
+	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+		From: string(nextup.SlotHandedBack), To: string(nextup.SlotOpen), Reason: "seats_freed"})
 }
 
 func (w *work) slotOf(ctx context.Context, businessID, slotID string) (nextup.Slot, error) {
@@ -267,13 +292,8 @@ func (s *Service) Resize(ctx context.Context, businessID, slotID string, capacit
 			return err
 		}
 		if capacity > sl.Capacity || sl.Seating == nextup.SeatingUnit { // a unit slot of another size fits other parties
-			if sl.HandedBack {
-				if err := w.tx.HandBackResolve(ctx, "", sl.ID, w.now); err != nil {
-					return err
-				}
-				if err := w.tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
-					return err
-				}
+			if err := w.reopen(ctx, bi, sl); err != nil {
+				return err
 			}
 			if resized.FreeSeats() > 0 {
 				if err := w.decideSlot(ctx, sl.ID); err != nil {

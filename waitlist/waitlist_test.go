@@ -598,3 +598,59 @@ func TestLateReleaseBackInQuietHoursWaitsForMorning(t *testing.T) {
 		t.Fatalf("offer = %+v, want sent 08:00 the next morning, expiring 08:10", o)
 	}
 }
+
+func TestCriteriaFrozenWhileOfferLive(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	class := b.slot(t, waitlist.SlotParams{Service: "yoga", Seating: nextup.SeatingShared, Capacity: 4,
+		BookedSeats: func() *int { n := 2; return &n }()})
+	ann := b.join(t, "Ann", waitlist.JoinParams{Service: "yoga", PartySize: 2})
+	if v := b.entry(t, ann.ID); v.Entry.State != nextup.EntryOffered {
+		t.Fatalf("Ann = %s, want offered", v.Entry.State)
+	}
+	six := 6
+	if _, _, err := b.svc.UpdateEntry(b.ctx, b.biz.ID, ann.ID, waitlist.EntryPatch{PartySize: &six}); nextup.ErrorCode(err) != waitlist.CodeEntryHasLiveOffer {
+		t.Fatalf("changing party size under a live offer: %v", err)
+	}
+	yes := true
+	if e, _, err := b.svc.UpdateEntry(b.ctx, b.biz.ID, ann.ID, waitlist.EntryPatch{Priority: &yes}); err != nil || !e.Priority {
+		t.Fatalf("priority change under a live offer: %+v %v", e, err)
+	}
+	if v := b.entry(t, ann.ID); v.Entry.PartySize != 2 || b.getSlot(t, class.ID).Slot.HeldSeats != 2 {
+		t.Fatalf("refused change changed something: %+v", v.Entry)
+	}
+}
+
+// A joiner who does not fit an open slot must not trigger a decision on it:
+// here that decision would have handed the slot back and kept it from the
+// next joiner, who does fit.
+func TestNonFittingJoinerLeavesOpenSlotAlone(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	class := b.slot(t, waitlist.SlotParams{Service: "yoga", Seating: nextup.SeatingShared, Capacity: 3,
+		BookedSeats: func() *int { n := 1; return &n }()}) // Tue 1 Dec 14:00
+	ann := b.join(t, "Ann", waitlist.JoinParams{Service: "yoga"})
+	bob := b.join(t, "Bob", waitlist.JoinParams{Service: "yoga"})
+	for _, e := range []nextup.Entry{ann, bob} {
+		o := b.entry(t, e.ID).Offer
+		if o == nil {
+			t.Fatalf("%s has no offer", e.Name)
+		}
+		if _, err := b.svc.Claim(b.ctx, b.token(t, o.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := b.svc.Release(b.ctx, b.biz.ID, class.ID, 1, ""); err != nil { // one seat free, list empty
+		t.Fatal(err)
+	}
+	before, _ := b.svc.SlotAudit(b.ctx, b.biz.ID, class.ID)
+	b.join(t, "Cat", waitlist.JoinParams{Service: "yoga", Availability: []nextup.Availability{{Days: []time.Weekday{time.Monday}, From: 9 * 60, To: 18 * 60}}})
+	after, _ := b.svc.SlotAudit(b.ctx, b.biz.ID, class.ID)
+	if len(after) != len(before) {
+		t.Fatalf("Cat (Mondays only) changed the Tuesday class's story: %+v", after[len(before):])
+	}
+	dan := b.join(t, "Dan", waitlist.JoinParams{Service: "yoga"})
+	if v := b.entry(t, dan.ID); v.Entry.State != nextup.EntryOffered {
+		t.Fatalf("Dan fits the free seat but is %s", v.Entry.State)
+	}
+}

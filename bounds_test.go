@@ -114,8 +114,19 @@ func TestRulesJSON(t *testing.T) {
 	if errs := r.Validate(); len(errs) != 1 || errs[0].Field != "max_offers_per_slot" {
 		t.Fatalf("max_offers_per_slot 0: Validate = %v", errs)
 	}
-	if err := r.UnmarshalJSON([]byte(`{"quiet_hours":{"start":"25:00","end":"08:00"}}`)); err == nil {
-		t.Fatal("quiet hours 25:00 accepted")
+	for _, bad := range []string{
+		`{"quiet_hours":{"start":"25:00","end":"08:00"}}`,
+		`{"claim_window_secs":600}`,                 // unknown field (a typo)
+		`{"claim_window_seconds":18446744134}`,      // would overflow into a valid-looking minute
+		`{"min_lead_seconds":-9223372036854775807}`, // and the other way
+		`{} {}`,
+		`{"claim_window_seconds":"600"}`,
+	} {
+		before := r
+		if err := r.UnmarshalJSON([]byte(bad)); err == nil {
+			t.Errorf("rules patch %s accepted: %+v", bad, r)
+		}
+		r = before
 	}
 }
 

@@ -1,7 +1,9 @@
 package nextup
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -94,6 +96,10 @@ func (r Rules) Validate() []FieldError {
 	return errs
 }
 
+// maxRuleSeconds bounds the *_seconds fields of rules while parsing (ten
+// years), far above what Validate allows and far below overflow.
+const maxRuleSeconds = 10 * 365 * 24 * 3600
+
 // rulesJSON is the wire shape of Rules in API.md.
 type rulesJSON struct {
 	Version                  int         `json:"version"`
@@ -146,8 +152,20 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		n := r.MaxOffersPerSlot
 		w.MaxOffersPerSlot = &n
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields() // a typo must be an error, not a silent no-op
+	if err := dec.Decode(&w); err != nil {
 		return err
+	}
+	if dec.More() {
+		return errors.New("rules: trailing data after the object")
+	}
+	for name, v := range map[string]int64{"claim_window_seconds": w.ClaimWindowSeconds, "min_lead_seconds": w.MinLeadSeconds} {
+		// Bound before converting to a Duration so a huge value cannot
+		// overflow into a small valid one; Validate applies the real limits.
+		if v < -maxRuleSeconds || v > maxRuleSeconds {
+			return fmt.Errorf("rules: %s out of range", name)
+		}
 	}
 	*r = Rules{
 		Version:                  w.Version,

@@ -1,6 +1,7 @@
 package waitlist
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -121,6 +122,12 @@ func (s *Service) UpdateRules(ctx context.Context, businessID string, patch []by
 		if errs := next.Validate(); len(errs) > 0 {
 			return invalid(errs...)
 		}
+		if same, err := sameRules(old, next); err != nil {
+			return err
+		} else if same {
+			out = old // nothing changed: no new version, nothing to audit
+			return nil
+		}
 		next.Version = old.Version + 1
 		if err := w.tx.BusinessRulesSet(ctx, businessID, next); err != nil {
 			return fmt.Errorf("set rules: %w", err)
@@ -132,4 +139,13 @@ func (s *Service) UpdateRules(ctx context.Context, businessID string, patch []by
 			Detail: map[string]any{"patch": string(patch)}})
 	})
 	return out, err
+}
+
+func sameRules(a, b nextup.Rules) (bool, error) {
+	ja, err := json.Marshal(a)
+	if err != nil {
+		return false, err
+	}
+	jb, err := json.Marshal(b)
+	return bytes.Equal(ja, jb), err
 }

@@ -24,7 +24,27 @@ type ClaimInfo struct {
 // seen. It never claims: mail scanners open links.
 func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error) {
 	var info ClaimInfo
-	err := s.tx(ctx, func(w *work) error {
+	// Most views need no write (the link was seen already, or the offer has
+	// ended): answer those from a read snapshot, so a page that is opened
+	// again and again never queues behind the writer.
+	seen := false
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		o, err := tx.OfferByTokenHash(ctx, nextup.HashToken(token))
+		if err != nil {
+			return fmt.Errorf("claim link: %w", err)
+		}
+		if o.SeenAt == nil && o.State.Live() {
+			return nil
+		}
+		seen = true
+		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+		info, err = w.claimInfo(ctx, o)
+		return err
+	})
+	if err != nil || seen {
+		return info, err
+	}
+	err = s.tx(ctx, func(w *work) error {
 		o, err := w.tx.OfferByTokenHash(ctx, nextup.HashToken(token))
 		if err != nil {
 			return fmt.Errorf("claim link: %w", err)

@@ -161,8 +161,12 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 	if _, err := w.tx.IdempotencyPurge(ctx, w.now); err != nil {
 		return err
 	}
-	// A new row under the same key: the sweeper finishes this one after us.
 	next := nextLocal(w.now.Add(time.Minute), housekeepingAt, bi.loc)
+	if len(expired) == housekeepingBatch {
+		// More to do: come back in a minute rather than tomorrow, keeping
+		// each transaction small.
+		next = w.now.Add(time.Minute)
+	}
 	return w.schedule(ctx, nextup.Timer{BusinessID: bi.b.ID, Kind: nextup.TimerHousekeeping, SubjectID: bi.b.ID,
 		Key: housekeepingKey(bi.b.ID) + ":" + next.Format("20060102"), DueAt: next})
 }

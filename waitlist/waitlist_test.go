@@ -533,6 +533,12 @@ func TestRulesPatchBumpsVersion(t *testing.T) {
 	if _, err := b.svc.UpdateRules(b.ctx, b.biz.ID, []byte(`{"claim_window_seconds":1}`)); !errors.Is(err, nextup.ErrInvalid) {
 		t.Fatalf("bad rules: %v", err)
 	}
+	if _, err := b.svc.UpdateRules(b.ctx, b.biz.ID, []byte(`{"claim_windw_seconds":300}`)); !errors.Is(err, nextup.ErrInvalid) {
+		t.Fatalf("misspelt field: %v", err)
+	}
+	if r, err := b.svc.UpdateRules(b.ctx, b.biz.ID, []byte(`{"claim_window_seconds":300}`)); err != nil || r.Version != 2 {
+		t.Fatalf("a patch that changes nothing: %+v %v, want version 2 kept", r, err)
+	}
 	got, _ := b.svc.GetBusiness(b.ctx, b.biz.ID)
 	if got.Rules.Version != 2 {
 		t.Fatalf("version after refused patch = %d", got.Rules.Version)
@@ -652,5 +658,34 @@ func TestNonFittingJoinerLeavesOpenSlotAlone(t *testing.T) {
 	dan := b.join(t, "Dan", waitlist.JoinParams{Service: "yoga"})
 	if v := b.entry(t, dan.ID); v.Entry.State != nextup.EntryOffered {
 		t.Fatalf("Dan fits the free seat but is %s", v.Entry.State)
+	}
+}
+
+func TestHousekeepingExpiresEntriesPastTheirWindow(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	short := b.join(t, "Ann", waitlist.JoinParams{Latest: b.at(1, 12, 0)})
+	long := b.join(t, "Bob", waitlist.JoinParams{Latest: b.at(9, 12, 0)})
+	// Housekeeping runs daily at 03:00 London time; by the 3rd at 03:00
+	// Ann's window (to the 2nd, noon) has passed.
+	if err := timer.Advance(b.ctx, b.clock, b.sweeper, 48*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if v := b.entry(t, short.ID); v.Entry.State != nextup.EntryExpired {
+		t.Fatalf("Ann = %s, want expired", v.Entry.State)
+	}
+	if v := b.entry(t, long.ID); v.Entry.State != nextup.EntryWaiting || v.Position != 1 {
+		t.Fatalf("Bob = %+v, want waiting first in line", v)
+	}
+	var pending []nextup.Timer
+	if err := b.store.Read(b.ctx, func(tx nextup.Tx) error {
+		var err error
+		pending, err = tx.TimerList(b.ctx, nextup.TimerFilter{BusinessID: b.biz.ID, Kind: nextup.TimerHousekeeping, PendingOnly: true})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pending) != 1 || !pending[0].DueAt.Equal(b.at(3, 3, 0)) {
+		t.Fatalf("pending housekeeping = %+v, want one, due the 4th at 03:00", pending)
 	}
 }

@@ -23,6 +23,9 @@ func ParseBound(s string, loc *time.Location, latest bool) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, fmt.Errorf("date %q: want YYYY-MM-DD or an RFC 3339 time with an offset", s)
 		}
+		if d.Year() < 2000 || d.Year() > 9998 {
+			return time.Time{}, fmt.Errorf("date %q: year out of range", s)
+		}
 		if latest {
 			// The last instant of that local day, DST-correct.
 			next := time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, loc)

@@ -7,6 +7,7 @@ const (
 	TimerOfferExpire  = "offer_expire"  // an offer's claim window ends: expire it and roll on
 	TimerOfferRelease = "offer_release" // quiet hours end: send a pending offer
 	TimerHousekeeping = "housekeeping"  // daily: expire entries past their window, purge old idempotency records
+	TimerEntryRematch = "entry_rematch" // local midnight after an entry hit the daily offer cap: match it again
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

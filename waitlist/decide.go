@@ -10,6 +10,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/timer"
 )
 
 // candidatePage is how many waiting entries are read from the index at a
@@ -137,6 +138,14 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 			From: string(nextup.EntryWaiting), To: string(nextup.EntryWaiting), Reason: "skipped:" + sk.Reason,
 		}); err != nil {
 			return err
+		}
+		if sk.Reason == engine.SkipDailyCap {
+			// The cap resets at local midnight: match the person again then,
+			// so an open slot does not wait for some other event.
+			if err := w.schedule(ctx, nextup.Timer{BusinessID: bi.b.ID, Kind: nextup.TimerEntryRematch, SubjectID: sk.EntryID,
+				Key: nextup.TimerEntryRematch + ":" + sk.EntryID, DueAt: timer.NextDaily(w.now, 0, bi.loc)}); err != nil {
+				return err
+			}
 		}
 	}
 	switch d.Move {

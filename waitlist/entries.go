@@ -53,6 +53,9 @@ func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (Jo
 		}
 		if p.EventID != "" {
 			ev, err := w.tx.SlotGet(ctx, p.EventID)
+			if err != nil && !errors.Is(err, nextup.ErrNotFound) {
+				return fmt.Errorf("event %s: %w", p.EventID, err)
+			}
 			if err != nil || ev.BusinessID != businessID || ev.Kind != nextup.KindEvent {
 				return invalid(nextup.FieldError{Field: "event_id", Message: "no such event"})
 			}

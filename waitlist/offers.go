@@ -169,6 +169,11 @@ func (s *Service) Claim(ctx context.Context, token string) (ClaimResult, error) 
 			return err
 		}
 		res = ClaimResult{Booking: b, CalendarToken: calToken}
+		if slot.Seating == nextup.SeatingShared && slot.FreeSeats() > 0 {
+			// A booking is not a try: the claim may bring the slot back
+			// under its try cap with seats still free, so decide it again.
+			return w.decideSlot(ctx, slot.ID)
+		}
 		return nil
 	})
 	return res, err

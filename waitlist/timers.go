@@ -34,6 +34,8 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			err = w.sendPendingOffer(ctx, t.SubjectID)
 		case nextup.TimerHousekeeping:
 			err = w.housekeeping(ctx, t)
+		case nextup.TimerEntryRematch:
+			err = w.matchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

@@ -1,0 +1,25 @@
+// Package sim is nextup's model-based randomized simulation, in the spirit
+// of TigerBeetle's VOPR and FoundationDB's simulation testing.
+//
+// Each seed builds a world from nothing but that seed: a fake clock, a fresh
+// SQLite store, the waitlist service with ids and tokens drawn from the
+// seed's PRNG, and the timer sweeper. It then takes random steps —
+// businesses, slots and events, joins, releases, resizes, claims (right,
+// stale, repeated, forged and concurrent), declines, withdrawals, leaves,
+// cancelled bookings and no-shows, clock jumps that fire timers, restarts
+// of the store, and store faults injected half-way through a transaction —
+// and after every step reads the store and checks it against an
+// independent model: the seat invariant, offers ending exactly once, fair
+// order, reverse matching, hand-backs, the audit trail, the outbox and the
+// timers (check_test.go lists them). A failing seed prints its step log
+// and replays exactly:
+//
+//	go test ./sim                                       # 200 seeds, about a minute
+//	go test ./sim -run TestSim -sim.seed=17 -sim.trace  # replay one seed, every step
+//	go test ./sim -run 'TestSim$' -sim.seeds=10000 -timeout 0
+//
+// Flags: -sim.seeds, -sim.first, -sim.seed, -sim.steps, -sim.trace. The
+// SQLite files live in /dev/shm when there is one (NEXTUP_SIM_DIR picks
+// another parent), because per-commit fsyncs on a shared disk, not the
+// checks, made the run slow. The package has only tests.
+package sim

@@ -1,0 +1,247 @@
+package sim
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// The model is the simulation's own record of what it asked for, in plain
+// structs: the businesses and their rules, the slots with the seats booked
+// outside nextup, the people and their waitlist criteria, the opt-outs and
+// the claim tokens read from the outbox. The checks hold the store's state
+// against it with rules written here from DESIGN.md, not with the engine:
+// fits, fair order, the channel and the daily cap are re-implemented below.
+// Only the claim window around quiet hours (engine.OfferWindow) is borrowed,
+// because it is a pure time calculation with its own table tests.
+type model struct {
+	biz      map[string]*mBiz
+	bizIDs   []string // creation order
+	slots    map[string]*mSlot
+	entries  map[string]*mEntry
+	offers   map[string]*mOffer
+	suppress map[supKey]bool
+}
+
+func newModel() *model {
+	return &model{
+		biz:      map[string]*mBiz{},
+		slots:    map[string]*mSlot{},
+		entries:  map[string]*mEntry{},
+		offers:   map[string]*mOffer{},
+		suppress: map[supKey]bool{},
+	}
+}
+
+type mBiz struct {
+	id       string
+	tz       string
+	loc      *time.Location
+	rules    nextup.Rules
+	services []string
+	people   []*person
+	slotIDs  []string // creation order
+	entryIDs []string // creation order
+}
+
+// person is someone who may join a business's waitlists, several times.
+type person struct {
+	name  string
+	email string
+	phone string
+}
+
+type mSlot struct {
+	id       string
+	biz      string
+	kind     nextup.SlotKind
+	service  string
+	staff    string
+	start    time.Time
+	end      time.Time
+	capacity int
+	seating  nextup.Seating
+	minParty int
+	// outside is the number of seats booked outside nextup: what the slot
+	// was created with, less what releases took from them first.
+	outside int
+}
+
+type mEntry struct {
+	id        string
+	biz       string
+	person    *person
+	email     string
+	phone     string
+	channel   nextup.Channel
+	service   string
+	eventID   string
+	party     int
+	earliest  time.Time
+	latest    time.Time
+	staff     string
+	avail     []nextup.Availability
+	priority  bool
+	joinedAt  time.Time
+	seq       int64
+	statusTok string
+}
+
+// mOffer is what the model learns about an offer when it first appears:
+// its claim token (from the outbox) and its place in creation order (the
+// id of the audit row that created it).
+type mOffer struct {
+	token     string
+	created   int64 // audit id of the creating row
+	bookingID string
+}
+
+type supKey struct {
+	biz     string
+	channel nextup.Channel
+	address string
+}
+
+// contactKey identifies the person behind an entry for the daily cap and
+// duplicate detection: the email, lower-cased, or else the phone digits.
+func contactKey(email, phone string) string {
+	if e := strings.TrimSpace(email); e != "" {
+		return "email:" + strings.ToLower(e)
+	}
+	var b strings.Builder
+	for _, r := range phone {
+		if r == '+' || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return "phone:" + b.String()
+}
+
+func (e *mEntry) key() string { return contactKey(e.email, e.phone) }
+
+// fairBefore is fair order fcfs-priority/v1: priority first, then joined-at,
+// then sequence.
+func fairBefore(a, b *mEntry) bool {
+	if a.priority != b.priority {
+		return a.priority
+	}
+	if !a.joinedAt.Equal(b.joinedAt) {
+		return a.joinedAt.Before(b.joinedAt)
+	}
+	return a.seq < b.seq
+}
+
+// fitsCriteria is the part of "fits" that does not depend on seats or on
+// the offer history: same business, the same event or service, the slot
+// start inside the window and the weekly availability, the staff
+// preference, and the minimum lead time at now.
+func (m *model) fitsCriteria(s *mSlot, e *mEntry, now time.Time) bool {
+	b := m.biz[s.biz]
+	if e.biz != s.biz {
+		return false
+	}
+	if s.kind == nextup.KindEvent {
+		if e.eventID != s.id {
+			return false
+		}
+	} else if e.eventID != "" || e.service != s.service {
+		return false
+	}
+	if !e.earliest.IsZero() && s.start.Before(e.earliest) {
+		return false
+	}
+	if !e.latest.IsZero() && s.start.After(e.latest) {
+		return false
+	}
+	if len(e.avail) > 0 && !availableAt(s.start.In(b.loc), e.avail) {
+		return false
+	}
+	if e.staff != "" && e.staff != s.staff {
+		return false
+	}
+	return s.start.Sub(now) >= b.rules.MinLead
+}
+
+// availableAt: the local start falls on a listed day, From <= time < To,
+// to the second.
+func availableAt(local time.Time, windows []nextup.Availability) bool {
+	tod := local.Hour()*3600 + local.Minute()*60 + local.Second()
+	for _, w := range windows {
+		if slices.Contains(w.Days, local.Weekday()) && int(w.From)*60 <= tod && tod < int(w.To)*60 {
+			return true
+		}
+	}
+	return false
+}
+
+// unitPartyFits: one party takes a whole unit slot: the party is the
+// capacity, or, with down-fitting, between the slot's minimum party and it.
+func (m *model) unitPartyFits(s *mSlot, party int) bool {
+	if party == s.capacity {
+		return true
+	}
+	return m.biz[s.biz].rules.DownFit && max(s.minParty, 1) <= party && party <= s.capacity
+}
+
+// channelFor is guardrail 4's channel choice: SMS when there is a phone
+// number unless the person chose email, email as the fallback, skipping
+// opted-out channels; "" when nothing is left.
+func (m *model) channelFor(e *mEntry) nextup.Channel {
+	ok := func(c nextup.Channel) bool {
+		if m.suppress[supKey{e.biz, c, e.email}] || m.suppress[supKey{e.biz, c, e.phone}] {
+			return false
+		}
+		if c == nextup.ChannelSMS {
+			return e.phone != ""
+		}
+		return e.email != ""
+	}
+	order := []nextup.Channel{nextup.ChannelSMS, nextup.ChannelEmail}
+	if e.channel == nextup.ChannelEmail || e.phone == "" {
+		order = []nextup.Channel{nextup.ChannelEmail, nextup.ChannelSMS}
+	}
+	for _, c := range order {
+		if ok(c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// dayStart is the first instant of t's local day. The simulated zones have
+// no daylight-saving change at midnight, so local midnight always exists.
+func dayStart(t time.Time, loc *time.Location) time.Time {
+	y, mo, d := t.In(loc).Date()
+	return time.Date(y, mo, d, 0, 0, 0, 0, loc)
+}
+
+// offersToday counts the offers made to the person behind key on t's local
+// day before the offer whose creating audit row is `before` (0: all so far).
+func (m *model) offersToday(s *snapshot, bizID, key string, t time.Time, before int64) int {
+	from := dayStart(t, m.biz[bizID].loc)
+	n := 0
+	for _, o := range s.offers {
+		if o.BusinessID != bizID || o.ContactKey != key || o.CreatedAt.Before(from) || o.CreatedAt.After(t) {
+			continue
+		}
+		if mo := m.offers[o.ID]; before > 0 && (mo == nil || mo.created >= before) {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// underCap reports whether the person may have one more offer at t.
+func (m *model) underCap(s *snapshot, e *mEntry, t time.Time, before int64) bool {
+	c := m.biz[e.biz].rules.MaxOffersPerPersonPerDay
+	return c <= 0 || m.offersToday(s, e.biz, e.key(), t, before) < c
+}
+
+func isFinal(st nextup.OfferState) bool { return !st.Live() }
+
+func entryTerminal(st nextup.EntryState) bool {
+	return st == nextup.EntryBooked || st == nextup.EntryLeft || st == nextup.EntryExpired
+}

@@ -1,0 +1,209 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// stats counts what the simulation did, so that a run shows it exercised
+// everything: a simulation that quietly tests nothing passes every check.
+type stats struct {
+	seeds           int
+	steps           int
+	ops             map[string]int
+	rejections      map[string]int // domain refusals by code
+	offers          int
+	pending         int // offers held back by quiet hours
+	ended           map[nextup.OfferState]int
+	handBacks       map[string]int
+	repeats         int // repeated claims that returned the same booking
+	concurrent      int // concurrent claim races
+	faults          int // use cases whose transaction failed under an injected fault
+	faultPanics     int
+	faultsMissed    int            // planned faults the transaction never reached
+	swallowed       map[string]int // faults a use case swallowed (the commit failed instead), by Tx method
+	faultMasked     map[string]int // faults reported under another error, by code
+	faultMaskedSeed map[string]string
+	timerFaults     int
+	restarts        int
+	entriesExpired  int
+	capGaps         int
+	capGapSeen      map[string]bool
+	capGapExample   string
+	// slots that came back from staff without a row of their own
+	unauditedUnHandBack int
+	unauditedExample    string
+	unauditedResolve    int // hand-backs resolved without a hand-back audit row
+	claimGaps           int // open slots left under the try cap after a claim
+	claimGapExample     string
+}
+
+func newStats() *stats {
+	return &stats{
+		ops:             map[string]int{},
+		rejections:      map[string]int{},
+		ended:           map[nextup.OfferState]int{},
+		handBacks:       map[string]int{},
+		swallowed:       map[string]int{},
+		faultMasked:     map[string]int{},
+		faultMaskedSeed: map[string]string{},
+		capGapSeen:      map[string]bool{},
+	}
+}
+
+type totals struct {
+	mu sync.Mutex
+	s  *stats
+}
+
+func (t *totals) add(s *stats, steps int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.s == nil {
+		t.s = newStats()
+	}
+	a := t.s
+	a.seeds++
+	a.steps += steps
+	for k, v := range s.ops {
+		a.ops[k] += v
+	}
+	for k, v := range s.rejections {
+		a.rejections[k] += v
+	}
+	for k, v := range s.ended {
+		a.ended[k] += v
+	}
+	for k, v := range s.handBacks {
+		a.handBacks[k] += v
+	}
+	for k, v := range s.swallowed {
+		a.swallowed[k] += v
+	}
+	for k, v := range s.faultMasked {
+		a.faultMasked[k] += v
+		if a.faultMaskedSeed[k] == "" {
+			a.faultMaskedSeed[k] = s.faultMaskedSeed[k]
+		}
+	}
+	a.offers += s.offers
+	a.pending += s.pending
+	a.repeats += s.repeats
+	a.concurrent += s.concurrent
+	a.faults += s.faults
+	a.faultPanics += s.faultPanics
+	a.faultsMissed += s.faultsMissed
+	a.timerFaults += s.timerFaults
+	a.restarts += s.restarts
+	a.entriesExpired += s.entriesExpired
+	a.capGaps += s.capGaps
+	if a.capGapExample == "" {
+		a.capGapExample = s.capGapExample
+	}
+	a.unauditedUnHandBack += s.unauditedUnHandBack
+	a.unauditedResolve += s.unauditedResolve
+	a.claimGaps += s.claimGaps
+	if a.claimGapExample == "" {
+		a.claimGapExample = s.claimGapExample
+	}
+	if a.unauditedExample == "" {
+		a.unauditedExample = s.unauditedExample
+	}
+}
+
+func sortedCounts[K ~string](m map[K]int) string {
+	keys := slices.Sorted(maps.Keys(m))
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (s *stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d seeds, %d steps\n", s.seeds, s.steps)
+	fmt.Fprintf(&b, "operations: %s\n", sortedCounts(s.ops))
+	fmt.Fprintf(&b, "offers: %d made (%d held back by quiet hours); ended: %s\n", s.offers, s.pending, sortedCounts(s.ended))
+	fmt.Fprintf(&b, "claims: %d repeated, %d concurrent races\n", s.repeats, s.concurrent)
+	fmt.Fprintf(&b, "hand-backs: %s\n", sortedCounts(s.handBacks))
+	fmt.Fprintf(&b, "refusals: %s\n", sortedCounts(s.rejections))
+	fmt.Fprintf(&b, "faults: %d use cases rolled back (%d by panic), %d plans not reached, %d in timer sweeps; restarts: %d\n",
+		s.faults, s.faultPanics, s.faultsMissed, s.timerFaults, s.restarts)
+	if len(s.swallowed) > 0 {
+		fmt.Fprintf(&b, "faults swallowed by a use case (commit failed instead): %s\n", sortedCounts(s.swallowed))
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.faultMasked)) {
+		fmt.Fprintf(&b, "a store fault reported as %s: %d times, first %s\n", k, s.faultMasked[k], s.faultMaskedSeed[k])
+	}
+	fmt.Fprintf(&b, "entries expired by housekeeping: %d\n", s.entriesExpired)
+	if s.capGaps > 0 {
+		fmt.Fprintf(&b, "open slots left after a daily-cap skip once the cap reset (excused in check 7): %d, e.g. %s\n", s.capGaps, s.capGapExample)
+	}
+	if s.claimGaps > 0 {
+		fmt.Fprintf(&b, "open slots back under the try cap after a claim, not decided again (excused in check 7): %d, e.g. %s\n", s.claimGaps, s.claimGapExample)
+	}
+	if s.unauditedResolve > 0 {
+		fmt.Fprintf(&b, "hand-backs resolved by fresh seats without a hand-back audit row: %d\n", s.unauditedResolve)
+	}
+	if s.unauditedUnHandBack > 0 {
+		fmt.Fprintf(&b, "slots back from staff without a slot audit row (only the booking's): %d, e.g. %s\n", s.unauditedUnHandBack, s.unauditedExample)
+	}
+	return b.String()
+}
+
+// coverage lists what a run of many seeds must have exercised.
+func (s *stats) coverage() []string {
+	var missing []string
+	for _, o := range opTable {
+		if s.ops[o.name] == 0 {
+			missing = append(missing, "operation "+o.name)
+		}
+	}
+	for _, st := range []nextup.OfferState{nextup.OfferClaimed, nextup.OfferExpired, nextup.OfferDeclined, nextup.OfferCancelled} {
+		if s.ended[st] == 0 {
+			missing = append(missing, "an offer "+string(st))
+		}
+	}
+	for _, r := range []string{nextup.HandBackTooSoon, nextup.HandBackTryCap, nextup.HandBackListExhausted} {
+		if s.handBacks[r] == 0 {
+			missing = append(missing, "a hand-back for "+r)
+		}
+	}
+	checks := []struct {
+		n    int
+		what string
+	}{
+		{s.pending, "an offer held back by quiet hours"},
+		{s.repeats, "a repeated claim"},
+		{s.concurrent, "a concurrent claim race"},
+		{s.faults, "a use case rolled back by a fault"},
+		{s.faultPanics, "a use case killed by a panic"},
+		{s.timerFaults, "a fault in a timer sweep"},
+		{s.restarts, "a restart"},
+		{s.rejections[nextup.CodeNotEnoughBooked], "a not_enough_booked refusal"},
+		{s.rejections[nextup.CodeCapacityBelowTaken], "a capacity_below_taken refusal"},
+		{s.rejections[nextup.CodeAlreadyWaiting], "an already_waiting refusal"},
+	}
+	for _, c := range checks {
+		if c.n == 0 {
+			missing = append(missing, c.what)
+		}
+	}
+	return missing
+}
+
+func offerState(s string) nextup.OfferState { return nextup.OfferState(s) }
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

@@ -1,6 +1,7 @@
 package nextup
 
 import (
+	"cmp"
 	"strings"
 	"time"
 )
@@ -82,3 +83,20 @@ func (e Entry) ContactKey() string {
 
 // Active reports whether the entry is still on the list (waiting or holding an offer).
 func (e Entry) Active() bool { return e.State == EntryWaiting || e.State == EntryOffered }
+
+// CompareFair orders entries by the fair-order policy fcfs-priority/v1:
+// priority first, then earlier joined-at, then the smaller sequence number.
+// It returns a negative number when a comes before b. The engine and every
+// store use this one definition.
+func CompareFair(a, b Entry) int {
+	if a.Priority != b.Priority {
+		if a.Priority {
+			return -1
+		}
+		return 1
+	}
+	if c := a.JoinedAt.Compare(b.JoinedAt); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Seq, b.Seq)
+}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/nextup-dev/nextup"
@@ -12,21 +11,9 @@ import (
 // whoever joined earlier, then the smaller sequence number. Seq is assigned
 // by the store and is unique, so the order is total and two lists sorted by
 // different processes agree on every position shown to a customer.
-func Less(a, b nextup.Entry) bool { return compareFair(a, b) < 0 }
+func Less(a, b nextup.Entry) bool { return nextup.CompareFair(a, b) < 0 }
 
 // SortFair sorts entries in fair order (see Less). It is for lists built in
 // memory; the store returns candidates already in this order from an index.
-func SortFair(entries []nextup.Entry) { slices.SortStableFunc(entries, compareFair) }
+func SortFair(entries []nextup.Entry) { slices.SortStableFunc(entries, nextup.CompareFair) }
 
-func compareFair(a, b nextup.Entry) int {
-	if a.Priority != b.Priority {
-		if a.Priority {
-			return -1
-		}
-		return 1
-	}
-	if c := a.JoinedAt.Compare(b.JoinedAt); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Seq, b.Seq)
-}

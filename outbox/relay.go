@@ -16,6 +16,7 @@
 package outbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -99,10 +100,7 @@ type Relay struct {
 }
 
 func (r *Relay) maxAttempts() int {
-	if r.MaxAttempts > 0 {
-		return r.MaxAttempts
-	}
-	return DefaultMaxAttempts
+	return cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
 }
 
 func (r *Relay) backoff(attempt int) time.Duration {
@@ -113,31 +111,19 @@ func (r *Relay) backoff(attempt int) time.Duration {
 }
 
 func (r *Relay) lease() time.Duration {
-	if r.Lease > 0 {
-		return r.Lease
-	}
-	return DefaultLease
+	return cmp.Or(r.Lease, DefaultLease)
 }
 
 func (r *Relay) batch() int {
-	if r.Batch > 0 {
-		return r.Batch
-	}
-	return DefaultBatch
+	return cmp.Or(r.Batch, DefaultBatch)
 }
 
 func (r *Relay) poll() time.Duration {
-	if r.Poll > 0 {
-		return r.Poll
-	}
-	return DefaultPoll
+	return cmp.Or(r.Poll, DefaultPoll)
 }
 
 func (r *Relay) logger() *slog.Logger {
-	if r.Logger != nil {
-		return r.Logger
-	}
-	return slog.Default()
+	return cmp.Or(r.Logger, slog.Default())
 }
 
 func (r *Relay) wakeCh() chan struct{} {

@@ -1,6 +1,7 @@
 package timer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,38 +70,23 @@ type Sweeper struct {
 }
 
 func (s *Sweeper) lease() time.Duration {
-	if s.Lease > 0 {
-		return s.Lease
-	}
-	return DefaultLease
+	return cmp.Or(s.Lease, DefaultLease)
 }
 
 func (s *Sweeper) batch() int {
-	if s.Batch > 0 {
-		return s.Batch
-	}
-	return DefaultBatch
+	return cmp.Or(s.Batch, DefaultBatch)
 }
 
 func (s *Sweeper) poll() time.Duration {
-	if s.Poll > 0 {
-		return s.Poll
-	}
-	return DefaultPoll
+	return cmp.Or(s.Poll, DefaultPoll)
 }
 
 func (s *Sweeper) owner() string {
-	if s.Owner != "" {
-		return s.Owner
-	}
-	return DefaultOwner
+	return cmp.Or(s.Owner, DefaultOwner)
 }
 
 func (s *Sweeper) logger() *slog.Logger {
-	if s.Logger != nil {
-		return s.Logger
-	}
-	return slog.Default()
+	return cmp.Or(s.Logger, slog.Default())
 }
 
 func (s *Sweeper) wakeCh() chan struct{} {

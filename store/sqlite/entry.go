@@ -235,22 +235,10 @@ func (t *tx) EntryList(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entr
 	}
 	// The outer SELECT keeps the order of the inner one in practice, but
 	// SQL does not promise it; sorting a page is cheap.
-	slices.SortStableFunc(out, compareFair)
+	slices.SortStableFunc(out, nextup.CompareFair)
 	return out, nil
 }
 
-func compareFair(a, b nextup.Entry) int {
-	if a.Priority != b.Priority {
-		if a.Priority {
-			return -1
-		}
-		return 1
-	}
-	if c := a.JoinedAt.Compare(b.JoinedAt); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Seq, b.Seq)
-}
 
 // EntryPosition counts, through the same index as EntryCandidates, the
 // waiting entries of the same waitlist ahead of this one. The entry's place

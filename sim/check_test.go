@@ -723,6 +723,12 @@ func (w *world) checkMatching(cur *snapshot) {
 				if ce, ok := cur.entries[eid]; !ok || ce.State != nextup.EntryWaiting || !w.wouldOffer(cur, s, e, free, now, 0) {
 					continue
 				}
+				if t, ok := cur.timers[nextup.TimerEntryRematch+":"+eid]; ok && !t.DueAt.After(now) {
+					// Its midnight re-match is due but a faulted sweep has not
+					// fired it yet; the next sweep will (check 8 sees to that
+					// after a clean advance).
+					continue
+				}
 				if !*strictFlag && w.capRolledOver(e, s, now) {
 					continue
 				}

@@ -16,4 +16,3 @@ func Less(a, b nextup.Entry) bool { return nextup.CompareFair(a, b) < 0 }
 // SortFair sorts entries in fair order (see Less). It is for lists built in
 // memory; the store returns candidates already in this order from an index.
 func SortFair(entries []nextup.Entry) { slices.SortStableFunc(entries, nextup.CompareFair) }
-

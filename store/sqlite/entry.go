@@ -239,7 +239,6 @@ func (t *tx) EntryList(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entr
 	return out, nil
 }
 
-
 // EntryPosition counts, through the same index as EntryCandidates, the
 // waiting entries of the same waitlist ahead of this one. The entry's place
 // is read from the store, not from e, so a stale copy still gets the truth.

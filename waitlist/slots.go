@@ -373,3 +373,23 @@ func (s *Service) ResolveHandBack(ctx context.Context, businessID, id string) (n
 	})
 	return out, err
 }
+
+// ListSlots returns a business's slots (soonest first) with their offers.
+func (s *Service) ListSlots(ctx context.Context, f nextup.SlotFilter) ([]SlotView, error) {
+	var out []SlotView
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		slots, err := tx.SlotList(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, sl := range slots {
+			offers, err := tx.OfferListBySlot(ctx, sl.ID)
+			if err != nil {
+				return err
+			}
+			out = append(out, SlotView{Slot: sl, Offers: offers})
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,82 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// problem is an RFC 9457 problem details body.
+type problem struct {
+	Type   string              `json:"type"`
+	Title  string              `json:"title"`
+	Status int                 `json:"status"`
+	Detail string              `json:"detail,omitempty"`
+	Code   string              `json:"code"`
+	Errors []nextup.FieldError `json:"errors,omitempty"`
+}
+
+// statusOf maps an error kind to its HTTP status: the one place that does.
+func statusOf(err error) int {
+	var e *nextup.Error
+	if errors.As(err, &e) && e.Code == nextup.CodeIdempotencyReuse {
+		return http.StatusUnprocessableEntity
+	}
+	switch {
+	case errors.Is(err, errTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, nextup.ErrInvalid):
+		return http.StatusBadRequest
+	case errors.Is(err, nextup.ErrUnauthorized):
+		return http.StatusUnauthorized
+	case errors.Is(err, nextup.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, nextup.ErrConflict):
+		return http.StatusConflict
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError writes err as problem+json. Internal errors are logged with
+// their detail and shown only as a generic message.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	p := problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Code: nextup.ErrorCode(err)}
+	var e *nextup.Error
+	if errors.As(err, &e) {
+		p.Detail, p.Errors = e.Message, e.Fields
+	}
+	switch status {
+	case http.StatusInternalServerError:
+		s.logger().ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		p.Code, p.Detail = "internal", "something went wrong on our side; it has been logged"
+	case http.StatusRequestEntityTooLarge:
+		p.Code, p.Detail = "too_large", err.Error()
+	}
+	if p.Code == "" {
+		p.Code = "error"
+	}
+	body := map[string]any{}
+	raw, _ := json.Marshal(p)
+	_ = json.Unmarshal(raw, &body)
+	if e != nil {
+		for k, v := range e.Data { // extra members, e.g. the existing entry of already_waiting
+			if _, taken := body[k]; !taken {
+				body[k] = v
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}

@@ -1,0 +1,213 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
+)
+
+func (s *Server) now() time.Time { return s.Svc.Clock.Now() }
+
+func (s *Server) createBusiness(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Name     string          `json:"name"`
+		Timezone string          `json:"timezone"`
+		Rules    *rulesPatchJSON `json:"rules"`
+	}
+	if err := s.body(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p := waitlist.CreateBusinessParams{Name: in.Name, Timezone: in.Timezone}
+	if in.Rules != nil {
+		rules := nextup.DefaultRules()
+		if err := rules.UnmarshalJSON(in.Rules.raw); err != nil {
+			s.writeError(w, r, invalidf("rules", err.Error()))
+			return
+		}
+		p.Rules = &rules
+	}
+	b, key, err := s.Svc.CreateBusiness(r.Context(), p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, businessJSON{ID: b.ID, Name: b.Name, Timezone: b.Timezone, Rules: b.Rules, APIKey: key})
+}
+
+// rulesPatchJSON keeps a rules object raw so nextup.Rules can decode it
+// onto the defaults (or the current rules) with its own strictness.
+type rulesPatchJSON struct{ raw []byte }
+
+func (p *rulesPatchJSON) UnmarshalJSON(b []byte) error {
+	p.raw = append([]byte(nil), b...)
+	return nil
+}
+
+func (s *Server) getBusiness(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	writeJSON(w, http.StatusOK, businessJSON{ID: b.ID, Name: b.Name, Timezone: b.Timezone, Rules: b.Rules})
+}
+
+func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	limit := s.MaxBody
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	raw, err := readBody(r, limit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rules, err := s.Svc.UpdateRules(r.Context(), b.ID, raw)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rules)
+}
+
+func (s *Server) createSlot(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	var in struct {
+		Service     string    `json:"service"`
+		Staff       string    `json:"staff"`
+		StartsAt    time.Time `json:"starts_at"`
+		EndsAt      time.Time `json:"ends_at"`
+		Capacity    int       `json:"capacity"`
+		Seating     string    `json:"seating"`
+		MinParty    int       `json:"min_party"`
+		BookedSeats *int      `json:"booked_seats"`
+	}
+	if err := s.body(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sl, moves, err := s.Svc.CreateSlot(r.Context(), b.ID, waitlist.SlotParams{Service: in.Service, Staff: in.Staff,
+		StartsAt: in.StartsAt, EndsAt: in.EndsAt, Capacity: in.Capacity, Seating: nextup.Seating(in.Seating),
+		MinParty: in.MinParty, BookedSeats: in.BookedSeats})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	v, err := s.Svc.GetSlot(r.Context(), b.ID, sl.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := struct {
+		slotJSON
+		Moves []nextup.Move `json:"moves,omitempty"`
+	}{slotOut(v.Slot, v.Offers, s.now()), moves}
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (s *Server) listSlots(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	f := nextup.SlotFilter{BusinessID: b.ID}
+	for name, dst := range map[string]*time.Time{"from": &f.From, "to": &f.To} {
+		if v := r.URL.Query().Get(name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				s.writeError(w, r, invalidf(name, "want an RFC 3339 time with an offset"))
+				return
+			}
+			*dst = t
+		}
+	}
+	slots, err := s.Svc.ListSlots(r.Context(), f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := struct {
+		Slots []slotJSON `json:"slots"`
+	}{Slots: []slotJSON{}}
+	for _, v := range slots {
+		out.Slots = append(out.Slots, slotOut(v.Slot, v.Offers, s.now()))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getSlot(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	v, err := s.Svc.GetSlot(r.Context(), b.ID, r.PathValue("sid"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, slotOut(v.Slot, v.Offers, s.now()))
+}
+
+func (s *Server) slotAudit(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	evs, err := s.Svc.SlotAudit(r.Context(), b.ID, r.PathValue("sid"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	type eventJSON struct {
+		At          time.Time      `json:"at"`
+		Actor       string         `json:"actor"`
+		SubjectType string         `json:"subject_type"`
+		SubjectID   string         `json:"subject_id"`
+		From        string         `json:"from"`
+		To          string         `json:"to"`
+		Reason      string         `json:"reason"`
+		RuleVersion int            `json:"rule_version"`
+		Detail      map[string]any `json:"detail"`
+	}
+	out := struct {
+		Events []eventJSON `json:"events"`
+	}{Events: []eventJSON{}}
+	for _, ev := range evs {
+		out.Events = append(out.Events, eventJSON{ev.At, ev.Actor, ev.SubjectType, ev.SubjectID, ev.From, ev.To, ev.Reason, ev.RuleVersion, ev.Detail})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) slotMoves(w http.ResponseWriter, r *http.Request, b nextup.Business, sl nextup.Slot, moves []nextup.Move) {
+	v, err := s.Svc.GetSlot(r.Context(), b.ID, sl.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if moves == nil {
+		moves = []nextup.Move{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"slot": slotOut(v.Slot, v.Offers, s.now()), "moves": moves})
+}
+
+func (s *Server) releaseSlot(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	var in struct {
+		Seats  int    `json:"seats"`
+		Reason string `json:"reason"`
+	}
+	if err := s.body(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sl, moves, err := s.Svc.Release(r.Context(), b.ID, r.PathValue("sid"), in.Seats, in.Reason)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.slotMoves(w, r, b, sl, moves)
+}
+
+func (s *Server) resizeSlot(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	var in struct {
+		Capacity int `json:"capacity"`
+	}
+	if err := s.body(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sl, moves, err := s.Svc.Resize(r.Context(), b.ID, r.PathValue("sid"), in.Capacity)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.slotMoves(w, r, b, sl, moves)
+}
+
+// discard drains a body that a handler does not read, so keep-alive works.
+func discard(r *http.Request) { _, _ = io.Copy(io.Discard, io.LimitReader(r.Body, DefaultMaxBody)) }

@@ -1,0 +1,350 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/sqlite"
+	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/web"
+)
+
+const adminToken = "test-admin-token"
+
+// api is the test bundle: the real server over a real SQLite file, a fake
+// clock at Tuesday 1 Dec 2026 10:00 London, and one business.
+type api struct {
+	t     *testing.T
+	srv   *httptest.Server
+	store *sqlite.DB
+	clock *nextup.FakeClock
+	bid   string
+	key   string
+}
+
+func setup(t *testing.T) *api {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), t.TempDir()+"/nextup.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	loc, _ := time.LoadLocation("Europe/London")
+	clock := nextup.NewFakeClock(time.Date(2026, 12, 1, 10, 0, 0, 0, loc))
+	svc := waitlist.New(st, clock, "https://nextup.test")
+	svc.Random = nextup.NewRandom(rand.NewChaCha8([32]byte{7}))
+	srv := httptest.NewServer((&web.Server{Svc: svc, Store: st, AdminToken: adminToken, MaxBody: 8 << 10}).Handler())
+	t.Cleanup(srv.Close)
+	a := &api{t: t, srv: srv, store: st, clock: clock}
+	var biz map[string]any
+	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Salon","timezone":"Europe/London"}`), 201, &biz)
+	a.bid, a.key = biz["id"].(string), biz["api_key"].(string)
+	return a
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a *api) do(method, path, key, body string) resp {
+	a.t.Helper()
+	req, err := http.NewRequest(method, a.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{res.StatusCode, res.Header, b}
+}
+
+func (a *api) must(r resp, status int, into any) {
+	a.t.Helper()
+	if r.status != status {
+		a.t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	if into != nil {
+		if err := json.Unmarshal(r.body, into); err != nil {
+			a.t.Fatalf("decode %s: %v", r.body, err)
+		}
+	}
+}
+
+// problem asserts an RFC 9457 body with the given status and code.
+func (a *api) problem(r resp, status int, code string) map[string]any {
+	a.t.Helper()
+	var p map[string]any
+	if r.status != status || !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
+		a.t.Fatalf("got %d %s %s, want %d problem+json %s", r.status, r.header.Get("Content-Type"), r.body, status, code)
+	}
+	if err := json.Unmarshal(r.body, &p); err != nil || p["code"] != code || p["status"] != float64(status) || p["title"] == "" || p["type"] == "" {
+		a.t.Fatalf("problem body %s, want code %s", r.body, code)
+	}
+	return p
+}
+
+func (a *api) token(offerID string) string {
+	a.t.Helper()
+	var tok string
+	err := a.store.Read(context.Background(), func(tx nextup.Tx) error {
+		ms, err := tx.MessageList(context.Background(), nextup.MessageFilter{BusinessID: a.bid, OfferID: offerID})
+		for _, m := range ms {
+			if m.Kind == nextup.MessageOffer {
+				tok = m.ClaimURL[strings.LastIndex(m.ClaimURL, "/")+1:]
+			}
+		}
+		return err
+	})
+	if err != nil || tok == "" {
+		a.t.Fatalf("no claim token for offer %s: %v", offerID, err)
+	}
+	return tok
+}
+
+func (a *api) slot(body string) map[string]any {
+	a.t.Helper()
+	var sl map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/slots", a.key, body), 201, &sl)
+	return sl
+}
+
+const chair = `{"service":"haircut","staff":"Ana","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T14:45:00Z"}`
+
+func TestCancellationToBookingOverHTTP(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	sl := a.slot(chair)
+	if sl["state"] != "full" || sl["booked_seats"] != float64(1) {
+		t.Fatalf("slot = %v", sl)
+	}
+	sid := sl["id"].(string)
+	var ann, bob map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key,
+		`{"name":"Ann","email":"ann@example.com","service":"haircut","earliest":"2026-12-01","latest":"2026-12-03"}`), 201, &ann)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key,
+		`{"name":"Bob","phone":"+447700900123","service":"haircut","availability":[{"days":["tue"],"from":"09:00","to":"17:00"}]}`), 201, &bob)
+	if ann["state"] != "waiting" || ann["position"] != float64(1) || bob["position"] != float64(2) || !strings.HasPrefix(ann["status_url"].(string), "https://nextup.test/s/") {
+		t.Fatalf("joins = %v / %v", ann, bob)
+	}
+
+	var rel struct {
+		Slot  map[string]any `json:"slot"`
+		Moves []nextup.Move  `json:"moves"`
+	}
+	a.must(a.do("POST", "/v1/slots/"+sid+":release", a.key, `{"reason":"cancellation"}`), 200, &rel)
+	if len(rel.Moves) != 1 || rel.Moves[0].Move != nextup.MoveOffer || rel.Moves[0].EntryID != ann["id"] || rel.Slot["state"] != "offered" {
+		t.Fatalf("release = %+v", rel)
+	}
+	tok := a.token(rel.Moves[0].OfferID)
+
+	var info map[string]any
+	r := a.do("GET", "/v1/claims/"+tok, "", "")
+	a.must(r, 200, &info)
+	if info["offer_state"] != "offered" || info["seconds_left"] != float64(600) || r.header.Get("Referrer-Policy") != "no-referrer" {
+		t.Fatalf("claim info = %v (%v)", info, r.header)
+	}
+	var claim map[string]any
+	a.must(a.do("POST", "/v1/claims/"+tok+":accept", "", ""), 200, &claim)
+	booking := claim["booking"].(map[string]any)
+	if claim["state"] != "claimed" || booking["slot_id"] != sid || !strings.Contains(claim["calendar_url"].(string), "/calendar.ics?token=") {
+		t.Fatalf("claim = %v", claim)
+	}
+	var again map[string]any
+	a.must(a.do("POST", "/v1/claims/"+tok+":accept", "", ""), 200, &again)
+	if again["booking"].(map[string]any)["id"] != booking["id"] {
+		t.Fatalf("repeat accept = %v, want the same booking", again)
+	}
+	var got map[string]any
+	a.must(a.do("GET", "/v1/slots/"+sid, a.key, ""), 200, &got)
+	if got["state"] != "full" || got["booked_seats"] != float64(1) || got["held_seats"] != float64(0) || len(got["offers"].([]any)) != 1 {
+		t.Fatalf("slot after claim = %v", got)
+	}
+	var audit struct {
+		Events []map[string]any `json:"events"`
+	}
+	a.must(a.do("GET", "/v1/slots/"+sid+"/audit", a.key, ""), 200, &audit)
+	if len(audit.Events) < 6 || audit.Events[len(audit.Events)-1]["subject_type"] != "booking" {
+		t.Fatalf("audit = %v", audit.Events)
+	}
+	var list struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/waitlist?service=haircut", a.key, ""), 200, &list)
+	if len(list.Entries) != 1 || list.Entries[0]["id"] != bob["id"] || list.Entries[0]["position"] != float64(1) {
+		t.Fatalf("waitlist after Ann booked = %v", list.Entries)
+	}
+	// The booking is cancelled: the seat frees and goes to Bob.
+	var cancel struct {
+		Booking map[string]any `json:"booking"`
+		Moves   []nextup.Move  `json:"moves"`
+	}
+	a.must(a.do("POST", "/v1/bookings/"+booking["id"].(string)+":cancel", a.key, `{"reason":"ill"}`), 200, &cancel)
+	if cancel.Booking["state"] != "cancelled" || len(cancel.Moves) != 1 || cancel.Moves[0].EntryID != bob["id"] {
+		t.Fatalf("cancel = %+v", cancel)
+	}
+	var status map[string]any
+	a.must(a.do("GET", "/v1/status/"+tokenOf(bob["status_url"].(string)), "", ""), 200, &status)
+	if status["state"] != "offered" || status["offer"] == nil {
+		t.Fatalf("Bob's status = %v", status)
+	}
+	a.must(a.do("DELETE", "/v1/status/"+tokenOf(bob["status_url"].(string)), "", ""), 200, nil)
+	a.must(a.do("GET", "/v1/waitlist/"+bob["id"].(string), a.key, ""), 200, &status)
+	if status["state"] != "left" {
+		t.Fatalf("Bob after leaving = %v", status)
+	}
+}
+
+func tokenOf(u string) string { return u[strings.LastIndex(u, "/")+1:] }
+
+func TestErrorsAreProblemsAndChangeNothing(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	sid := a.slot(chair)["id"].(string)
+	path := "/v1/businesses/" + a.bid + "/slots"
+	a.problem(a.do("POST", path, "", chair), 401, "unauthorized")
+	a.problem(a.do("POST", path, "nxk_wrong", chair), 401, "unauthorized")
+	a.problem(a.do("POST", "/v1/businesses", a.key, `{"name":"X","timezone":"UTC"}`), 401, "unauthorized")
+	p := a.problem(a.do("POST", path, a.key, `{"service":"haircut","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T14:45:00Z","colour":"red"}`), 400, "validation_failed")
+	if !strings.Contains(p["detail"].(string), "colour") {
+		t.Errorf("unknown field problem = %v", p)
+	}
+	a.problem(a.do("POST", path, a.key, `{"service":`), 400, "validation_failed")
+	a.problem(a.do("POST", path, a.key, `{"service":"haircut","starts_at":"2026-12-01 14:00","ends_at":"2026-12-01T14:45:00Z"}`), 400, "validation_failed")
+	a.problem(a.do("POST", path, a.key, `{"service":"haircut","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T13:00:00Z"}`), 400, "validation_failed")
+	a.problem(a.do("POST", path, a.key, `{"service":"`+strings.Repeat("x", 9<<10)+`"}`), 413, "too_large")
+	a.problem(a.do("POST", "/v1/slots/"+sid+":release", a.key, `{"seats":1,"reason":"tuesday"}`), 400, "validation_failed")
+	a.problem(a.do("POST", "/v1/slots/"+sid+":explode", a.key, `{}`), 404, "not_found")
+	a.problem(a.do("POST", "/v1/claims/nope:accept", "", ""), 404, "not_found")
+	a.problem(a.do("PATCH", "/v1/businesses/"+a.bid+"/rules", a.key, `{"claim_window":60}`), 400, "validation_failed")
+	a.problem(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","service":"haircut"}`), 400, "validation_failed")
+	a.problem(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"a@example.com","service":"haircut","earliest":"next week"}`), 400, "validation_failed")
+
+	var ann map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"a@example.com","service":"haircut"}`), 201, &ann)
+	dup := a.problem(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"A@example.com","service":"haircut"}`), 409, "already_waiting")
+	if dup["entry_id"] != ann["id"] {
+		t.Errorf("already_waiting names %v, want %v", dup["entry_id"], ann["id"])
+	}
+	// A shared class: releasing more than booked is 409 and changes nothing.
+	class := a.slot(`{"service":"yoga","seating":"shared","capacity":4,"starts_at":"2026-12-02T18:00:00Z","ends_at":"2026-12-02T19:00:00Z"}`)
+	a.problem(a.do("POST", "/v1/slots/"+class["id"].(string)+":release", a.key, `{"seats":5,"reason":"cancellation"}`), 409, "not_enough_booked")
+	a.problem(a.do("POST", "/v1/slots/"+class["id"].(string)+":resize", a.key, `{"capacity":3}`), 409, "capacity_below_taken")
+	var after map[string]any
+	a.must(a.do("GET", "/v1/slots/"+class["id"].(string), a.key, ""), 200, &after)
+	if after["booked_seats"] != float64(4) || after["capacity"] != float64(4) {
+		t.Fatalf("refused changes changed the class: %v", after)
+	}
+	var rules map[string]any
+	a.must(a.do("GET", "/v1/businesses/"+a.bid, a.key, ""), 200, &rules)
+	if rules["rules"].(map[string]any)["version"] != float64(1) {
+		t.Fatalf("refused rules patch bumped the version: %v", rules)
+	}
+}
+
+// Another business's objects are 404 on every keyed route, never 403.
+func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	sl := a.slot(`{"service":"haircut","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T14:45:00Z","booked_seats":0}`)
+	var ann map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"a@example.com","service":"haircut"}`), 201, &ann)
+	var got map[string]any
+	a.must(a.do("GET", "/v1/slots/"+sl["id"].(string), a.key, ""), 200, &got)
+	oid := got["offers"].([]any)[0].(map[string]any)["id"].(string)
+	var other map[string]any
+	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)
+	key := other["api_key"].(string)
+	sid, eid := sl["id"].(string), ann["id"].(string)
+	for _, rt := range []struct{ method, path, body string }{
+		{"GET", "/v1/businesses/" + a.bid, ""},
+		{"PATCH", "/v1/businesses/" + a.bid + "/rules", `{"claim_window_seconds":900}`},
+		{"POST", "/v1/businesses/" + a.bid + "/slots", chair},
+		{"GET", "/v1/businesses/" + a.bid + "/slots", ""},
+		{"GET", "/v1/slots/" + sid, ""},
+		{"GET", "/v1/slots/" + sid + "/audit", ""},
+		{"POST", "/v1/slots/" + sid + ":release", `{"reason":"cancellation"}`},
+		{"POST", "/v1/slots/" + sid + ":resize", `{"capacity":2}`},
+		{"POST", "/v1/businesses/" + a.bid + "/waitlist:join", `{"name":"Eve","email":"e@example.com","service":"haircut"}`},
+		{"GET", "/v1/businesses/" + a.bid + "/waitlist", ""},
+		{"GET", "/v1/waitlist/" + eid, ""},
+		{"PATCH", "/v1/waitlist/" + eid, `{"priority":true}`},
+		{"DELETE", "/v1/waitlist/" + eid, ""},
+		{"GET", "/v1/offers/" + oid, ""},
+		{"POST", "/v1/offers/" + oid + ":withdraw", ""},
+	} {
+		a.problem(a.do(rt.method, rt.path, key, rt.body), 404, "not_found")
+	}
+	a.must(a.do("GET", "/v1/offers/"+oid, a.key, ""), 200, &got)
+	if got["state"] != "offered" {
+		t.Fatalf("the other business's calls changed the offer: %v", got)
+	}
+}
+
+// One claim link accepted 16 times at once gives one booking; every
+// response names it.
+func TestConcurrentAcceptsOneBooking(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	sl := a.slot(`{"service":"haircut","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T14:45:00Z","booked_seats":0}`)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"a@example.com","service":"haircut"}`), 201, nil)
+	var got map[string]any
+	a.must(a.do("GET", "/v1/slots/"+sl["id"].(string), a.key, ""), 200, &got)
+	tok := a.token(got["offers"].([]any)[0].(map[string]any)["id"].(string))
+	var wg sync.WaitGroup
+	ids := make(chan string, 16)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := http.Post(a.srv.URL+"/v1/claims/"+tok+":accept", "application/json", bytes.NewReader(nil))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer res.Body.Close()
+			var out map[string]any
+			if res.StatusCode != 200 || json.NewDecoder(res.Body).Decode(&out) != nil {
+				t.Errorf("accept: %d", res.StatusCode)
+				return
+			}
+			ids <- out["booking"].(map[string]any)["id"].(string)
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	a.must(a.do("GET", "/v1/slots/"+sl["id"].(string), a.key, ""), 200, &got)
+	if len(seen) != 1 || got["booked_seats"] != float64(1) || got["held_seats"] != float64(0) {
+		t.Fatalf("16 accepts gave bookings %v, slot %v", seen, got)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	a.must(a.do("GET", "/healthz", "", ""), 200, nil)
+	a.must(a.do("GET", "/readyz", "", ""), 200, nil)
+	a.problem(a.do("GET", "/v1/nothing", "", ""), 404, "not_found")
+}

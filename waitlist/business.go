@@ -149,3 +149,34 @@ func sameRules(a, b nextup.Rules) (bool, error) {
 	jb, err := json.Marshal(b)
 	return bytes.Equal(ja, jb), err
 }
+
+// ListMessages returns the outbox as staff see it, newest first.
+func (s *Service) ListMessages(ctx context.Context, f nextup.MessageFilter) ([]nextup.Message, error) {
+	var out []nextup.Message
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		out, err = tx.MessageList(ctx, f)
+		return err
+	})
+	return out, err
+}
+
+// RetryMessage puts a dead message of a business back in the queue.
+func (s *Service) RetryMessage(ctx context.Context, businessID, id string) (nextup.Message, error) {
+	var out nextup.Message
+	err := s.tx(ctx, func(w *work) error {
+		m, err := w.tx.MessageGet(ctx, id)
+		if err != nil || m.BusinessID != businessID {
+			return notFound("message", id, err)
+		}
+		if m.State != nextup.MessageDead {
+			return nextup.Errorf(nextup.ErrConflict, "message_not_dead", "only a dead message can be retried; this one is %s", m.State)
+		}
+		if out, err = w.tx.MessageRequeue(ctx, id, w.now); err != nil {
+			return err
+		}
+		w.wake = true
+		return nil
+	})
+	return out, err
+}

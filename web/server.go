@@ -25,6 +25,8 @@ type Server struct {
 	AdminToken string // empty: admin endpoints refuse everyone
 	MaxBody    int64
 	Logger     *slog.Logger
+	// Debug, when set (--clock=fake only), mounts POST /v1/debug/clock.
+	Debug *DebugClock
 }
 
 // Handler returns the routed API.
@@ -65,8 +67,15 @@ func (s *Server) Handler() http.Handler {
 		"cancel": s.cancelBooking, "no_show": s.noShow,
 	})))
 
+	mux.HandleFunc("GET /v1/businesses/{bid}/messages", s.biz(s.listMessages))
+	mux.HandleFunc("POST /v1/messages/{rest}", s.key(s.customMethod("mid", map[string]keyed{"retry": s.retryMessage})))
+
 	mux.HandleFunc("GET /v1/status/{token}", s.statusView)
 	mux.HandleFunc("DELETE /v1/status/{token}", s.statusLeave)
+
+	if s.Debug != nil {
+		mux.HandleFunc("POST /v1/debug/clock", s.admin(s.debugClock))
+	}
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))

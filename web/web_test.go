@@ -270,6 +270,15 @@ func TestTenantIsolation(t *testing.T) {
 	var got map[string]any
 	a.must(a.do("GET", "/v1/slots/"+sl["id"].(string), a.key, ""), 200, &got)
 	oid := got["offers"].([]any)[0].(map[string]any)["id"].(string)
+	var msgs struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/messages?offer_id="+oid, a.key, ""), 200, &msgs)
+	if len(msgs.Messages) != 1 || msgs.Messages[0]["state"] != "queued" || msgs.Messages[0]["to"] != "a@example.com" {
+		t.Fatalf("outbox = %v", msgs.Messages)
+	}
+	mid := msgs.Messages[0]["id"].(string)
+	a.problem(a.do("POST", "/v1/messages/"+mid+":retry", a.key, ""), 409, "message_not_dead")
 	var other map[string]any
 	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)
 	key := other["api_key"].(string)
@@ -290,6 +299,8 @@ func TestTenantIsolation(t *testing.T) {
 		{"DELETE", "/v1/waitlist/" + eid, ""},
 		{"GET", "/v1/offers/" + oid, ""},
 		{"POST", "/v1/offers/" + oid + ":withdraw", ""},
+		{"GET", "/v1/businesses/" + a.bid + "/messages", ""},
+		{"POST", "/v1/messages/" + mid + ":retry", ""},
 	} {
 		a.problem(a.do(rt.method, rt.path, key, rt.body), 404, "not_found")
 	}

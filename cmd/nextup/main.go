@@ -23,6 +23,9 @@ import (
 const usage = `nextup — a waitlist that fills cancelled slots.
 
 Usage:
+  nextup serve [--addr :8080] [--db FILE] [--base-url URL] [--admin-token T | --admin-token-file F]
+               [--clock real|fake] [--notify capture]
+                                             run the API v1 with timers and the outbox relay
   nextup demo [--db FILE]                    a guided run of the engine on a fresh embedded store
   nextup business create --name N --timezone TZ [--db FILE]
                                              create a business and print it with its API key
@@ -70,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runMigrate(ctx, args[1:], stdout)
 	case "bench":
 		return runBench(ctx, args[1:], stdout)
+	case "serve":
+		return runServe(ctx, args[1:], stdout)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "nextup", version())
 		return nil

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/notify/capture"
+	"github.com/nextup-dev/nextup/outbox"
+	"github.com/nextup-dev/nextup/timer"
+	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/web"
+)
+
+// serveConfig is nextup serve's configuration: flags first, then NEXTUP_*
+// environment variables, with *_FILE variants for secrets.
+type serveConfig struct {
+	Addr       string
+	DB         string
+	BaseURL    string
+	AdminToken string
+	Clock      string
+	Notify     string
+}
+
+func runServe(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlagSet("serve")
+	var c serveConfig
+	fs.StringVar(&c.Addr, "addr", ":8080", "listen address")
+	fs.StringVar(&c.DB, "db", "nextup.db", "database: a file path for the embedded store")
+	fs.StringVar(&c.BaseURL, "base-url", "", "public base URL for claim and status links (default http://localhost<addr>)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "admin token that may create businesses")
+	adminFile := fs.String("admin-token-file", "", "read the admin token from this file")
+	fs.StringVar(&c.Clock, "clock", "real", "real, or fake (time moves only by POST /v1/debug/clock; tests and demos)")
+	fs.StringVar(&c.Notify, "notify", "capture", "comma list of channels to send through; only capture exists yet")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *adminFile != "" {
+		b, err := os.ReadFile(*adminFile)
+		if err != nil {
+			return fmt.Errorf("admin token file: %w", err)
+		}
+		c.AdminToken = strings.TrimSpace(string(b))
+	}
+	if c.Clock != "real" && c.Clock != "fake" {
+		return usageError{"serve: --clock must be real or fake"}
+	}
+	for _, ch := range strings.Split(c.Notify, ",") {
+		if strings.TrimSpace(ch) != "capture" {
+			return usageError{fmt.Sprintf("serve: channel %q is not built yet (only capture)", ch)}
+		}
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + ln.Addr().String()
+		if strings.HasPrefix(c.Addr, ":") {
+			c.BaseURL = "http://localhost:" + strings.TrimPrefix(c.Addr, ":")
+		}
+	}
+	return serve(ctx, c, ln, stdout)
+}
+
+// serve runs the API, the timer sweeper and the outbox relay until ctx
+// ends, then shuts down gracefully: in-flight requests finish, the workers
+// stop, the store closes.
+func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer) error {
+	logger := slog.New(slog.NewJSONHandler(stdout, nil))
+	st, err := openStore(ctx, c.DB)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer st.Close()
+	var clock nextup.Clock = nextup.RealClock{}
+	var fake *nextup.FakeClock
+	if c.Clock == "fake" {
+		fake = nextup.NewFakeClock(time.Now()) // the fake clock starts at the real time, then moves only when told
+		clock = fake
+	}
+	svc := waitlist.New(st, clock, c.BaseURL)
+	svc.Logger = logger
+	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "serve", Logger: logger}
+	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger}
+	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
+	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger}
+	if fake != nil {
+		api.Debug = &web.DebugClock{Clock: fake, Sweeper: sweeper, Relay: relay}
+	}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+
+	workCtx, stopWork := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	if fake == nil { // under a fake clock time moves only through the debug endpoint
+		wg.Add(2)
+		go func() { defer wg.Done(); _ = sweeper.Run(workCtx) }()
+		go func() { defer wg.Done(); _ = relay.Run(workCtx) }()
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	logger.Info("nextup serving", "addr", ln.Addr().String(), "base_url", c.BaseURL, "db", c.DB, "clock", c.Clock)
+
+	select {
+	case err = <-serveErr:
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		err = srv.Shutdown(shutdownCtx)
+		cancel()
+	}
+	stopWork()
+	wg.Wait()
+	logger.Info("nextup stopped")
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

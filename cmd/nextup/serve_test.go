@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test run this binary as the real nextup process.
+func TestMain(m *testing.M) {
+	if os.Getenv("NEXTUP_TEST_RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeProcess starts `nextup serve --clock=fake` as a process, waits
+// for /healthz, drives a cancellation through an expiry (moved on by the
+// debug clock) to a booking, and stops it with SIGTERM.
+func TestServeProcess(t *testing.T) {
+	addr := freeAddr(t)
+	cmd := exec.Command(os.Args[0], "serve", "--addr", addr, "--clock", "fake", "--db", filepath.Join(t.TempDir(), "n.db"))
+	cmd.Env = append(os.Environ(), "NEXTUP_TEST_RUN_MAIN=1", "NEXTUP_ADMIN_TOKEN=adm")
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Log(logs.String())
+		}
+	})
+	base := "http://" + addr
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		res, err := http.Get(base + "/healthz")
+		if err == nil && res.StatusCode == 200 {
+			res.Body.Close()
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("serve never became healthy")
+		case <-time.After(50 * time.Millisecond): // polling a process start, not waiting for a timer
+		}
+	}
+	call := func(method, path, key, body string, want int) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != want {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, b, want)
+		}
+		var out map[string]any
+		_ = json.Unmarshal(b, &out)
+		return out
+	}
+	now := time.Now().UTC()
+	start := now.Add(48 * time.Hour).Truncate(time.Hour)
+	biz := call("POST", "/v1/businesses", "adm", `{"name":"Salon","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
+	bid, key := biz["id"].(string), biz["api_key"].(string)
+	sl := call("POST", "/v1/businesses/"+bid+"/slots", key, fmt.Sprintf(`{"service":"cut","starts_at":%q,"ends_at":%q}`,
+		start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339)), 201)
+	sid := sl["id"].(string)
+	ann := call("POST", "/v1/businesses/"+bid+"/waitlist:join", key, `{"name":"Ann","email":"ann@example.com","service":"cut"}`, 201)
+	bob := call("POST", "/v1/businesses/"+bid+"/waitlist:join", key, `{"name":"Bob","email":"bob@example.com","service":"cut"}`, 201)
+	rel := call("POST", "/v1/slots/"+sid+":release", key, `{"reason":"cancellation"}`, 200)
+	if m := rel["moves"].([]any)[0].(map[string]any); m["entry_id"] != ann["id"] {
+		t.Fatalf("release moves %v", rel["moves"])
+	}
+	// Ann does not answer: eleven minutes later the slot has rolled on to Bob.
+	call("POST", "/v1/debug/clock", "adm", `{"advance_seconds":660}`, 200)
+	got := call("GET", "/v1/slots/"+sid, key, "", 200)
+	offers := got["offers"].([]any)
+	if len(offers) != 2 || offers[0].(map[string]any)["state"] != "expired" || offers[1].(map[string]any)["entry_id"] != bob["id"] {
+		t.Fatalf("after the window: %v", offers)
+	}
+	if st := call("GET", "/v1/waitlist/"+ann["id"].(string), key, "", 200); st["state"] != "waiting" {
+		t.Fatalf("Ann = %v", st)
+	}
+	// Bob's offer went out through the relay; his link books the slot.
+	msgs := call("GET", "/v1/businesses/"+bid+"/messages?to=bob@example.com", key, "", 200)["messages"].([]any)
+	if len(msgs) != 1 || msgs[0].(map[string]any)["state"] != "sent" {
+		t.Fatalf("Bob's messages = %v", msgs)
+	}
+	link := msgs[0].(map[string]any)["claim_url"].(string)
+	if !strings.HasPrefix(link, "http://"+addr+"/c/") {
+		t.Fatalf("claim link %q does not use the base URL", link)
+	}
+	tok := link[strings.LastIndex(link, "/")+1:]
+	claim := call("POST", "/v1/claims/"+tok+":accept", "", "", 200)
+	if claim["state"] != "claimed" {
+		t.Fatalf("claim = %v", claim)
+	}
+	if got := call("GET", "/v1/slots/"+sid, key, "", 200); got["state"] != "full" || got["booked_seats"] != float64(1) {
+		t.Fatalf("slot after Bob's claim = %v", got)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve exited with %v after SIGTERM", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("serve did not stop after SIGTERM")
+	}
+	if !strings.Contains(logs.String(), "nextup stopped") {
+		t.Fatalf("no clean stop in the logs:\n%s", logs.String())
+	}
+}

@@ -80,7 +80,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
-	return mux
+	return s.idempotent(mux)
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {

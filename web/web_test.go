@@ -3,6 +3,8 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -358,4 +360,61 @@ func TestHealth(t *testing.T) {
 	a.must(a.do("GET", "/healthz", "", ""), 200, nil)
 	a.must(a.do("GET", "/readyz", "", ""), 200, nil)
 	a.problem(a.do("GET", "/v1/nothing", "", ""), 404, "not_found")
+}
+
+func (a *api) doKey(method, path, key, idem, body string) resp {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.srv.URL+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Idempotency-Key", idem)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{res.StatusCode, res.Header, b}
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	path := "/v1/businesses/" + a.bid + "/waitlist:join"
+	body := `{"name":"Ann","email":"ann@example.com","service":"haircut"}`
+	first := a.doKey("POST", path, a.key, "k-1", body)
+	second := a.doKey("POST", path, a.key, "k-1", body)
+	if first.status != 201 || second.status != 201 || !bytes.Equal(first.body, second.body) || second.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay: %d %s / %d %s", first.status, first.body, second.status, second.body)
+	}
+	var list struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/waitlist", a.key, ""), 200, &list)
+	if len(list.Entries) != 1 {
+		t.Fatalf("a replayed join made %d entries", len(list.Entries))
+	}
+	a.problem(a.doKey("POST", path, a.key, "k-1", `{"name":"Bob","email":"bob@example.com","service":"haircut"}`), 422, "idempotency_key_reuse")
+	// A refusal is a response too: replayed, not re-run.
+	dup := a.doKey("POST", path, a.key, "k-2", body)
+	if dup.status != 409 || !bytes.Equal(a.doKey("POST", path, a.key, "k-2", body).body, dup.body) {
+		t.Fatalf("refusal replay: %d %s", dup.status, dup.body)
+	}
+	// Another caller's key space is its own.
+	var other map[string]any
+	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)
+	if r := a.doKey("POST", "/v1/businesses/"+other["id"].(string)+"/waitlist:join", other["api_key"].(string), "k-1", body); r.status != 201 {
+		t.Fatalf("same key, other business: %d %s", r.status, r.body)
+	}
+	// A retry while the first request still runs is 409.
+	running := `{"name":"Cy","email":"cy@example.com","service":"haircut"}`
+	sum := sha256.Sum256([]byte("POST " + path + "\n" + running))
+	if err := a.store.InTx(context.Background(), func(tx nextup.Tx) error {
+		_, err := tx.IdempotencyStart(context.Background(), nextup.IdempotencyRecord{Scope: "caller:" + nextup.HashToken(a.key), Key: "k-3",
+			Fingerprint: hex.EncodeToString(sum[:]), CreatedAt: a.clock.Now(), ExpiresAt: a.clock.Now().Add(time.Hour)})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a.problem(a.doKey("POST", path, a.key, "k-3", running), 409, "idempotency_in_progress")
+	a.problem(a.doKey("POST", path, a.key, strings.Repeat("x", 300), running), 400, "validation_failed")
 }

@@ -1,0 +1,128 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// CodeIdempotencyInProgress is the conflict code for a retry that arrives
+// while the first request with the same key is still running.
+const CodeIdempotencyInProgress = "idempotency_in_progress"
+
+// idempotent implements the Idempotency-Key header on every POST (IETF
+// draft semantics): the first request's response is stored; the same key
+// with the same request replays it (same status, same body); the same key
+// with a different request is 422 idempotency_key_reuse; a retry while the
+// first is still running is 409. Keys are scoped to the caller (the hash
+// of its bearer token, or the public path for claim links), and kept for a
+// claim window plus a day.
+func (s *Server) idempotent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("Idempotency-Key")
+		if r.Method != http.MethodPost || key == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if len(key) > 255 || strings.ContainsFunc(key, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
+			s.writeError(w, r, invalidf("Idempotency-Key", "must be 1 to 255 printable ASCII characters"))
+			return
+		}
+		limit := s.MaxBody
+		if limit <= 0 {
+			limit = DefaultMaxBody
+		}
+		body, err := readBody(r, limit)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		scope := "public:" + r.URL.Path
+		if tok, ok := bearer(r); ok {
+			scope = "caller:" + nextup.HashToken(tok)
+		}
+		sum := sha256.Sum256([]byte(r.Method + " " + r.URL.RequestURI() + "\n" + string(body)))
+		now := s.now()
+		rec := nextup.IdempotencyRecord{Scope: scope, Key: key, Fingerprint: hex.EncodeToString(sum[:]),
+			CreatedAt: now, ExpiresAt: now.Add(nextup.IdempotencyTTL(nextup.DefaultRules()))}
+		var existing nextup.IdempotencyRecord
+		err = s.Store.InTx(r.Context(), func(tx nextup.Tx) error {
+			var err error
+			existing, err = tx.IdempotencyStart(r.Context(), rec)
+			return err
+		})
+		switch {
+		case errors.Is(err, nextup.ErrConflict) && existing.Fingerprint != rec.Fingerprint:
+			s.writeError(w, r, nextup.Errorf(nextup.ErrInvalid, nextup.CodeIdempotencyReuse,
+				"this Idempotency-Key was used for a different request"))
+			return
+		case errors.Is(err, nextup.ErrConflict) && existing.Status == 0:
+			s.writeError(w, r, nextup.Errorf(nextup.ErrConflict, CodeIdempotencyInProgress,
+				"a request with this Idempotency-Key is still being processed; retry shortly"))
+			return
+		case errors.Is(err, nextup.ErrConflict):
+			for k, v := range existing.Header {
+				w.Header().Set(k, v)
+			}
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(existing.Status)
+			_, _ = w.Write(existing.Body)
+			return
+		case err != nil:
+			s.writeError(w, r, err)
+			return
+		}
+
+		rec2 := &recorder{header: http.Header{}, status: http.StatusOK}
+		r.Body = http.NoBody
+		if len(body) > 0 {
+			r.Body = readCloser{bytes.NewReader(body)}
+		}
+		next.ServeHTTP(rec2, r)
+		err = s.Store.InTx(r.Context(), func(tx nextup.Tx) error {
+			if rec2.status >= 500 || rec2.status == http.StatusUnauthorized || rec2.status == http.StatusRequestEntityTooLarge {
+				// Not a result worth replaying: let a retry run again.
+				return tx.IdempotencyDelete(r.Context(), scope, key)
+			}
+			rec.Status, rec.Body = rec2.status, rec2.body.Bytes()
+			rec.Header = map[string]string{"Content-Type": rec2.header.Get("Content-Type")}
+			return tx.IdempotencyFinish(r.Context(), rec)
+		})
+		if err != nil {
+			s.logger().ErrorContext(r.Context(), "storing an idempotent response", "error", err)
+		}
+		for k, v := range rec2.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec2.status)
+		_, _ = w.Write(rec2.body.Bytes())
+	})
+}
+
+// recorder buffers a response so it can be stored before it is sent.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.body.Write(b)
+}
+func (r *recorder) WriteHeader(status int) {
+	if !r.wrote {
+		r.status, r.wrote = status, true
+	}
+}
+
+type readCloser struct{ *bytes.Reader }
+
+func (readCloser) Close() error { return nil }

@@ -393,3 +393,17 @@ func (s *Service) ListSlots(ctx context.Context, f nextup.SlotFilter) ([]SlotVie
 	})
 	return out, err
 }
+
+// ListHandBacks returns a business's hand-backs in a state ("" means open).
+func (s *Service) ListHandBacks(ctx context.Context, businessID string, state nextup.HandBackState) ([]nextup.HandBack, error) {
+	if state == "" {
+		state = nextup.HandBackOpen
+	}
+	var out []nextup.HandBack
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		out, err = tx.HandBackList(ctx, businessID, state)
+		return err
+	})
+	return out, err
+}

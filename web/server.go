@@ -67,6 +67,8 @@ func (s *Server) Handler() http.Handler {
 		"cancel": s.cancelBooking, "no_show": s.noShow,
 	})))
 
+	mux.HandleFunc("GET /v1/businesses/{bid}/handbacks", s.biz(s.listHandBacks))
+	mux.HandleFunc("POST /v1/handbacks/{rest}", s.key(s.customMethod("hid", map[string]keyed{"resolve": s.resolveHandBack})))
 	mux.HandleFunc("GET /v1/businesses/{bid}/messages", s.biz(s.listMessages))
 	mux.HandleFunc("POST /v1/messages/{rest}", s.key(s.customMethod("mid", map[string]keyed{"retry": s.retryMessage})))
 

@@ -418,3 +418,35 @@ func TestIdempotencyKey(t *testing.T) {
 	a.problem(a.doKey("POST", path, a.key, "k-3", running), 409, "idempotency_in_progress")
 	a.problem(a.doKey("POST", path, a.key, strings.Repeat("x", 300), running), 400, "validation_failed")
 }
+
+func TestHandBacksOverHTTP(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	sid := a.slot(chair)["id"].(string)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
+	var rel struct {
+		Moves []nextup.Move `json:"moves"`
+	}
+	a.must(a.do("POST", "/v1/slots/"+sid+":release", a.key, `{"reason":"cancellation"}`), 200, &rel)
+	a.must(a.do("POST", "/v1/claims/"+a.token(rel.Moves[0].OfferID)+":decline", "", ""), 200, nil)
+	var list struct {
+		HandBacks []map[string]any `json:"handbacks"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/handbacks?state=open", a.key, ""), 200, &list)
+	if len(list.HandBacks) != 1 || list.HandBacks[0]["reason"] != "list_exhausted" || !strings.Contains(list.HandBacks[0]["note"].(string), "Ann (declined)") {
+		t.Fatalf("hand-backs = %v", list.HandBacks)
+	}
+	hid := list.HandBacks[0]["id"].(string)
+	var other map[string]any
+	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)
+	a.problem(a.do("POST", "/v1/handbacks/"+hid+":resolve", other["api_key"].(string), ""), 404, "not_found")
+	var h map[string]any
+	a.must(a.do("POST", "/v1/handbacks/"+hid+":resolve", a.key, ""), 200, &h)
+	if h["state"] != "resolved" {
+		t.Fatalf("resolved = %v", h)
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/handbacks", a.key, ""), 200, &list)
+	if len(list.HandBacks) != 0 {
+		t.Fatalf("open hand-backs after resolving = %v", list.HandBacks)
+	}
+}

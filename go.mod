@@ -3,6 +3,7 @@ module github.com/nextup-dev/nextup
 go 1.26.8
 
 require (
+	github.com/arran4/golang-ical v0.3.4
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.60.1

@@ -2,6 +2,7 @@ package waitlist
 
 import (
 	"context"
+	"crypto/subtle"
 	"fmt"
 
 	"github.com/nextup-dev/nextup"
@@ -79,4 +80,27 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		return nil
 	})
 	return out, moves, err
+}
+
+// BookingCalendar returns a booking with its slot and business for the
+// calendar link, which is authorised by the secret token in it alone.
+func (s *Service) BookingCalendar(ctx context.Context, id, token string) (nextup.Booking, nextup.Slot, nextup.Business, error) {
+	var (
+		b   nextup.Booking
+		sl  nextup.Slot
+		biz nextup.Business
+	)
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		b, err = tx.BookingGet(ctx, id)
+		if err != nil || token == "" || subtle.ConstantTimeCompare([]byte(nextup.HashToken(token)), []byte(b.TokenHash)) != 1 {
+			return notFound("booking", id, err)
+		}
+		if sl, err = tx.SlotGet(ctx, b.SlotID); err != nil {
+			return err
+		}
+		biz, err = tx.BusinessGet(ctx, b.BusinessID)
+		return err
+	})
+	return b, sl, biz, err
 }

@@ -63,6 +63,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/claims/{rest}", s.claimAction)
 
 	mux.HandleFunc("GET /v1/bookings/{id}", s.key(s.getBooking))
+	mux.HandleFunc("GET /v1/bookings/{id}/calendar.ics", s.calendar)
 	mux.HandleFunc("POST /v1/bookings/{rest}", s.key(s.customMethod("id", map[string]keyed{
 		"cancel": s.cancelBooking, "no_show": s.noShow,
 	})))

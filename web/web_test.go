@@ -170,6 +170,18 @@ func TestCancellationToBookingOverHTTP(t *testing.T) {
 	if claim["state"] != "claimed" || booking["slot_id"] != sid || !strings.Contains(claim["calendar_url"].(string), "/calendar.ics?token=") {
 		t.Fatalf("claim = %v", claim)
 	}
+	cal, err := http.Get(a.srv.URL + strings.TrimPrefix(claim["calendar_url"].(string), "https://nextup.test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ics, _ := io.ReadAll(cal.Body)
+	cal.Body.Close()
+	if cal.StatusCode != 200 || !strings.Contains(string(ics), "BEGIN:VEVENT") || !strings.Contains(string(ics), "DTSTART") ||
+		!strings.Contains(string(ics), "haircut with Ana") || !strings.HasPrefix(cal.Header.Get("Content-Type"), "text/calendar") {
+		t.Fatalf("calendar: %d %s\n%s", cal.StatusCode, cal.Header, ics)
+	}
+	a.problem(a.do("GET", "/v1/bookings/"+booking["id"].(string)+"/calendar.ics?token=wrong", "", ""), 404, "not_found")
+	a.problem(a.do("GET", "/v1/bookings/"+booking["id"].(string)+"/calendar.ics", "", ""), 404, "not_found")
 	var again map[string]any
 	a.must(a.do("POST", "/v1/claims/"+tok+":accept", "", ""), 200, &again)
 	if again["booking"].(map[string]any)["id"] != booking["id"] {

@@ -49,34 +49,34 @@ func (s *Server) claimInfo(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// claimAction is POST /v1/claims/{token}:accept and :decline.
-func (s *Server) claimAction(w http.ResponseWriter, r *http.Request) {
+// acceptClaim is POST /v1/claims/{token}:accept.
+func (s *Server) acceptClaim(w http.ResponseWriter, r *http.Request) {
 	discard(r)
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("Cache-Control", "no-store")
-	token, verb, ok := splitVerb(r.PathValue("rest"))
-	switch {
-	case ok && verb == "accept":
-		res, err := s.Svc.Claim(r.Context(), token)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		out := map[string]any{"state": nextup.OfferClaimed,
-			"booking": map[string]any{"id": res.Booking.ID, "slot_id": res.Booking.SlotID, "seats": res.Booking.Seats}}
-		if res.CalendarToken != "" {
-			out["calendar_url"] = s.Svc.BaseURL + "/v1/bookings/" + res.Booking.ID + "/calendar.ics?token=" + res.CalendarToken
-		}
-		writeJSON(w, http.StatusOK, out)
-	case ok && verb == "decline":
-		if _, _, err := s.Svc.Decline(r.Context(), token); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"state": nextup.OfferDeclined})
-	default:
-		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: POST %s", r.URL.Path))
+	res, err := s.Svc.Claim(r.Context(), r.PathValue("token"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
+	out := map[string]any{"state": nextup.OfferClaimed,
+		"booking": map[string]any{"id": res.Booking.ID, "slot_id": res.Booking.SlotID, "seats": res.Booking.Seats}}
+	if res.CalendarToken != "" {
+		out["calendar_url"] = s.Svc.BaseURL + "/v1/bookings/" + res.Booking.ID + "/calendar.ics?token=" + res.CalendarToken
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// declineClaim is POST /v1/claims/{token}:decline; the slot rolls on at once.
+func (s *Server) declineClaim(w http.ResponseWriter, r *http.Request) {
+	discard(r)
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+	if _, _, err := s.Svc.Decline(r.Context(), r.PathValue("token")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"state": nextup.OfferDeclined})
 }
 
 func (s *Server) getBooking(w http.ResponseWriter, r *http.Request, b nextup.Business) {

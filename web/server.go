@@ -29,61 +29,114 @@ type Server struct {
 	Debug *DebugClock
 }
 
+// route is one endpoint of the API, its path written as in API.md and the
+// OpenAPI document (custom methods as "/v1/slots/{sid}:release").
+type route struct {
+	method, path string
+	h            http.HandlerFunc
+}
+
+func (s *Server) routes() []route {
+	rs := []route{
+		{"GET", "/healthz", s.healthz},
+		{"GET", "/readyz", s.readyz},
+		{"GET", "/v1/openapi.json", s.openapi},
+
+		{"POST", "/v1/businesses", s.admin(s.createBusiness)},
+		{"GET", "/v1/businesses/{bid}", s.biz(s.getBusiness)},
+		{"PATCH", "/v1/businesses/{bid}/rules", s.biz(s.patchRules)},
+
+		{"POST", "/v1/businesses/{bid}/slots", s.biz(s.createSlot)},
+		{"GET", "/v1/businesses/{bid}/slots", s.biz(s.listSlots)},
+		{"GET", "/v1/slots/{sid}", s.key(s.getSlot)},
+		{"GET", "/v1/slots/{sid}/audit", s.key(s.slotAudit)},
+		{"POST", "/v1/slots/{sid}:release", s.key(s.releaseSlot)},
+		{"POST", "/v1/slots/{sid}:resize", s.key(s.resizeSlot)},
+
+		// "waitlist:join" is a whole literal segment: ServeMux matches it as is.
+		{"POST", "/v1/businesses/{bid}/waitlist:join", s.biz(s.join)},
+		{"GET", "/v1/businesses/{bid}/waitlist", s.biz(s.listEntries)},
+		{"GET", "/v1/waitlist/{eid}", s.key(s.getEntry)},
+		{"PATCH", "/v1/waitlist/{eid}", s.key(s.patchEntry)},
+		{"DELETE", "/v1/waitlist/{eid}", s.key(s.leaveEntry)},
+		{"GET", "/v1/status/{token}", s.statusView},
+		{"DELETE", "/v1/status/{token}", s.statusLeave},
+
+		{"GET", "/v1/offers/{oid}", s.key(s.getOffer)},
+		{"POST", "/v1/offers/{oid}:withdraw", s.key(s.withdrawOffer)},
+		{"GET", "/v1/claims/{token}", s.claimInfo},
+		{"POST", "/v1/claims/{token}:accept", s.acceptClaim},
+		{"POST", "/v1/claims/{token}:decline", s.declineClaim},
+
+		{"GET", "/v1/bookings/{id}", s.key(s.getBooking)},
+		{"GET", "/v1/bookings/{id}/calendar.ics", s.calendar},
+		{"POST", "/v1/bookings/{id}:cancel", s.key(s.cancelBooking)},
+		{"POST", "/v1/bookings/{id}:no_show", s.key(s.noShow)},
+
+		{"GET", "/v1/businesses/{bid}/handbacks", s.biz(s.listHandBacks)},
+		{"POST", "/v1/handbacks/{hid}:resolve", s.key(s.resolveHandBack)},
+		{"GET", "/v1/businesses/{bid}/messages", s.biz(s.listMessages)},
+		{"POST", "/v1/messages/{mid}:retry", s.key(s.retryMessage)},
+	}
+	if s.Debug != nil { // --clock=fake only
+		rs = append(rs, route{"POST", "/v1/debug/clock", s.admin(s.debugClock)})
+	}
+	return rs
+}
+
+// Routes lists every endpoint as "METHOD /path", for the OpenAPI check.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, rt := range s.routes() {
+		out = append(out, rt.method+" "+rt.path)
+	}
+	return out
+}
+
 // Handler returns the routed API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	mux.HandleFunc("GET /readyz", s.readyz)
-
-	mux.HandleFunc("POST /v1/businesses", s.admin(s.createBusiness))
-	mux.HandleFunc("GET /v1/businesses/{bid}", s.biz(s.getBusiness))
-	mux.HandleFunc("PATCH /v1/businesses/{bid}/rules", s.biz(s.patchRules))
-
-	mux.HandleFunc("POST /v1/businesses/{bid}/slots", s.biz(s.createSlot))
-	mux.HandleFunc("GET /v1/businesses/{bid}/slots", s.biz(s.listSlots))
-	mux.HandleFunc("GET /v1/slots/{sid}", s.key(s.getSlot))
-	mux.HandleFunc("GET /v1/slots/{sid}/audit", s.key(s.slotAudit))
-	mux.HandleFunc("POST /v1/slots/{rest}", s.key(s.customMethod("sid", map[string]keyed{
-		"release": s.releaseSlot, "resize": s.resizeSlot,
-	})))
-
-	// "waitlist:join" is a whole literal segment, so ServeMux matches it as is.
-	mux.HandleFunc("POST /v1/businesses/{bid}/waitlist:join", s.biz(s.join))
-	mux.HandleFunc("GET /v1/businesses/{bid}/waitlist", s.biz(s.listEntries))
-	mux.HandleFunc("GET /v1/waitlist/{eid}", s.key(s.getEntry))
-	mux.HandleFunc("PATCH /v1/waitlist/{eid}", s.key(s.patchEntry))
-	mux.HandleFunc("DELETE /v1/waitlist/{eid}", s.key(s.leaveEntry))
-
-	mux.HandleFunc("GET /v1/offers/{oid}", s.key(s.getOffer))
-	mux.HandleFunc("POST /v1/offers/{rest}", s.key(s.customMethod("oid", map[string]keyed{"withdraw": s.withdrawOffer})))
-
-	mux.HandleFunc("GET /v1/claims/{token}", s.claimInfo)
-	mux.HandleFunc("POST /v1/claims/{rest}", s.claimAction)
-
-	mux.HandleFunc("GET /v1/bookings/{id}", s.key(s.getBooking))
-	mux.HandleFunc("GET /v1/bookings/{id}/calendar.ics", s.calendar)
-	mux.HandleFunc("POST /v1/bookings/{rest}", s.key(s.customMethod("id", map[string]keyed{
-		"cancel": s.cancelBooking, "no_show": s.noShow,
-	})))
-
-	mux.HandleFunc("GET /v1/businesses/{bid}/handbacks", s.biz(s.listHandBacks))
-	mux.HandleFunc("POST /v1/handbacks/{rest}", s.key(s.customMethod("hid", map[string]keyed{"resolve": s.resolveHandBack})))
-	mux.HandleFunc("GET /v1/businesses/{bid}/messages", s.biz(s.listMessages))
-	mux.HandleFunc("POST /v1/messages/{rest}", s.key(s.customMethod("mid", map[string]keyed{"retry": s.retryMessage})))
-
-	mux.HandleFunc("GET /v1/status/{token}", s.statusView)
-	mux.HandleFunc("DELETE /v1/status/{token}", s.statusLeave)
-
-	if s.Debug != nil {
-		mux.HandleFunc("POST /v1/debug/clock", s.admin(s.debugClock))
+	// Custom methods ("{sid}:release") share one segment with their id, and
+	// ServeMux matches whole segments only: they are grouped under one
+	// "{rest}" pattern and dispatched on the segment's last colon.
+	type verbRoute struct {
+		idName string
+		h      http.HandlerFunc
 	}
-
+	verbs := map[string]map[string]verbRoute{}
+	for _, rt := range s.routes() {
+		slash := strings.LastIndex(rt.path, "/")
+		last := rt.path[slash+1:]
+		if close := strings.Index(last, "}:"); strings.HasPrefix(last, "{") && close > 0 {
+			pattern := rt.method + " " + rt.path[:slash+1] + "{rest}"
+			if verbs[pattern] == nil {
+				verbs[pattern] = map[string]verbRoute{}
+			}
+			verbs[pattern][last[close+2:]] = verbRoute{idName: last[1:close], h: rt.h}
+			continue
+		}
+		mux.HandleFunc(rt.method+" "+rt.path, rt.h)
+	}
+	for pattern, vs := range verbs {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			id, verb, ok := splitVerb(r.PathValue("rest"))
+			vr, found := vs[verb]
+			if !ok || !found {
+				s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+				return
+			}
+			r.SetPathValue(vr.idName, id)
+			vr.h(w, r)
+		})
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 	return s.idempotent(mux)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
@@ -143,22 +196,6 @@ func bearer(r *http.Request) (string, bool) {
 	tok, ok := strings.CutPrefix(h, "Bearer ")
 	tok = strings.TrimSpace(tok)
 	return tok, ok && tok != ""
-}
-
-// customMethod routes "POST /v1/things/{id}:verb": ServeMux matches whole
-// segments only, so the segment is split on its last colon here and the
-// id is exposed as the path value idName.
-func (s *Server) customMethod(idName string, verbs map[string]keyed) keyed {
-	return func(w http.ResponseWriter, r *http.Request, b nextup.Business) {
-		id, verb, ok := splitVerb(r.PathValue("rest"))
-		h, found := verbs[verb]
-		if !ok || !found {
-			s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: POST %s", r.URL.Path))
-			return
-		}
-		r.SetPathValue(idName, id)
-		h(w, r, b)
-	}
 }
 
 // splitVerb splits "id:verb" on its last colon.

@@ -468,6 +468,13 @@ func (t *faultTx) MessageGet(ctx context.Context, id string) (nextup.Message, er
 	return t.Tx.MessageGet(ctx, id)
 }
 
+func (t *faultTx) MessageCounts(ctx context.Context, businessID string) (map[nextup.MessageState]int, error) {
+	if err := t.hit("MessageCounts"); err != nil {
+		return nil, err
+	}
+	return t.Tx.MessageCounts(ctx, businessID)
+}
+
 func (t *faultTx) MessageList(ctx context.Context, f nextup.MessageFilter) ([]nextup.Message, error) {
 	if err := t.hit("MessageList"); err != nil {
 		return nil, err

@@ -58,6 +58,9 @@ type Sweeper struct {
 	Lease time.Duration
 	// Batch is how many timers are claimed at once. Default 64.
 	Batch int
+	// OnHandled, if set, is told of every timer handled and how late it
+	// ran (the timer-lateness metric).
+	OnHandled func(t nextup.Timer, late time.Duration)
 	// Poll is how often Run sweeps when not woken. Default 500ms.
 	Poll time.Duration
 	// Logger receives handler failures. Default slog.Default().
@@ -188,6 +191,9 @@ func (s *Sweeper) sweep(ctx context.Context, maxBatches int) (sweepResult, error
 				continue
 			}
 			delete(res.failed, t.ID)
+			if s.OnHandled != nil {
+				s.OnHandled(t, s.Clock.Now().Sub(t.DueAt))
+			}
 			res.done[t.ID] = true
 			res.handled++
 		}

@@ -185,11 +185,13 @@ func (s *Server) releaseSlot(w http.ResponseWriter, r *http.Request, b nextup.Bu
 		s.writeError(w, r, err)
 		return
 	}
+	start := time.Now()
 	sl, moves, err := s.Svc.Release(r.Context(), b.ID, r.PathValue("sid"), in.Seats, in.Reason)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	s.Metrics.promoted(moves, start)
 	s.slotMoves(w, r, b, sl, moves)
 }
 
@@ -201,11 +203,13 @@ func (s *Server) resizeSlot(w http.ResponseWriter, r *http.Request, b nextup.Bus
 		s.writeError(w, r, err)
 		return
 	}
+	start := time.Now()
 	sl, moves, err := s.Svc.Resize(r.Context(), b.ID, r.PathValue("sid"), in.Capacity)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	s.Metrics.promoted(moves, start)
 	s.slotMoves(w, r, b, sl, moves)
 }
 

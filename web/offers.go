@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 
@@ -56,8 +57,14 @@ func (s *Server) acceptClaim(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	res, err := s.Svc.Claim(r.Context(), r.PathValue("token"))
 	if err != nil {
+		s.Metrics.claim(cmp.Or(nextup.ErrorCode(err), "error"))
 		s.writeError(w, r, err)
 		return
+	}
+	if res.Repeat {
+		s.Metrics.claim("repeat")
+	} else {
+		s.Metrics.claim("booked")
 	}
 	out := map[string]any{"state": nextup.OfferClaimed,
 		"booking": map[string]any{"id": res.Booking.ID, "slot_id": res.Booking.SlotID, "seats": res.Booking.Seats}}

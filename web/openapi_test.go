@@ -30,7 +30,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	// The debug clock is only served with --clock=fake: list routes with it.
-	srv := &web.Server{Debug: &web.DebugClock{Clock: nextup.NewFakeClock(a.clock.Now())}}
+	srv := &web.Server{Debug: &web.DebugClock{Clock: nextup.NewFakeClock(a.clock.Now())}, Metrics: web.NewMetrics(a.store)}
 	served := srv.Routes()
 	for _, r := range served {
 		if !slices.Contains(documented, r) {

@@ -27,6 +27,8 @@ type Server struct {
 	Logger     *slog.Logger
 	// Debug, when set (--clock=fake only), mounts POST /v1/debug/clock.
 	Debug *DebugClock
+	// Metrics, when set, are recorded and served at GET /metrics.
+	Metrics *Metrics
 }
 
 // route is one endpoint of the API, its path written as in API.md and the
@@ -77,6 +79,9 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/handbacks/{hid}:resolve", s.key(s.resolveHandBack)},
 		{"GET", "/v1/businesses/{bid}/messages", s.biz(s.listMessages)},
 		{"POST", "/v1/messages/{mid}:retry", s.key(s.retryMessage)},
+	}
+	if s.Metrics != nil {
+		rs = append(rs, route{"GET", "/metrics", s.Metrics.Handler().ServeHTTP})
 	}
 	if s.Debug != nil { // --clock=fake only
 		rs = append(rs, route{"POST", "/v1/debug/clock", s.admin(s.debugClock)})
@@ -132,7 +137,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
-	return s.idempotent(mux)
+	return s.Metrics.instrument(s.idempotent(mux))
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

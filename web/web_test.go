@@ -34,7 +34,7 @@ type api struct {
 	key   string
 }
 
-func setup(t *testing.T) *api {
+func setup(t *testing.T, opts ...func(*web.Server)) *api {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), t.TempDir()+"/nextup.db")
 	if err != nil {
@@ -45,7 +45,11 @@ func setup(t *testing.T) *api {
 	clock := nextup.NewFakeClock(time.Date(2026, 12, 1, 10, 0, 0, 0, loc))
 	svc := waitlist.New(st, clock, "https://nextup.test")
 	svc.Random = nextup.NewRandom(rand.NewChaCha8([32]byte{7}))
-	srv := httptest.NewServer((&web.Server{Svc: svc, Store: st, AdminToken: adminToken, MaxBody: 8 << 10}).Handler())
+	ws := &web.Server{Svc: svc, Store: st, AdminToken: adminToken, MaxBody: 8 << 10}
+	for _, o := range opts {
+		o(ws)
+	}
+	srv := httptest.NewServer(ws.Handler())
 	t.Cleanup(srv.Close)
 	a := &api{t: t, srv: srv, store: st, clock: clock}
 	var biz map[string]any
@@ -460,5 +464,41 @@ func TestHandBacksOverHTTP(t *testing.T) {
 	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/handbacks", a.key, ""), 200, &list)
 	if len(list.HandBacks) != 0 {
 		t.Fatalf("open hand-backs after resolving = %v", list.HandBacks)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	a := setup(t, func(s *web.Server) { s.Metrics = web.NewMetrics(s.Store) })
+	sid := a.slot(chair)["id"].(string)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
+	var rel struct {
+		Moves []nextup.Move `json:"moves"`
+	}
+	a.must(a.do("POST", "/v1/slots/"+sid+":release", a.key, `{"reason":"cancellation"}`), 200, &rel)
+	tok := a.token(rel.Moves[0].OfferID)
+	a.must(a.do("POST", "/v1/claims/"+tok+":accept", "", ""), 200, nil)
+	a.must(a.do("POST", "/v1/claims/"+tok+":accept", "", ""), 200, nil)
+	a.problem(a.do("POST", "/v1/claims/unknown:accept", "", ""), 404, "not_found")
+	r := a.do("GET", "/metrics", "", "")
+	if r.status != 200 {
+		t.Fatalf("metrics: %d", r.status)
+	}
+	text := string(r.body)
+	for _, want := range []string{
+		`nextup_claims_total{outcome="booked"} 1`,
+		`nextup_claims_total{outcome="repeat"} 1`,
+		`nextup_claims_total{outcome="not_found"} 1`,
+		`nextup_promotion_lag_seconds_count 1`,
+		`nextup_outbox_messages{state="queued"} 2`, // the offer and the confirmation
+		`nextup_http_requests_total{route="POST /v1/slots/{rest}",status="200"} 1`,
+		`nextup_http_requests_total{route="POST /v1/businesses/{bid}/waitlist:join",status="201"} 1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(text)
 	}
 }

@@ -95,7 +95,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "serve", Logger: logger}
 	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger}
 	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
-	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger}
+	metrics := web.NewMetrics(st)
+	sweeper.OnHandled = metrics.TimerHandled
+	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
 	if fake != nil {
 		api.Debug = &web.DebugClock{Clock: fake, Sweeper: sweeper, Relay: relay}
 	}

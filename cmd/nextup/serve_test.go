@@ -129,6 +129,17 @@ func TestServeProcess(t *testing.T) {
 	if got := call("GET", "/v1/slots/"+sid, key, "", 200); got["state"] != "full" || got["booked_seats"] != float64(1) {
 		t.Fatalf("slot after Bob's claim = %v", got)
 	}
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{`nextup_timer_lateness_seconds_count{kind="offer_expire"} 1`, `nextup_claims_total{outcome="booked"} 1`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -158,3 +158,25 @@ func (t *tx) MessageCancelByOffer(ctx context.Context, offerID string) error {
 // messages_offer is used.
 const qMessageCancelByOffer = `UPDATE messages SET state = 'cancelled'
 	WHERE offer_id = ? AND offer_id <> '' AND state IN ('queued', 'failed')`
+
+func (t *tx) MessageCounts(ctx context.Context, businessID string) (map[nextup.MessageState]int, error) {
+	q, args := `SELECT state, count(*) FROM messages GROUP BY state`, []any{}
+	if businessID != "" {
+		q, args = `SELECT state, count(*) FROM messages WHERE business_id = ? GROUP BY state`, []any{businessID}
+	}
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, dbErr("count messages", err)
+	}
+	defer rows.Close()
+	out := map[nextup.MessageState]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, dbErr("count messages", err)
+		}
+		out[nextup.MessageState(st)] = n
+	}
+	return out, dbErr("count messages", rows.Err())
+}

@@ -352,3 +352,47 @@ func testMessageCancelByOffer(t *testing.T, b *bundle) {
 		t.Errorf("MessageClaimDue after cancelling: got %v, want [%s]", gotIDs, q2.ID)
 	}
 }
+
+func testMessageCounts(t *testing.T, b *bundle) {
+	a, other := b.business(), b.business()
+	var ms []nextup.Message
+	for i := range 5 {
+		ms = append(ms, b.message(a.ID, func(m *nextup.Message) {
+			if i >= 3 {
+				m.State, m.SentAt = nextup.MessageSent, ptr(b.now)
+			}
+		}))
+	}
+	ms = append(ms, b.message(other.ID, func(m *nextup.Message) { m.State = nextup.MessageDead }))
+	b.messages(ms...)
+	b.read(func(tx nextup.Tx) error {
+		for _, c := range []struct {
+			bid  string
+			want map[nextup.MessageState]int
+		}{
+			{a.ID, map[nextup.MessageState]int{nextup.MessageQueued: 3, nextup.MessageSent: 2}},
+			{other.ID, map[nextup.MessageState]int{nextup.MessageDead: 1}},
+			{"", nil}, // the whole store: at least these (other tests share no store, but a backend may)
+		} {
+			got, err := tx.MessageCounts(b.ctx, c.bid)
+			if !wantOK(t, err, "MessageCounts(%q)", c.bid) {
+				continue
+			}
+			if c.want == nil {
+				if got[nextup.MessageQueued] < 3 || got[nextup.MessageSent] < 2 || got[nextup.MessageDead] < 1 {
+					t.Errorf("MessageCounts(all) = %v", got)
+				}
+				continue
+			}
+			if len(got) != len(c.want) {
+				t.Errorf("MessageCounts(%s) = %v, want %v", c.bid, got, c.want)
+			}
+			for st, n := range c.want {
+				if got[st] != n {
+					t.Errorf("MessageCounts(%s)[%s] = %d, want %d", c.bid, st, got[st], n)
+				}
+			}
+		}
+		return nil
+	})
+}

@@ -149,6 +149,7 @@ var groups = []group{
 	{"Message", []test{
 		{"RoundTrip", testMessageRoundTrip},
 		{"List", testMessageList},
+		{"Counts", testMessageCounts},
 		{"ClaimDue", testMessageClaimDue},
 		{"Finish", testMessageFinish},
 		{"Requeue", testMessageRequeue},

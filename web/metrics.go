@@ -1,0 +1,137 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// Metrics are the Prometheus metrics an operator watches: requests,
+// promotion lag from a freed slot to its offer, timer lateness, the outbox
+// depth by state, and claims by outcome.
+type Metrics struct {
+	reg           *prometheus.Registry
+	requests      *prometheus.CounterVec
+	duration      *prometheus.HistogramVec
+	claims        *prometheus.CounterVec
+	promotionLag  prometheus.Histogram
+	timerLateness *prometheus.HistogramVec
+}
+
+// NewMetrics registers nextup's metrics (and the Go runtime's) on a
+// registry of their own; the outbox depth is read from the store at scrape.
+func NewMetrics(store nextup.Store) *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nextup_http_requests_total",
+			Help: "HTTP requests by route pattern and status."}, []string{"route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_http_request_duration_seconds",
+			Help: "HTTP request latency by route pattern.", Buckets: prometheus.DefBuckets}, []string{"route"}),
+		claims: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nextup_claims_total",
+			Help: "Claim attempts by outcome: booked, repeat, or the conflict code."}, []string{"outcome"}),
+		promotionLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "nextup_promotion_lag_seconds",
+			Help: "From a freed slot (release, cancellation, resize) to its offer committed.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+		timerLateness: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_timer_lateness_seconds",
+			Help: "How long after its due time a timer was handled.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}, []string{"kind"}),
+	}
+	m.reg.MustRegister(m.requests, m.duration, m.claims, m.promotionLag, m.timerLateness,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		&outboxCollector{store: store, desc: prometheus.NewDesc("nextup_outbox_messages",
+			"Outbox messages by state.", []string{"state"}, nil)})
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}) }
+
+// TimerHandled records a timer's lateness; wire it to timer.Sweeper.OnHandled.
+func (m *Metrics) TimerHandled(t nextup.Timer, late time.Duration) {
+	m.timerLateness.WithLabelValues(t.Kind).Observe(max(late, 0).Seconds())
+}
+
+func (m *Metrics) claim(outcome string) {
+	if m != nil {
+		m.claims.WithLabelValues(outcome).Inc()
+	}
+}
+
+func (m *Metrics) promoted(moves []nextup.Move, since time.Time) {
+	if m == nil {
+		return
+	}
+	for _, mv := range moves {
+		if mv.Move == nextup.MoveOffer || mv.Move == nextup.MoveRollOn {
+			m.promotionLag.Observe(time.Since(since).Seconds()) // wall time: a measurement, not logic
+			return
+		}
+	}
+}
+
+// instrument counts and times every request by its route pattern.
+func (m *Metrics) instrument(next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		route := r.Pattern
+		if route == "" || route == "/" {
+			route = "unmatched"
+		}
+		m.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// outboxCollector reads the outbox depth from the store at scrape time.
+type outboxCollector struct {
+	store nextup.Store
+	desc  *prometheus.Desc
+}
+
+func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var counts map[nextup.MessageState]int
+	err := c.store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		counts, err = tx.MessageCounts(ctx, "")
+		return err
+	})
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.desc, err)
+		return
+	}
+	for _, st := range []nextup.MessageState{nextup.MessageQueued, nextup.MessageSent, nextup.MessageFailed, nextup.MessageDead, nextup.MessageCancelled} {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[st]), string(st))
+	}
+}

@@ -16,7 +16,29 @@ type Business struct {
 	Timezone   string // IANA name, e.g. "Europe/London"
 	Rules      Rules
 	APIKeyHash string // SHA-256 of the business API key, hex; the key itself is never stored
+	Profile    Profile
 	CreatedAt  time.Time
+}
+
+// Profile is a business's public face and catalogue: the slug names its
+// public pages and inbound address; services and staff are what the join
+// form offers and the parsers match against; prices feed the "revenue
+// recovered" figures; country is the default for phone numbers.
+type Profile struct {
+	Slug           string    `json:"slug,omitempty"`
+	OwnerEmail     string    `json:"owner_email,omitempty"`
+	Country        string    `json:"country,omitempty"` // ISO 3166-1 alpha-2, e.g. "GB"
+	InboundSenders []string  `json:"inbound_senders,omitempty"`
+	Services       []Service `json:"services,omitempty"`
+	Staff          []string  `json:"staff,omitempty"`
+}
+
+// Service is one bookable service of a business's catalogue.
+type Service struct {
+	Name            string   `json:"name"`
+	Synonyms        []string `json:"synonyms,omitempty"`
+	DurationMinutes int      `json:"duration_minutes,omitempty"`
+	PriceCents      int64    `json:"price_cents,omitempty"`
 }
 
 // Location loads the business timezone. Timezones are validated when a

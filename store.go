@@ -47,6 +47,11 @@ type Tx interface {
 	BusinessCreate(ctx context.Context, b Business) error
 	BusinessGet(ctx context.Context, id string) (Business, error)
 	BusinessByAPIKey(ctx context.Context, keyHash string) (Business, error)
+	// BusinessProfileSet replaces a business's profile; a slug another
+	// business already has is ErrConflict.
+	BusinessProfileSet(ctx context.Context, id string, p Profile) error
+	// BusinessBySlug finds a business by its public slug.
+	BusinessBySlug(ctx context.Context, slug string) (Business, error)
 	// BusinessRulesSet replaces the rules only if the stored version is
 	// rules.Version-1 (optimistic concurrency on the rules version).
 	BusinessRulesSet(ctx context.Context, id string, rules Rules) error

@@ -468,6 +468,20 @@ func (t *faultTx) MessageGet(ctx context.Context, id string) (nextup.Message, er
 	return t.Tx.MessageGet(ctx, id)
 }
 
+func (t *faultTx) BusinessProfileSet(ctx context.Context, id string, p nextup.Profile) error {
+	if err := t.hit("BusinessProfileSet"); err != nil {
+		return err
+	}
+	return t.Tx.BusinessProfileSet(ctx, id, p)
+}
+
+func (t *faultTx) BusinessBySlug(ctx context.Context, slug string) (nextup.Business, error) {
+	if err := t.hit("BusinessBySlug"); err != nil {
+		return nextup.Business{}, err
+	}
+	return t.Tx.BusinessBySlug(ctx, slug)
+}
+
 func (t *faultTx) MessageCounts(ctx context.Context, businessID string) (map[nextup.MessageState]int, error) {
 	if err := t.hit("MessageCounts"); err != nil {
 		return nil, err

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/mail"
+	"regexp"
 	"strings"
 	"time"
 
@@ -179,4 +182,110 @@ func (s *Service) RetryMessage(ctx context.Context, businessID, id string) (next
 		return nil
 	})
 	return out, err
+}
+
+// ProfilePatch changes parts of a business's profile; nil fields are left alone.
+type ProfilePatch struct {
+	Slug           *string
+	OwnerEmail     *string
+	Country        *string
+	InboundSenders *[]string
+	Services       *[]nextup.Service
+	Staff          *[]string
+}
+
+var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
+
+// UpdateProfile patches a business's profile and catalogue (audited). A
+// slug another business has is 409 slug_taken.
+func (s *Service) UpdateProfile(ctx context.Context, businessID string, p ProfilePatch) (nextup.Business, error) {
+	var out nextup.Business
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorStaff
+		bi, err := w.business(ctx, businessID)
+		if err != nil {
+			return notFound("business", businessID, err)
+		}
+		prof := bi.b.Profile
+		if p.Slug != nil {
+			prof.Slug = strings.ToLower(strings.TrimSpace(*p.Slug))
+		}
+		if p.OwnerEmail != nil {
+			prof.OwnerEmail = strings.TrimSpace(*p.OwnerEmail)
+		}
+		if p.Country != nil {
+			prof.Country = strings.ToUpper(strings.TrimSpace(*p.Country))
+		}
+		if p.InboundSenders != nil {
+			prof.InboundSenders = *p.InboundSenders
+		}
+		if p.Services != nil {
+			prof.Services = *p.Services
+		}
+		if p.Staff != nil {
+			prof.Staff = *p.Staff
+		}
+		if f := validateProfile(&prof); len(f) > 0 {
+			return invalid(f...)
+		}
+		if err := w.tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
+			if errors.Is(err, nextup.ErrConflict) {
+				return &nextup.Error{Kind: nextup.ErrConflict, Code: "slug_taken", Message: "another business has the slug " + prof.Slug}
+			}
+			return err
+		}
+		bi.b.Profile = prof
+		out = bi.b
+		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+			To: "profile_changed", Detail: map[string]any{"slug": prof.Slug, "services": len(prof.Services), "staff": len(prof.Staff)}})
+	})
+	return out, err
+}
+
+func validateProfile(p *nextup.Profile) []nextup.FieldError {
+	var f []nextup.FieldError
+	if p.Slug != "" && !slugRe.MatchString(p.Slug) {
+		f = append(f, nextup.FieldError{Field: "slug", Message: "2 to 40 lowercase letters, digits and dashes, not starting or ending with a dash"})
+	}
+	if p.OwnerEmail != "" {
+		if a, err := mail.ParseAddress(p.OwnerEmail); err != nil || a.Address != p.OwnerEmail {
+			f = append(f, nextup.FieldError{Field: "owner_email", Message: "is not an email address"})
+		}
+	}
+	if p.Country != "" && (len(p.Country) != 2 || strings.Trim(p.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
+		f = append(f, nextup.FieldError{Field: "country", Message: "must be a two-letter ISO 3166 code such as GB"})
+	}
+	for i, a := range p.InboundSenders {
+		if m, err := mail.ParseAddress(a); err != nil || m.Address != a {
+			f = append(f, nextup.FieldError{Field: fmt.Sprintf("inbound_senders[%d]", i), Message: "is not an email address"})
+		}
+	}
+	seen := map[string]bool{}
+	for i := range p.Services {
+		sv := &p.Services[i]
+		sv.Name = strings.TrimSpace(sv.Name)
+		key := strings.ToLower(sv.Name)
+		switch {
+		case sv.Name == "" || len(sv.Name) > 100:
+			f = append(f, nextup.FieldError{Field: fmt.Sprintf("services[%d].name", i), Message: "is required (at most 100 characters)"})
+		case seen[key]:
+			f = append(f, nextup.FieldError{Field: fmt.Sprintf("services[%d].name", i), Message: "appears twice"})
+		}
+		seen[key] = true
+		if sv.DurationMinutes < 0 || sv.DurationMinutes > 24*60 {
+			f = append(f, nextup.FieldError{Field: fmt.Sprintf("services[%d].duration_minutes", i), Message: "must be between 0 and 1440"})
+		}
+		if sv.PriceCents < 0 {
+			f = append(f, nextup.FieldError{Field: fmt.Sprintf("services[%d].price_cents", i), Message: "must not be negative"})
+		}
+	}
+	staff := map[string]bool{}
+	for i, name := range p.Staff {
+		p.Staff[i] = strings.TrimSpace(name)
+		if p.Staff[i] == "" || staff[strings.ToLower(p.Staff[i])] {
+			f = append(f, nextup.FieldError{Field: fmt.Sprintf("staff[%d]", i), Message: "must be a name, once"})
+		}
+		staff[strings.ToLower(p.Staff[i])] = true
+	}
+	return f
 }

@@ -48,7 +48,30 @@ func (p *rulesPatchJSON) UnmarshalJSON(b []byte) error {
 }
 
 func (s *Server) getBusiness(w http.ResponseWriter, r *http.Request, b nextup.Business) {
-	writeJSON(w, http.StatusOK, businessJSON{ID: b.ID, Name: b.Name, Timezone: b.Timezone, Rules: b.Rules})
+	writeJSON(w, http.StatusOK, businessJSON{ID: b.ID, Name: b.Name, Timezone: b.Timezone, Rules: b.Rules, Profile: b.Profile})
+}
+
+// patchBusiness is PATCH /v1/businesses/{bid}: the profile and catalogue.
+func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	var in struct {
+		Slug           *string           `json:"slug"`
+		OwnerEmail     *string           `json:"owner_email"`
+		Country        *string           `json:"country"`
+		InboundSenders *[]string         `json:"inbound_senders"`
+		Services       *[]nextup.Service `json:"services"`
+		Staff          *[]string         `json:"staff"`
+	}
+	if err := s.body(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.Svc.UpdateProfile(r.Context(), b.ID, waitlist.ProfilePatch{Slug: in.Slug, OwnerEmail: in.OwnerEmail,
+		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.getBusiness(w, r, out)
 }
 
 func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, b nextup.Business) {

@@ -46,6 +46,7 @@ func (s *Server) routes() []route {
 
 		{"POST", "/v1/businesses", s.admin(s.createBusiness)},
 		{"GET", "/v1/businesses/{bid}", s.biz(s.getBusiness)},
+		{"PATCH", "/v1/businesses/{bid}", s.biz(s.patchBusiness)},
 		{"PATCH", "/v1/businesses/{bid}/rules", s.biz(s.patchRules)},
 
 		{"POST", "/v1/businesses/{bid}/slots", s.biz(s.createSlot)},

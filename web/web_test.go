@@ -502,3 +502,31 @@ func TestMetrics(t *testing.T) {
 		t.Log(text)
 	}
 }
+
+func TestBusinessCatalogue(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	var biz map[string]any
+	a.must(a.do("PATCH", "/v1/businesses/"+a.bid, a.key, `{"slug":"corner-cuts","owner_email":"owner@example.com","country":"gb",
+		"services":[{"name":"haircut","synonyms":["cut","trim"],"duration_minutes":45,"price_cents":3500}],"staff":["Ana","Ben"]}`), 200, &biz)
+	if biz["slug"] != "corner-cuts" || biz["country"] != "GB" || len(biz["services"].([]any)) != 1 || len(biz["staff"].([]any)) != 2 {
+		t.Fatalf("patched business = %v", biz)
+	}
+	// A partial patch keeps the rest.
+	a.must(a.do("PATCH", "/v1/businesses/"+a.bid, a.key, `{"staff":["Ana","Ben","Cy"]}`), 200, &biz)
+	if biz["slug"] != "corner-cuts" || len(biz["staff"].([]any)) != 3 || biz["services"] == nil {
+		t.Fatalf("after a partial patch = %v", biz)
+	}
+	for _, bad := range []string{`{"slug":"Corner Cuts!"}`, `{"country":"GBR"}`, `{"owner_email":"nope"}`,
+		`{"services":[{"name":"cut"},{"name":"Cut"}]}`, `{"services":[{"name":"x","price_cents":-1}]}`, `{"staff":["Ana","ana"]}`, `{"colour":"red"}`} {
+		a.problem(a.do("PATCH", "/v1/businesses/"+a.bid, a.key, bad), 400, "validation_failed")
+	}
+	var other map[string]any
+	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)
+	a.problem(a.do("PATCH", "/v1/businesses/"+other["id"].(string), other["api_key"].(string), `{"slug":"corner-cuts"}`), 409, "slug_taken")
+	a.problem(a.do("PATCH", "/v1/businesses/"+a.bid, other["api_key"].(string), `{"slug":"mine"}`), 404, "not_found")
+	a.must(a.do("GET", "/v1/businesses/"+a.bid, a.key, ""), 200, &biz)
+	if biz["slug"] != "corner-cuts" || len(biz["staff"].([]any)) != 3 {
+		t.Fatalf("refused patches changed the business: %v", biz)
+	}
+}

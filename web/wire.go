@@ -16,6 +16,7 @@ type businessJSON struct {
 	Timezone string       `json:"timezone"`
 	Rules    nextup.Rules `json:"rules"`
 	APIKey   string       `json:"api_key,omitempty"`
+	nextup.Profile
 }
 
 type slotJSON struct {

@@ -446,6 +446,7 @@ func TestHotLookupsUseIndexes(t *testing.T) {
 		"EntryByStatusHash":     {qEntryByStatusHash, "entries_status_hash", []any{"h"}},
 		"BookingByOffer":        {qBookingByOffer, "bookings_offer", []any{"o"}},
 		"BusinessByAPIKey":      {qBusinessByAPIKey, "businesses_api_key", []any{"h"}},
+		"BusinessBySlug":        {qBusinessBySlug, "businesses_slug", []any{"s"}},
 		"TimerCancel":           {qTimerCancel, "timers_pending_key", []any{"k"}},
 		"MessageCancelByOffer":  {qMessageCancelByOffer, "messages_offer", []any{"o"}},
 	} {

@@ -152,3 +152,44 @@ func testBusinessRulesSetVersion(t *testing.T, b *bundle) {
 	}
 	checkEqual(t, "rules after concurrent sets", v3, get())
 }
+
+func testBusinessProfile(t *testing.T, b *bundle) {
+	withSlug := b.business(func(biz *nextup.Business) { biz.Profile = nextup.Profile{Slug: "corner-cuts-" + biz.ID} })
+	other := b.business()
+	prof := nextup.Profile{
+		Slug: "salon-" + other.ID, OwnerEmail: "owner@example.com", Country: "GB",
+		InboundSenders: []string{"bookings@example.com"},
+		Services: []nextup.Service{{Name: "haircut", Synonyms: []string{"cut", "trim"}, DurationMinutes: 45, PriceCents: 3500},
+			{Name: "colour", DurationMinutes: 90}},
+		Staff: []string{"Ana", "Ben"},
+	}
+	b.tx(func(tx nextup.Tx) error {
+		got, err := tx.BusinessBySlug(b.ctx, withSlug.Profile.Slug)
+		if wantOK(t, err, "BusinessBySlug(created with a slug)") {
+			checkEqual(t, "BusinessBySlug", withSlug, got)
+		}
+		wantOK(t, tx.BusinessProfileSet(b.ctx, other.ID, prof), "BusinessProfileSet")
+		taken := prof
+		taken.Slug = withSlug.Profile.Slug
+		wantErr(t, tx.BusinessProfileSet(b.ctx, other.ID, taken), nextup.ErrConflict, "BusinessProfileSet(a slug another business has)")
+		wantErr(t, tx.BusinessProfileSet(b.ctx, "biz_missing", prof), nextup.ErrNotFound, "BusinessProfileSet(missing)")
+		_, err = tx.BusinessBySlug(b.ctx, "no-such-slug")
+		wantErr(t, err, nextup.ErrNotFound, "BusinessBySlug(unknown)")
+		_, err = tx.BusinessBySlug(b.ctx, "")
+		wantErr(t, err, nextup.ErrNotFound, "BusinessBySlug(empty)")
+		return nil
+	})
+	b.read(func(tx nextup.Tx) error {
+		want := other
+		want.Profile = prof
+		got, err := tx.BusinessGet(b.ctx, other.ID)
+		if wantOK(t, err, "BusinessGet after BusinessProfileSet") {
+			checkEqual(t, "business with profile", want, got)
+		}
+		got, err = tx.BusinessBySlug(b.ctx, prof.Slug)
+		if wantOK(t, err, "BusinessBySlug(new slug)") && got.ID != other.ID {
+			t.Errorf("BusinessBySlug(%s) = %s", prof.Slug, got.ID)
+		}
+		return nil
+	})
+}

@@ -97,6 +97,7 @@ var groups = []group{
 		{"NotFound", testBusinessNotFound},
 		{"DuplicateID", testBusinessDuplicateID},
 		{"RulesSetVersion", testBusinessRulesSetVersion},
+		{"Profile", testBusinessProfile},
 	}},
 	{"Slot", []test{
 		{"RoundTrip", testSlotRoundTrip},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -528,5 +529,113 @@ func TestBusinessCatalogue(t *testing.T) {
 	a.must(a.do("GET", "/v1/businesses/"+a.bid, a.key, ""), 200, &biz)
 	if biz["slug"] != "corner-cuts" || len(biz["staff"].([]any)) != 3 {
 		t.Fatalf("refused patches changed the business: %v", biz)
+	}
+}
+
+// Many releases and accepts at once over HTTP: every slot keeps
+// booked + held <= capacity, held seats match live offers, and every
+// accepted link made exactly one booking.
+func TestConcurrentReleasesAndAccepts(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	class := a.slot(`{"service":"yoga","seating":"shared","capacity":8,"starts_at":"2026-12-02T18:00:00Z","ends_at":"2026-12-02T19:00:00Z"}`)["id"].(string)
+	var chairs []string
+	for h := 11; h < 17; h++ {
+		chairs = append(chairs, a.slot(fmt.Sprintf(`{"service":"haircut","starts_at":"2026-12-02T%02d:00:00Z","ends_at":"2026-12-02T%02d:30:00Z"}`, h, h))["id"].(string))
+	}
+	for i := range 20 {
+		svc := "yoga"
+		if i%2 == 0 {
+			svc = "haircut"
+		}
+		a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key,
+			fmt.Sprintf(`{"name":"P%d","email":"p%d@example.com","service":%q}`, i, i, svc)), 201, nil)
+	}
+	var wg sync.WaitGroup
+	release := func(path, body string) {
+		defer wg.Done()
+		req, _ := http.NewRequest("POST", a.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+a.key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 && res.StatusCode != 409 {
+			t.Errorf("%s: %d", path, res.StatusCode)
+		}
+	}
+	for range 6 { // six single-seat releases of the class at once, and every chair
+		wg.Add(1)
+		go release("/v1/slots/"+class+":release", `{"seats":1,"reason":"cancellation"}`)
+	}
+	for _, c := range chairs {
+		wg.Add(1)
+		go release("/v1/slots/"+c+":release", `{"reason":"cancellation"}`)
+	}
+	wg.Wait()
+	// Accept every live offer, each link from two clients at once.
+	var tokens []string
+	err := a.store.Read(context.Background(), func(tx nextup.Tx) error {
+		ms, err := tx.MessageList(context.Background(), nextup.MessageFilter{BusinessID: a.bid})
+		for _, m := range ms {
+			if m.Kind == nextup.MessageOffer {
+				tokens = append(tokens, m.ClaimURL[strings.LastIndex(m.ClaimURL, "/")+1:])
+			}
+		}
+		return err
+	})
+	if err != nil || len(tokens) < 8 {
+		t.Fatalf("offers after the releases: %d (%v)", len(tokens), err)
+	}
+	booked := make(chan string, 2*len(tokens))
+	for _, tok := range tokens {
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := http.Post(a.srv.URL+"/v1/claims/"+tok+":accept", "application/json", nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer res.Body.Close()
+				var out map[string]any
+				if res.StatusCode == 200 && json.NewDecoder(res.Body).Decode(&out) == nil {
+					booked <- out["booking"].(map[string]any)["id"].(string)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(booked)
+	bookings := map[string]bool{}
+	for id := range booked {
+		bookings[id] = true
+	}
+	var slots struct {
+		Slots []map[string]any `json:"slots"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/slots", a.key, ""), 200, &slots)
+	total := 0
+	for _, sl := range slots.Slots {
+		booked, held, capacity := sl["booked_seats"].(float64), sl["held_seats"].(float64), sl["capacity"].(float64)
+		liveSeats := 0.0
+		for _, o := range sl["offers"].([]any) {
+			o := o.(map[string]any)
+			if o["state"] == "offered" || o["state"] == "pending" {
+				liveSeats += o["seats"].(float64)
+			}
+			if o["state"] == "claimed" {
+				total++
+			}
+		}
+		if booked+held > capacity || held != liveSeats || booked < 0 {
+			t.Errorf("slot %s: booked %v + held %v > capacity %v, or held != live offers' %v", sl["id"], booked, held, capacity, liveSeats)
+		}
+	}
+	if total != len(bookings) || total != len(tokens) {
+		t.Fatalf("%d offers, %d claimed, %d distinct bookings answered", len(tokens), total, len(bookings))
 	}
 }

@@ -87,8 +87,11 @@ func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Busi
 		b, err = tx.BusinessByAPIKey(ctx, nextup.HashToken(key))
 		return err
 	})
-	if err != nil {
+	if errors.Is(err, nextup.ErrNotFound) {
 		return b, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "unknown API key")
+	}
+	if err != nil {
+		return b, fmt.Errorf("authenticate: %w", err) // the store failed: a 500, not a bad key
 	}
 	return b, nil
 }

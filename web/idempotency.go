@@ -2,14 +2,25 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 )
+
+// headerNoStore marks a response the idempotency layer must not keep
+// because it carries a secret shown once (a new business's API key); it is
+// removed before the response is sent.
+const headerNoStore = "X-Nextup-Idempotency-No-Store"
+
+// staleRunning is how old a still-running record must be before a retry
+// may take it over: far longer than any request runs.
+const staleRunning = time.Minute
 
 // CodeIdempotencyInProgress is the conflict code for a retry that arrives
 // while the first request with the same key is still running.
@@ -51,11 +62,22 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		rec := nextup.IdempotencyRecord{Scope: scope, Key: key, Fingerprint: hex.EncodeToString(sum[:]),
 			CreatedAt: now, ExpiresAt: now.Add(nextup.IdempotencyTTL(nextup.DefaultRules()))}
 		var existing nextup.IdempotencyRecord
-		err = s.Store.InTx(r.Context(), func(tx nextup.Tx) error {
-			var err error
-			existing, err = tx.IdempotencyStart(r.Context(), rec)
-			return err
-		})
+		start := func() error {
+			return s.Store.InTx(r.Context(), func(tx nextup.Tx) error {
+				var err error
+				existing, err = tx.IdempotencyStart(r.Context(), rec)
+				return err
+			})
+		}
+		err = start()
+		if errors.Is(err, nextup.ErrConflict) && existing.Status == 0 && now.Sub(existing.CreatedAt) > staleRunning {
+			// The first request died (a crash) without finishing: no
+			// request runs this long, so start afresh.
+			err = s.Store.InTx(r.Context(), func(tx nextup.Tx) error { return tx.IdempotencyDelete(r.Context(), scope, key) })
+			if err == nil {
+				err = start()
+			}
+		}
 		switch {
 		case errors.Is(err, nextup.ErrConflict) && existing.Fingerprint != rec.Fingerprint:
 			s.writeError(w, r, nextup.Errorf(nextup.ErrInvalid, nextup.CodeIdempotencyReuse,
@@ -83,19 +105,36 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		if len(body) > 0 {
 			r.Body = readCloser{bytes.NewReader(body)}
 		}
+		// Finish the record even if the client has gone (its retry must get
+		// the replay) or the handler panicked (its retry must run again).
+		finishCtx := context.WithoutCancel(r.Context())
+		finished := false
+		defer func() {
+			if !finished {
+				_ = s.Store.InTx(finishCtx, func(tx nextup.Tx) error { return tx.IdempotencyDelete(finishCtx, scope, key) })
+			}
+		}()
 		next.ServeHTTP(rec2, r)
-		err = s.Store.InTx(r.Context(), func(tx nextup.Tx) error {
-			if rec2.status >= 500 || rec2.status == http.StatusUnauthorized || rec2.status == http.StatusRequestEntityTooLarge {
+		finished = true
+		err = s.Store.InTx(finishCtx, func(tx nextup.Tx) error {
+			if rec2.status >= 500 || rec2.status == http.StatusUnauthorized || rec2.status == http.StatusRequestEntityTooLarge ||
+				rec2.header.Get(headerNoStore) != "" {
 				// Not a result worth replaying: let a retry run again.
 				return tx.IdempotencyDelete(r.Context(), scope, key)
 			}
 			rec.Status, rec.Body = rec2.status, rec2.body.Bytes()
-			rec.Header = map[string]string{"Content-Type": rec2.header.Get("Content-Type")}
-			return tx.IdempotencyFinish(r.Context(), rec)
+			rec.Header = map[string]string{}
+			for _, h := range []string{"Content-Type", "Cache-Control", "Referrer-Policy"} {
+				if v := rec2.header.Get(h); v != "" {
+					rec.Header[h] = v
+				}
+			}
+			return tx.IdempotencyFinish(finishCtx, rec)
 		})
 		if err != nil {
 			s.logger().ErrorContext(r.Context(), "storing an idempotent response", "error", err)
 		}
+		rec2.header.Del(headerNoStore)
 		for k, v := range rec2.header {
 			w.Header()[k] = v
 		}

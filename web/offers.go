@@ -24,6 +24,9 @@ func (s *Server) withdrawOffer(w http.ResponseWriter, r *http.Request, b nextup.
 		s.writeError(w, r, err)
 		return
 	}
+	if moves == nil {
+		moves = []nextup.Move{}
+	}
 	out := map[string]any{"moves": moves}
 	for k, v := range structMap(offerOut(o)) {
 		out[k] = v

@@ -5,8 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -379,6 +380,8 @@ func TestHealth(t *testing.T) {
 	a.problem(a.do("GET", "/v1/nothing", "", ""), 404, "not_found")
 }
 
+var errProbe = errors.New("probe")
+
 func (a *api) doKey(method, path, key, idem, body string) resp {
 	a.t.Helper()
 	req, _ := http.NewRequest(method, a.srv.URL+path, strings.NewReader(body))
@@ -433,6 +436,28 @@ func TestIdempotencyKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.problem(a.doKey("POST", path, a.key, "k-3", running), 409, "idempotency_in_progress")
+	// A running record left by a crash is taken over once it is stale.
+	a.clock.Advance(2 * time.Minute)
+	if r := a.doKey("POST", path, a.key, "k-3", running); r.status != 201 {
+		t.Fatalf("stale running record: %d %s", r.status, r.body)
+	}
+	// A new business's API key is shown once and never stored for replay.
+	b1 := a.doKey("POST", "/v1/businesses", adminToken, "k-biz", `{"name":"B","timezone":"UTC"}`)
+	if b1.status != 201 || b1.header.Get("X-Nextup-Idempotency-No-Store") != "" {
+		t.Fatalf("business create: %d %v", b1.status, b1.header)
+	}
+	if err := a.store.InTx(context.Background(), func(tx nextup.Tx) error {
+		rec, err := tx.IdempotencyStart(context.Background(), nextup.IdempotencyRecord{Scope: "caller:" + nextup.HashToken(adminToken), Key: "k-biz",
+			Fingerprint: "probe", CreatedAt: a.clock.Now(), ExpiresAt: a.clock.Now().Add(time.Hour)})
+		if err == nil || bytes.Contains(rec.Body, []byte("api_key")) {
+			// Start succeeded: no record was kept for k-biz (what we want);
+			// roll the probe back by failing the transaction.
+			return errProbe
+		}
+		return fmt.Errorf("a record with the API key was kept: %s", rec.Body)
+	}); !errors.Is(err, errProbe) {
+		t.Fatal(err)
+	}
 	a.problem(a.doKey("POST", path, a.key, strings.Repeat("x", 300), running), 400, "validation_failed")
 }
 

@@ -120,6 +120,13 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		err = srv.Shutdown(shutdownCtx)
 		cancel()
+		if err != nil {
+			// In-flight requests outlived the grace period: cut them off
+			// before the store closes under them.
+			logger.Warn("requests still running after 15s; closing them", "error", err)
+			_ = srv.Close()
+			err = nil
+		}
 	}
 	stopWork()
 	wg.Wait()

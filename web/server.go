@@ -71,6 +71,10 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/claims/{token}:accept", s.acceptClaim},
 		{"POST", "/v1/claims/{token}:decline", s.declineClaim},
 
+		{"GET", "/c/{token}", s.claimPage},
+		{"POST", "/c/{token}/claim", s.claimPost},
+		{"POST", "/c/{token}/decline", s.declinePost},
+
 		{"GET", "/v1/bookings/{id}", s.key(s.getBooking)},
 		{"GET", "/v1/bookings/{id}/calendar.ics", s.calendar},
 		{"POST", "/v1/bookings/{id}:cancel", s.key(s.cancelBooking)},

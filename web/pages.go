@@ -1,0 +1,183 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// pageTemplates are parsed once at start-up: one set per page, each with
+// the shared layout.
+var pageTemplates = map[string]*template.Template{
+	"offer":  template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/offer.html")),
+	"result": template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/result.html")),
+}
+
+type pageData struct {
+	Title, Business, Service, Staff, When, Until, LeftInWords string
+	Token                                                     string
+	Seats                                                     int
+	SecondsLeft                                               int64
+	Heading, Message, CalendarURL                             string
+}
+
+func (s *Server) render(w http.ResponseWriter, status int, page string, d pageData) {
+	var b bytes.Buffer
+	if err := pageTemplates[page].ExecuteTemplate(&b, page, d); err != nil {
+		s.logger().Error("render page", "page", page, "error", err)
+		http.Error(w, "something went wrong on our side", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// pageHeaders are sent with every public page: the token in the URL must
+// not leak through a Referer, be cached, or be framed.
+func pageHeaders(w http.ResponseWriter) {
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+}
+
+func claimPageData(info waitlist.ClaimInfo, token string, now time.Time) pageData {
+	loc := info.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	d := pageData{Title: "Your slot", Business: info.Business.Name, Service: info.Slot.Service, Staff: info.Slot.Staff,
+		When: waitlist.FormatWhen(info.Slot.StartsAt, loc), Until: waitlist.FormatUntil(info.Offer.ExpiresAt, now, loc),
+		Token: token, Seats: info.Offer.PartySize, SecondsLeft: info.SecondsLeft}
+	if info.Slot.Kind == nextup.KindEvent && info.Slot.Title != "" {
+		d.Service = info.Slot.Title
+	}
+	if m := info.SecondsLeft / 60; m > 0 {
+		d.LeftInWords = fmt.Sprintf("%d min", m)
+	} else {
+		d.LeftInWords = fmt.Sprintf("%d s", info.SecondsLeft)
+	}
+	return d
+}
+
+// claimPage is GET (and HEAD) /c/{token}: the slot, the deadline in words
+// and a countdown, with Claim and Decline as forms that need a real click.
+// Opening it records that the link was seen; it never claims.
+func (s *Server) claimPage(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	token := r.PathValue("token")
+	info, err := s.Svc.ViewClaim(r.Context(), token)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	d := claimPageData(info, token, s.now())
+	switch info.Offer.State {
+	case nextup.OfferOffered:
+		if info.SecondsLeft > 0 {
+			s.render(w, http.StatusOK, "offer", d)
+			return
+		}
+		d.Heading, d.Message = "This offer has expired", "The claim window ended and the slot went to the next person. You keep your place on the waitlist."
+	case nextup.OfferPending:
+		d.Heading, d.Message = "Not quite yet", "This offer opens in the morning; we will send you the link then."
+	case nextup.OfferClaimed:
+		d.Heading, d.Message = "You're booked", "See you then."
+	case nextup.OfferDeclined:
+		d.Heading, d.Message = "You declined this slot", "It has gone to the next person. You keep your place on the waitlist."
+	case nextup.OfferExpired:
+		d.Heading, d.Message = "This offer has expired", "The claim window ended and the slot went to the next person. You keep your place on the waitlist."
+	case nextup.OfferCancelled:
+		d.Heading, d.Message = "This offer was withdrawn", "Sorry — the business took this slot back. You keep your place on the waitlist."
+	}
+	s.render(w, http.StatusOK, "result", d)
+}
+
+// claimPost is POST /c/{token}/claim: the claim, from the page's form.
+func (s *Server) claimPost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	token := r.PathValue("token")
+	res, err := s.Svc.Claim(r.Context(), token)
+	info, infoErr := s.Svc.ViewClaim(r.Context(), token)
+	if infoErr != nil {
+		s.errorPage(w, r, infoErr)
+		return
+	}
+	d := claimPageData(info, token, s.now())
+	switch code := nextup.ErrorCode(err); {
+	case err == nil:
+		s.Metrics.claim(map[bool]string{true: "repeat", false: "booked"}[res.Repeat])
+		d.Heading, d.Message = "You're booked", "It's yours. A confirmation is on its way."
+		if res.CalendarToken != "" {
+			d.CalendarURL = "/v1/bookings/" + res.Booking.ID + "/calendar.ics?token=" + res.CalendarToken
+		}
+		s.render(w, http.StatusOK, "result", d)
+	case code == nextup.CodeSlotTaken:
+		s.Metrics.claim(code)
+		d.Heading, d.Message = "Just filled", "Sorry — someone else booked this slot a moment ago. You keep your place on the waitlist."
+		s.render(w, http.StatusConflict, "result", d)
+	case code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn || code == nextup.CodeOfferDeclined || code == waitlist.CodeOfferPending:
+		s.Metrics.claim(code)
+		msg := endedMessages[code]
+		d.Heading, d.Message = msg[0], msg[1]
+		s.render(w, http.StatusConflict, "result", d)
+	default:
+		s.errorPage(w, r, err)
+	}
+}
+
+// endedMessages tell a person why their claim did not go through.
+var endedMessages = map[string][2]string{
+	nextup.CodeOfferExpired:   {"This offer has expired", "The claim window ended and the slot went to the next person. You keep your place on the waitlist."},
+	nextup.CodeOfferWithdrawn: {"This offer was withdrawn", "Sorry — the business took this slot back. You keep your place on the waitlist."},
+	nextup.CodeOfferDeclined:  {"You declined this slot", "It has gone to the next person. You keep your place on the waitlist."},
+	waitlist.CodeOfferPending: {"Not quite yet", "This offer opens in the morning; we will send you the link then."},
+}
+
+// declinePost is POST /c/{token}/decline.
+func (s *Server) declinePost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	token := r.PathValue("token")
+	_, _, err := s.Svc.Decline(r.Context(), token)
+	info, infoErr := s.Svc.ViewClaim(r.Context(), token)
+	if infoErr != nil {
+		s.errorPage(w, r, infoErr)
+		return
+	}
+	d := claimPageData(info, token, s.now())
+	if err != nil && nextup.ErrorCode(err) != "offer_claimed" && nextup.ErrorCode(err) != nextup.CodeOfferExpired && nextup.ErrorCode(err) != nextup.CodeOfferWithdrawn {
+		s.errorPage(w, r, err)
+		return
+	}
+	switch info.Offer.State {
+	case nextup.OfferDeclined:
+		d.Heading, d.Message = "Thanks for letting us know", "The slot has gone to the next person. You keep your place on the waitlist."
+	case nextup.OfferClaimed:
+		d.Heading, d.Message = "You're booked", "You had already claimed this slot."
+	default:
+		d.Heading, d.Message = "This offer has ended", "Nothing more to do. You keep your place on the waitlist."
+	}
+	s.render(w, http.StatusOK, "result", d)
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	d := pageData{Title: "Link not found", Heading: "This link doesn't work", Message: "It may be mistyped or very old. If you were offered a slot, check the latest message we sent."}
+	if status >= 500 {
+		s.logger().ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "error", err)
+		d = pageData{Title: "Something went wrong", Heading: "Something went wrong on our side", Message: "Please try again in a moment."}
+	}
+	s.render(w, status, "result", d)
+}

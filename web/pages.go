@@ -18,8 +18,27 @@ var templateFS embed.FS
 // pageTemplates are parsed once at start-up: one set per page, each with
 // the shared layout.
 var pageTemplates = map[string]*template.Template{
-	"offer":  template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/offer.html")),
-	"result": template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/result.html")),
+	"offer":     template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/offer.html")),
+	"result":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/result.html")),
+	"devoutbox": template.Must(template.ParseFS(templateFS, "templates/devoutbox.html")),
+}
+
+// devOutbox is GET /dev/outbox, mounted by `nextup demo` only: the captured
+// messages of the demo business with clickable claim links.
+func (s *Server) devOutbox(w http.ResponseWriter, r *http.Request) {
+	msgs, err := s.Svc.ListMessages(r.Context(), nextup.MessageFilter{BusinessID: s.DevOutbox, Limit: 200})
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	var b bytes.Buffer
+	if err := pageTemplates["devoutbox"].ExecuteTemplate(&b, "devoutbox", msgs); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	pageHeaders(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b.Bytes())
 }
 
 type pageData struct {

@@ -29,6 +29,9 @@ type Server struct {
 	Debug *DebugClock
 	// Metrics, when set, are recorded and served at GET /metrics.
 	Metrics *Metrics
+	// DevOutbox, when set (nextup demo only), is the business whose
+	// captured messages GET /dev/outbox lists.
+	DevOutbox string
 }
 
 // route is one endpoint of the API, its path written as in API.md and the
@@ -87,6 +90,9 @@ func (s *Server) routes() []route {
 	}
 	if s.Metrics != nil {
 		rs = append(rs, route{"GET", "/metrics", s.Metrics.Handler().ServeHTTP})
+	}
+	if s.DevOutbox != "" {
+		rs = append(rs, route{"GET", "/dev/outbox", s.devOutbox})
 	}
 	if s.Debug != nil { // --clock=fake only
 		rs = append(rs, route{"POST", "/v1/debug/clock", s.admin(s.debugClock)})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,9 +37,12 @@ type demo struct {
 	names   map[string]string // entry id → name
 }
 
-func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo")
 	db := fs.String("db", "", "database file for the demo (default: a fresh file in a temporary directory)")
+	tour := fs.Bool("tour", false, "instead of a server: a guided run of the whole loop in the terminal, with a fake clock")
+	addr := fs.String("addr", ":8080", "listen address of the demo server")
+	admin := fs.String("admin-token", "demo-admin", "admin token of the demo server")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -51,7 +55,15 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	} else if _, err := os.Stat(*db); err == nil {
 		return fmt.Errorf("%s exists: the demo wants a fresh store", *db)
 	}
-	st, err := sqlite.Open(ctx, *db)
+	if *tour {
+		return runTour(ctx, *db, stdout)
+	}
+	return runDemoServer(ctx, *db, *addr, *admin, stdout, stderr)
+}
+
+// runTour is the guided run: the demo salon's day in the terminal.
+func runTour(ctx context.Context, db string, stdout io.Writer) error {
+	st, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -75,7 +87,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := d.script(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nEverything above is stored in %s (SQLite, WAL). The fake clock let the claim windows pass in an instant.\n", *db)
+	fmt.Fprintf(stdout, "\nEverything above is stored in %s (SQLite, WAL). The fake clock let the claim windows pass in an instant.\n", db)
 	return nil
 }
 
@@ -97,72 +109,12 @@ func (d *demo) script(ctx context.Context) error {
 		d.biz.Rules.Version, d.biz.Rules.ClaimWindow, d.biz.Rules.QuietHours.Start, d.biz.Rules.QuietHours.End,
 		d.biz.Rules.MinLead, d.biz.Rules.OrderPolicy)
 
-	haircut, _, err := d.svc.CreateSlot(ctx, d.biz.ID, waitlist.SlotParams{Service: "haircut", Staff: "Ana",
-		StartsAt: d.at(0, 14, 0), EndsAt: d.at(0, 14, 45)})
+	salon, err := seedSalon(ctx, d.svc, d.biz.ID, d.at, func() { d.clock.Advance(time.Minute) }, d.say)
 	if err != nil {
 		return err
 	}
-	if _, _, err := d.svc.CreateSlot(ctx, d.biz.ID, waitlist.SlotParams{Service: "colour", Staff: "Ben",
-		StartsAt: d.at(1, 11, 0), EndsAt: d.at(1, 12, 30)}); err != nil {
-		return err
-	}
-	class, _, err := d.svc.CreateSlot(ctx, d.biz.ID, waitlist.SlotParams{Service: "yoga", Seating: nextup.SeatingShared,
-		Capacity: 8, StartsAt: d.at(0, 18, 0), EndsAt: d.at(0, 19, 0)})
-	if err != nil {
-		return err
-	}
-	d.say("== Slots: haircut with Ana today 14:00 (booked), colour with Ben tomorrow 11:00 (booked), yoga class today 18:00 (8/8 booked)")
-
-	type joiner struct {
-		name, contact, service, staff string
-		party                         int
-		priority                      bool
-		afterHour                     int
-	}
-	joiners := []joiner{
-		{"Maya", "maya@example.com", "haircut", "", 1, false, 0},
-		{"Noah", "+447700900001", "haircut", "Ben", 1, false, 0}, // wants Ben: passed over for Ana's chair
-		{"Olivia", "olivia@example.com", "haircut", "", 1, false, 0},
-		{"Priya", "+447700900002", "haircut", "", 1, false, 0},
-		{"Quinn", "quinn@example.com", "haircut", "", 1, false, 16}, // only after 16:00: does not fit 14:00
-		{"Rosa", "rosa@example.com", "colour", "", 1, false, 0},
-		{"Sam", "+447700900003", "yoga", "", 2, false, 0},
-		{"Tara", "tara@example.com", "yoga", "", 1, false, 0},
-		{"Umar", "umar@example.com", "yoga", "", 3, false, 0},
-		{"Vera", "vera@example.com", "yoga", "", 1, true, 0}, // priority: goes first
-		{"Will", "+447700900004", "yoga", "", 1, false, 0},
-		{"Xena", "xena@example.com", "haircut", "", 1, false, 0},
-	}
-	d.say("== A dozen people join the waitlist:")
-	for i, j := range joiners {
-		d.clock.Advance(time.Minute)
-		p := waitlist.JoinParams{Name: j.name, Service: j.service, Staff: j.staff, PartySize: j.party, Priority: j.priority,
-			Earliest: d.at(0, 0, 0), Latest: d.at(7, 23, 59)}
-		if j.afterHour > 0 {
-			p.Earliest = d.at(0, j.afterHour, 0)
-		}
-		if strings.HasPrefix(j.contact, "+") {
-			p.Phone = j.contact
-		} else {
-			p.Email = j.contact
-		}
-		res, err := d.svc.Join(ctx, d.biz.ID, p)
-		if err != nil {
-			return fmt.Errorf("join %s: %w", j.name, err)
-		}
-		d.names[res.Entry.ID] = j.name
-		extra := ""
-		if j.staff != "" {
-			extra += ", wants " + j.staff
-		}
-		if j.afterHour > 0 {
-			extra += fmt.Sprintf(", only after %d:00", j.afterHour)
-		}
-		if j.priority {
-			extra += ", priority"
-		}
-		d.say("   %2d. %-7s %-8s party %d%s", i+1, j.name, j.service, j.party, extra)
-	}
+	haircut, class := salon.haircut, salon.class
+	maps.Copy(d.names, salon.names)
 
 	d.clock.Advance(10 * time.Minute)
 	d.say("\n== %s: the 14:00 haircut with Ana is cancelled.", d.now())
@@ -291,4 +243,83 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// salon is what seedSalon made: the demo's slots and who is waiting.
+type salon struct {
+	haircut, colour, class nextup.Slot
+	names                  map[string]string // entry id → name
+}
+
+// seedSalon fills a business with the demo salon: three booked slots (a
+// haircut with Ana, a colour with Ben, a yoga class of 8) and a dozen
+// people waiting with varied criteria. at places a time on a day relative
+// to "today"; tick runs between joins (the tour's clock moves a minute).
+func seedSalon(ctx context.Context, svc *waitlist.Service, bid string, at func(day, hour, min int) time.Time, tick func(), say func(string, ...any)) (salon, error) {
+	out := salon{names: map[string]string{}}
+	var err error
+	if out.haircut, _, err = svc.CreateSlot(ctx, bid, waitlist.SlotParams{Service: "haircut", Staff: "Ana",
+		StartsAt: at(0, 14, 0), EndsAt: at(0, 14, 45)}); err != nil {
+		return out, err
+	}
+	if out.colour, _, err = svc.CreateSlot(ctx, bid, waitlist.SlotParams{Service: "colour", Staff: "Ben",
+		StartsAt: at(1, 11, 0), EndsAt: at(1, 12, 30)}); err != nil {
+		return out, err
+	}
+	if out.class, _, err = svc.CreateSlot(ctx, bid, waitlist.SlotParams{Service: "yoga", Seating: nextup.SeatingShared,
+		Capacity: 8, StartsAt: at(0, 18, 0), EndsAt: at(0, 19, 0)}); err != nil {
+		return out, err
+	}
+	say("== Slots: haircut with Ana at 14:00 (booked), colour with Ben the day after at 11:00 (booked), yoga class at 18:00 (8/8 booked)")
+	type joiner struct {
+		name, contact, service, staff string
+		party                         int
+		priority                      bool
+		afterHour                     int
+	}
+	joiners := []joiner{
+		{"Maya", "maya@example.com", "haircut", "", 1, false, 0},
+		{"Noah", "+447700900001", "haircut", "Ben", 1, false, 0}, // wants Ben: passed over for Ana's chair
+		{"Olivia", "olivia@example.com", "haircut", "", 1, false, 0},
+		{"Priya", "+447700900002", "haircut", "", 1, false, 0},
+		{"Quinn", "quinn@example.com", "haircut", "", 1, false, 16}, // only after 16:00: does not fit 14:00
+		{"Rosa", "rosa@example.com", "colour", "", 1, false, 0},
+		{"Sam", "+447700900003", "yoga", "", 2, false, 0},
+		{"Tara", "tara@example.com", "yoga", "", 1, false, 0},
+		{"Umar", "umar@example.com", "yoga", "", 3, false, 0},
+		{"Vera", "vera@example.com", "yoga", "", 1, true, 0}, // priority: goes first
+		{"Will", "+447700900004", "yoga", "", 1, false, 0},
+		{"Xena", "xena@example.com", "haircut", "", 1, false, 0},
+	}
+	say("== A dozen people join the waitlist:")
+	for i, j := range joiners {
+		tick()
+		p := waitlist.JoinParams{Name: j.name, Service: j.service, Staff: j.staff, PartySize: j.party, Priority: j.priority,
+			Earliest: at(0, 0, 0), Latest: at(7, 23, 59)}
+		if j.afterHour > 0 {
+			p.Earliest = at(0, j.afterHour, 0)
+		}
+		if strings.HasPrefix(j.contact, "+") {
+			p.Phone = j.contact
+		} else {
+			p.Email = j.contact
+		}
+		res, err := svc.Join(ctx, bid, p)
+		if err != nil {
+			return out, fmt.Errorf("join %s: %w", j.name, err)
+		}
+		out.names[res.Entry.ID] = j.name
+		extra := ""
+		if j.staff != "" {
+			extra += ", wants " + j.staff
+		}
+		if j.afterHour > 0 {
+			extra += fmt.Sprintf(", only after %d:00", j.afterHour)
+		}
+		if j.priority {
+			extra += ", priority"
+		}
+		say("   %2d. %-7s %-8s party %d%s", i+1, j.name, j.service, j.party, extra)
+	}
+	return out, nil
 }

@@ -26,7 +26,9 @@ Usage:
   nextup serve [--addr :8080] [--db FILE] [--base-url URL] [--admin-token T | --admin-token-file F]
                [--clock real|fake] [--notify capture]
                                              run the API v1 with timers and the outbox relay
-  nextup demo [--db FILE]                    a guided run of the engine on a fresh embedded store
+  nextup demo [--addr :8080] [--db FILE]     a demo salon on a fresh embedded store, served with
+                                             copy-paste curl commands and a /dev/outbox page
+  nextup demo --tour                         a guided run of the whole loop in the terminal
   nextup business create --name N --timezone TZ [--db FILE]
                                              create a business and print it with its API key
   nextup migrate [--db FILE]                 apply the embedded schema migrations
@@ -63,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "demo":
-		return runDemo(ctx, args[1:], stdout)
+		return runDemo(ctx, args[1:], stdout, stderr)
 	case "business":
 		if len(args) < 2 || args[1] != "create" {
 			return usageError{"business: want `business create`"}

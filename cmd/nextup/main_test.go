@@ -23,7 +23,7 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 // the slot's audit trail.
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	out, err := runCLI(t, "demo", "--db", filepath.Join(t.TempDir(), "demo.db"))
+	out, err := runCLI(t, "demo", "--tour", "--db", filepath.Join(t.TempDir(), "demo.db"))
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}

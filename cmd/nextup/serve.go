@@ -30,6 +30,7 @@ type serveConfig struct {
 	AdminToken string
 	Clock      string
 	Notify     string
+	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
 }
 
 func runServe(ctx context.Context, args []string, stdout io.Writer) error {
@@ -98,6 +99,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	metrics := web.NewMetrics(st)
 	sweeper.OnHandled = metrics.TimerHandled
 	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
+	api.DevOutbox = c.DevOutbox
 	if fake != nil {
 		api.Debug = &web.DebugClock{Clock: fake, Sweeper: sweeper, Relay: relay}
 	}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/sqlite"
+	"github.com/nextup-dev/nextup/waitlist"
+)
+
+// runDemoServer seeds the demo salon on a fresh store and serves it with
+// the real clock, printing what a newcomer needs: the URL, the API key and
+// three commands that free a slot and follow the offer it makes.
+func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.Writer) error {
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		return err
+	}
+	svc := waitlist.New(st, nextup.RealClock{}, "")
+	rules := nextup.DefaultRules()
+	rules.QuietHours = nil // so the demo sends offers whatever the hour
+	biz, key, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Demo Salon", Timezone: "Europe/London", Rules: &rules})
+	if err != nil {
+		st.Close()
+		return err
+	}
+	slug, country := "demo-salon", "GB"
+	services := []nextup.Service{{Name: "haircut", Synonyms: []string{"cut", "trim"}, DurationMinutes: 45, PriceCents: 3500},
+		{Name: "colour", DurationMinutes: 90, PriceCents: 8000}, {Name: "yoga", DurationMinutes: 60, PriceCents: 1200}}
+	staff := []string{"Ana", "Ben"}
+	if _, err := svc.UpdateProfile(ctx, biz.ID, waitlist.ProfilePatch{Slug: &slug, Country: &country, Services: &services, Staff: &staff}); err != nil {
+		st.Close()
+		return err
+	}
+	loc, _ := biz.Location()
+	now := time.Now().In(loc) // seeding relative to the real day is the point of a demo
+	at := func(day, hour, min int) time.Time {
+		return time.Date(now.Year(), now.Month(), now.Day()+1+day, hour, min, 0, 0, loc) // from tomorrow
+	}
+	salon, err := seedSalon(ctx, svc, biz.ID, at, func() {}, func(string, ...any) {})
+	st.Close()
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	if strings.HasPrefix(addr, ":") {
+		base = "http://localhost:" + strings.TrimPrefix(addr, ":")
+	}
+	auth := fmt.Sprintf(`-H "Authorization: Bearer %s"`, key)
+	fmt.Fprintf(stdout, `nextup demo — Demo Salon (Europe/London) on a fresh store: %s
+
+  URL        %s
+  API key    %s
+  business   %s
+  admin      %s
+
+Tomorrow's 14:00 haircut with Ana is booked and a dozen people wait.
+1. Cancel it — the engine offers it to the first person in fair order who fits:
+   curl -s -X POST %s/v1/slots/%s:release %s -d '{"reason":"cancellation"}'
+2. See the offer that went out (and its claim link), or open %s/dev/outbox:
+   curl -s %s/v1/businesses/%s/messages %s
+3. Follow the slot: open the claim link to claim or decline, then
+   curl -s %s/v1/slots/%s %s
+
+OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
+`, db, base, key, biz.ID, admin, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth, base, base)
+	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
+}

@@ -35,7 +35,6 @@ func (s *Server) createBusiness(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set(headerNoStore, "api key") // never keep the key in plain text, even for replays
 	writeJSON(w, http.StatusCreated, businessJSON{ID: b.ID, Name: b.Name, Timezone: b.Timezone, Rules: b.Rules, APIKey: key})
 }
 

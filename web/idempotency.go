@@ -3,20 +3,19 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
 )
-
-// headerNoStore marks a response the idempotency layer must not keep
-// because it carries a secret shown once (a new business's API key); it is
-// removed before the response is sent.
-const headerNoStore = "X-Nextup-Idempotency-No-Store"
 
 // staleRunning is how old a still-running record must be before a retry
 // may take it over: far longer than any request runs.
@@ -33,6 +32,13 @@ const CodeIdempotencyInProgress = "idempotency_in_progress"
 // first is still running is 409. Keys are scoped to the caller (the hash
 // of its bearer token, or the public path for claim links), and kept for a
 // claim window plus a day.
+//
+// Responses carry secrets shown once (a new business's API key, a status
+// link, a calendar link), and secrets are only ever stored as hashes. So the
+// store keeps a hash of the Idempotency-Key, and the response sealed with
+// AES-GCM under a key derived from the raw Idempotency-Key: only a client
+// that holds the key can have the response replayed, and the database alone
+// reveals nothing.
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
@@ -59,7 +65,8 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		}
 		sum := sha256.Sum256([]byte(r.Method + " " + r.URL.RequestURI() + "\n" + string(body)))
 		now := s.now()
-		rec := nextup.IdempotencyRecord{Scope: scope, Key: key, Fingerprint: hex.EncodeToString(sum[:]),
+		storeKey := nextup.HashToken("idempotency-key:" + key) // the raw key never reaches the store
+		rec := nextup.IdempotencyRecord{Scope: scope, Key: storeKey, Fingerprint: hex.EncodeToString(sum[:]),
 			CreatedAt: now, ExpiresAt: now.Add(nextup.IdempotencyTTL(nextup.DefaultRules()))}
 		var existing nextup.IdempotencyRecord
 		start := func() error {
@@ -73,7 +80,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		if errors.Is(err, nextup.ErrConflict) && existing.Status == 0 && now.Sub(existing.CreatedAt) > staleRunning {
 			// The first request died (a crash) without finishing: no
 			// request runs this long, so start afresh.
-			err = s.Store.InTx(r.Context(), func(tx nextup.Tx) error { return tx.IdempotencyDelete(r.Context(), scope, key) })
+			err = s.Store.InTx(r.Context(), func(tx nextup.Tx) error { return tx.IdempotencyDelete(r.Context(), scope, storeKey) })
 			if err == nil {
 				err = start()
 			}
@@ -88,12 +95,17 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 				"a request with this Idempotency-Key is still being processed; retry shortly"))
 			return
 		case errors.Is(err, nextup.ErrConflict):
+			body, err := unseal(key, existing.Body)
+			if err != nil {
+				s.writeError(w, r, fmt.Errorf("replay idempotent response: %w", err))
+				return
+			}
 			for k, v := range existing.Header {
 				w.Header().Set(k, v)
 			}
 			w.Header().Set("Idempotent-Replayed", "true")
 			w.WriteHeader(existing.Status)
-			_, _ = w.Write(existing.Body)
+			_, _ = w.Write(body)
 			return
 		case err != nil:
 			s.writeError(w, r, err)
@@ -111,18 +123,21 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		finished := false
 		defer func() {
 			if !finished {
-				_ = s.Store.InTx(finishCtx, func(tx nextup.Tx) error { return tx.IdempotencyDelete(finishCtx, scope, key) })
+				_ = s.Store.InTx(finishCtx, func(tx nextup.Tx) error { return tx.IdempotencyDelete(finishCtx, scope, storeKey) })
 			}
 		}()
 		next.ServeHTTP(rec2, r)
 		finished = true
 		err = s.Store.InTx(finishCtx, func(tx nextup.Tx) error {
-			if rec2.status >= 500 || rec2.status == http.StatusUnauthorized || rec2.status == http.StatusRequestEntityTooLarge ||
-				rec2.header.Get(headerNoStore) != "" {
+			if rec2.status >= 500 || rec2.status == http.StatusUnauthorized || rec2.status == http.StatusRequestEntityTooLarge {
 				// Not a result worth replaying: let a retry run again.
-				return tx.IdempotencyDelete(r.Context(), scope, key)
+				return tx.IdempotencyDelete(finishCtx, scope, storeKey)
 			}
-			rec.Status, rec.Body = rec2.status, rec2.body.Bytes()
+			sealed, err := seal(key, rec2.body.Bytes())
+			if err != nil {
+				return err
+			}
+			rec.Status, rec.Body = rec2.status, sealed
 			rec.Header = map[string]string{}
 			for _, h := range []string{"Content-Type", "Cache-Control", "Referrer-Policy"} {
 				if v := rec2.header.Get(h); v != "" {
@@ -134,7 +149,6 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		if err != nil {
 			s.logger().ErrorContext(r.Context(), "storing an idempotent response", "error", err)
 		}
-		rec2.header.Del(headerNoStore)
 		for k, v := range rec2.header {
 			w.Header()[k] = v
 		}
@@ -165,3 +179,41 @@ func (r *recorder) WriteHeader(status int) {
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// sealKey derives the AES-256 key that seals a stored response from the
+// client's raw Idempotency-Key (which the store never sees).
+func sealKey(idemKey string) []byte {
+	k := sha256.Sum256([]byte("nextup idempotency seal\x00" + idemKey))
+	return k[:]
+}
+
+func seal(idemKey string, plain []byte) ([]byte, error) {
+	block, err := aes.NewCipher(sealKey(idemKey))
+	if err != nil {
+		return nil, err
+	}
+	gcm, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, gcm.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return gcm.Seal(nonce, nonce, plain, nil), nil
+}
+
+func unseal(idemKey string, sealed []byte) ([]byte, error) {
+	block, err := aes.NewCipher(sealKey(idemKey))
+	if err != nil {
+		return nil, err
+	}
+	gcm, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	if len(sealed) < gcm.NonceSize() {
+		return nil, errors.New("sealed response too short")
+	}
+	return gcm.Open(nil, sealed[:gcm.NonceSize()], sealed[gcm.NonceSize():], nil)
+}

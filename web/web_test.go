@@ -380,8 +380,6 @@ func TestHealth(t *testing.T) {
 	a.problem(a.do("GET", "/v1/nothing", "", ""), 404, "not_found")
 }
 
-var errProbe = errors.New("probe")
-
 func (a *api) doKey(method, path, key, idem, body string) resp {
 	a.t.Helper()
 	req, _ := http.NewRequest(method, a.srv.URL+path, strings.NewReader(body))
@@ -429,7 +427,7 @@ func TestIdempotencyKey(t *testing.T) {
 	running := `{"name":"Cy","email":"cy@example.com","service":"haircut"}`
 	sum := sha256.Sum256([]byte("POST " + path + "\n" + running))
 	if err := a.store.InTx(context.Background(), func(tx nextup.Tx) error {
-		_, err := tx.IdempotencyStart(context.Background(), nextup.IdempotencyRecord{Scope: "caller:" + nextup.HashToken(a.key), Key: "k-3",
+		_, err := tx.IdempotencyStart(context.Background(), nextup.IdempotencyRecord{Scope: "caller:" + nextup.HashToken(a.key), Key: nextup.HashToken("idempotency-key:k-3"),
 			Fingerprint: hex.EncodeToString(sum[:]), CreatedAt: a.clock.Now(), ExpiresAt: a.clock.Now().Add(time.Hour)})
 		return err
 	}); err != nil {
@@ -441,21 +439,28 @@ func TestIdempotencyKey(t *testing.T) {
 	if r := a.doKey("POST", path, a.key, "k-3", running); r.status != 201 {
 		t.Fatalf("stale running record: %d %s", r.status, r.body)
 	}
-	// A new business's API key is shown once and never stored for replay.
+	// A new business's API key is replayed to the client that holds the
+	// Idempotency-Key, and the store keeps neither the key nor the API key.
 	b1 := a.doKey("POST", "/v1/businesses", adminToken, "k-biz", `{"name":"B","timezone":"UTC"}`)
-	if b1.status != 201 || b1.header.Get("X-Nextup-Idempotency-No-Store") != "" {
-		t.Fatalf("business create: %d %v", b1.status, b1.header)
+	b2 := a.doKey("POST", "/v1/businesses", adminToken, "k-biz", `{"name":"B","timezone":"UTC"}`)
+	var biz map[string]any
+	if b1.status != 201 || !bytes.Equal(b1.body, b2.body) || json.Unmarshal(b1.body, &biz) != nil {
+		t.Fatalf("business create replay: %d %s / %s", b1.status, b1.body, b2.body)
 	}
+	apiKey := biz["api_key"].(string)
 	if err := a.store.InTx(context.Background(), func(tx nextup.Tx) error {
-		rec, err := tx.IdempotencyStart(context.Background(), nextup.IdempotencyRecord{Scope: "caller:" + nextup.HashToken(adminToken), Key: "k-biz",
-			Fingerprint: "probe", CreatedAt: a.clock.Now(), ExpiresAt: a.clock.Now().Add(time.Hour)})
-		if err == nil || bytes.Contains(rec.Body, []byte("api_key")) {
-			// Start succeeded: no record was kept for k-biz (what we want);
-			// roll the probe back by failing the transaction.
-			return errProbe
+		rec, err := tx.IdempotencyStart(context.Background(), nextup.IdempotencyRecord{Scope: "caller:" + nextup.HashToken(adminToken),
+			Key: nextup.HashToken("idempotency-key:k-biz"), Fingerprint: "probe", CreatedAt: a.clock.Now(), ExpiresAt: a.clock.Now().Add(time.Hour)})
+		switch {
+		case !errors.Is(err, nextup.ErrConflict):
+			return fmt.Errorf("no record kept for the business create: %v", err)
+		case rec.Status != 201 || len(rec.Body) == 0:
+			return fmt.Errorf("record = %+v", rec)
+		case bytes.Contains(rec.Body, []byte(apiKey)) || bytes.Contains(rec.Body, []byte("api_key")) || rec.Key == "k-biz":
+			return fmt.Errorf("the store keeps the response or the key in plain text: key %q body %q", rec.Key, rec.Body)
 		}
-		return fmt.Errorf("a record with the API key was kept: %s", rec.Body)
-	}); !errors.Is(err, errProbe) {
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	a.problem(a.doKey("POST", path, a.key, strings.Repeat("x", 300), running), 400, "validation_failed")

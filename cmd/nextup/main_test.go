@@ -94,7 +94,8 @@ func TestMigrateTwiceAndBusinessCreate(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"frobnicate"}, {"business"}, {"migrate", "--nope"}, {"migrate", "extra"}} {
+	for _, args := range [][]string{{"frobnicate"}, {"business"}, {"migrate", "--nope"}, {"migrate", "extra"},
+		{"serve", "--clock", "sideways"}, {"serve", "--notify", "pigeon"}, {"serve", "--smtp-url", "smtp://localhost:25"}} {
 		_, err := runCLI(t, args...)
 		var ue usageError
 		if !errors.As(err, &ue) {

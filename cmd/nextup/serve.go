@@ -43,8 +43,19 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	adminFile := fs.String("admin-token-file", "", "read the admin token from this file")
 	fs.StringVar(&c.Clock, "clock", "real", "real, or fake (time moves only by POST /v1/debug/clock; tests and demos)")
 	fs.StringVar(&c.Notify, "notify", "capture", "comma list of channels to send through; only capture exists yet")
+	smtpURL := fs.String("smtp-url", "", "outbound mail: smtp://[user:pass@]host:port (arrives with the email channel)")
+	mailFrom := fs.String("mail-from", "", "outbound mail: the From address (arrives with the email channel)")
+	smtpAddr := fs.String("smtp-addr", "", "inbound SMTP listener address, off by default (arrives with the inbox lane)")
+	inboundDomain := fs.String("inbound-domain", "", "domain of the inbound addresses {slug}@domain (arrives with the inbox lane)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	// These flags are part of the contract; the channels behind them are not
+	// built yet. Refuse rather than silently ignore a setting.
+	for name, v := range map[string]string{"smtp-url": *smtpURL, "mail-from": *mailFrom, "smtp-addr": *smtpAddr, "inbound-domain": *inboundDomain} {
+		if v != "" {
+			return usageError{fmt.Sprintf("serve: --%s is not supported yet (email and inbound mail are still to come); only the capture channel runs", name)}
+		}
 	}
 	if *adminFile != "" {
 		b, err := os.ReadFile(*adminFile)

@@ -24,8 +24,16 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("bench")
 	n := fs.Int("n", 200, "operations per measurement")
 	entries := fs.Int("entries", 100000, "waiting entries on the list while deciding (1000000 for the issue's target)")
+	httpMode := fs.Bool("http", false, "measure joins/s and claims/s over HTTP instead")
+	clients := fs.Int("clients", 8, "concurrent HTTP clients (with -http)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *httpMode {
+		if *n < 1 || *clients < 1 {
+			return usageError{"bench: -n and -clients must be >= 1"}
+		}
+		return runBenchHTTP(ctx, *n, *clients, stdout)
 	}
 	if *n < 1 || *entries < 100 {
 		return usageError{"bench: -n must be >= 1 and -entries >= 100"}

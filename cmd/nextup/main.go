@@ -34,6 +34,7 @@ Usage:
   nextup migrate [--db FILE]                 apply the embedded schema migrations
   nextup bench [-n N] [-entries N]           measure join, decide, release→offer and claim
                                              against a baseline write on a fresh store
+  nextup bench -http [-n N] [-clients C]     joins/s and claims/s over HTTP on loopback
   nextup version                             print the version
 
 Every flag can also be set as an environment variable NEXTUP_<FLAG> (e.g. NEXTUP_DB).

@@ -116,3 +116,13 @@ func TestEnvFallback(t *testing.T) {
 		t.Fatalf("NEXTUP_DB not honoured: %q %v", out, err)
 	}
 }
+
+// TestBenchHTTPRuns keeps `nextup bench -http` working; it asserts what
+// was done, never how fast.
+func TestBenchHTTPRuns(t *testing.T) {
+	t.Parallel()
+	out, err := runCLI(t, "bench", "-http", "-n", "20", "-clients", "4")
+	if err != nil || !strings.Contains(out, "joins") || !strings.Contains(out, "claims") {
+		t.Fatalf("bench -http: %v\n%s", err, out)
+	}
+}

@@ -299,6 +299,14 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	mid := msgs.Messages[0]["id"].(string)
 	a.problem(a.do("POST", "/v1/messages/"+mid+":retry", a.key, ""), 409, "message_not_dead")
+	// A booking of this business, on a second slot.
+	sl2 := a.slot(`{"service":"haircut","starts_at":"2026-12-01T16:00:00Z","ends_at":"2026-12-01T16:45:00Z","booked_seats":0}`)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Bea","email":"bea@example.com","service":"haircut"}`), 201, nil)
+	var got2 map[string]any
+	a.must(a.do("GET", "/v1/slots/"+sl2["id"].(string), a.key, ""), 200, &got2)
+	var claimed map[string]any
+	a.must(a.do("POST", "/v1/claims/"+a.token(got2["offers"].([]any)[0].(map[string]any)["id"].(string))+":accept", "", ""), 200, &claimed)
+	bkid := claimed["booking"].(map[string]any)["id"].(string)
 	var other map[string]any
 	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)
 	key := other["api_key"].(string)
@@ -320,6 +328,11 @@ func TestTenantIsolation(t *testing.T) {
 		{"GET", "/v1/offers/" + oid, ""},
 		{"POST", "/v1/offers/" + oid + ":withdraw", ""},
 		{"GET", "/v1/businesses/" + a.bid + "/messages", ""},
+		{"PATCH", "/v1/businesses/" + a.bid, `{"slug":"theirs"}`},
+		{"GET", "/v1/businesses/" + a.bid + "/handbacks", ""},
+		{"GET", "/v1/bookings/" + bkid, ""},
+		{"POST", "/v1/bookings/" + bkid + ":cancel", `{}`},
+		{"POST", "/v1/bookings/" + bkid + ":no_show", ""},
 		{"POST", "/v1/messages/" + mid + ":retry", ""},
 	} {
 		a.problem(a.do(rt.method, rt.path, key, rt.body), 404, "not_found")
@@ -327,6 +340,10 @@ func TestTenantIsolation(t *testing.T) {
 	a.must(a.do("GET", "/v1/offers/"+oid, a.key, ""), 200, &got)
 	if got["state"] != "offered" {
 		t.Fatalf("the other business's calls changed the offer: %v", got)
+	}
+	a.must(a.do("GET", "/v1/bookings/"+bkid, a.key, ""), 200, &got)
+	if got["state"] != "booked" {
+		t.Fatalf("the other business's calls changed the booking: %v", got)
 	}
 }
 

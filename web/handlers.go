@@ -94,21 +94,31 @@ func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, b nextup.Bus
 
 func (s *Server) createSlot(w http.ResponseWriter, r *http.Request, b nextup.Business) {
 	var in struct {
-		Service     string    `json:"service"`
-		Staff       string    `json:"staff"`
-		StartsAt    time.Time `json:"starts_at"`
-		EndsAt      time.Time `json:"ends_at"`
-		Capacity    int       `json:"capacity"`
-		Seating     string    `json:"seating"`
-		MinParty    int       `json:"min_party"`
-		BookedSeats *int      `json:"booked_seats"`
+		Service     string `json:"service"`
+		Staff       string `json:"staff"`
+		StartsAt    string `json:"starts_at"`
+		EndsAt      string `json:"ends_at"`
+		Capacity    int    `json:"capacity"`
+		Seating     string `json:"seating"`
+		MinParty    int    `json:"min_party"`
+		BookedSeats *int   `json:"booked_seats"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	startsAt, err := parseTime("starts_at", in.StartsAt)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	endsAt, err := parseTime("ends_at", in.EndsAt)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	sl, moves, err := s.Svc.CreateSlot(r.Context(), b.ID, waitlist.SlotParams{Service: in.Service, Staff: in.Staff,
-		StartsAt: in.StartsAt, EndsAt: in.EndsAt, Capacity: in.Capacity, Seating: nextup.Seating(in.Seating),
+		StartsAt: startsAt, EndsAt: endsAt, Capacity: in.Capacity, Seating: nextup.Seating(in.Seating),
 		MinParty: in.MinParty, BookedSeats: in.BookedSeats})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -238,3 +248,16 @@ func (s *Server) resizeSlot(w http.ResponseWriter, r *http.Request, b nextup.Bus
 
 // discard drains a body that a handler does not read, so keep-alive works.
 func discard(r *http.Request) { _, _ = io.Copy(io.Discard, io.LimitReader(r.Body, DefaultMaxBody)) }
+
+// parseTime reads an RFC 3339 time with an offset, naming the field when it
+// is not one ("" is the zero time; the use case says whether it is required).
+func parseTime(field, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, invalidf(field, "want an RFC 3339 time with an offset, e.g. 2026-12-01T14:00:00+01:00")
+	}
+	return t, nil
+}

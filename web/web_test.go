@@ -248,7 +248,10 @@ func TestErrorsAreProblemsAndChangeNothing(t *testing.T) {
 		t.Errorf("unknown field problem = %v", p)
 	}
 	a.problem(a.do("POST", path, a.key, `{"service":`), 400, "validation_failed")
-	a.problem(a.do("POST", path, a.key, `{"service":"haircut","starts_at":"2026-12-01 14:00","ends_at":"2026-12-01T14:45:00Z"}`), 400, "validation_failed")
+	p = a.problem(a.do("POST", path, a.key, `{"service":"haircut","starts_at":"2026-12-01 14:00","ends_at":"2026-12-01T14:45:00Z"}`), 400, "validation_failed")
+	if errs, _ := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != "starts_at" {
+		t.Errorf("bad time problem names %v, want starts_at", p["errors"])
+	}
 	a.problem(a.do("POST", path, a.key, `{"service":"haircut","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T13:00:00Z"}`), 400, "validation_failed")
 	a.problem(a.do("POST", path, a.key, `{"service":"`+strings.Repeat("x", 9<<10)+`"}`), 413, "too_large")
 	a.problem(a.do("POST", "/v1/slots/"+sid+":release", a.key, `{"seats":1,"reason":"tuesday"}`), 400, "validation_failed")

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/postgres"
 	"github.com/nextup-dev/nextup/store/sqlite"
 )
 
@@ -143,8 +144,18 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 // openStore opens the store named by --db: a file path is the embedded SQLite store.
 func openStore(ctx context.Context, db string) (nextup.Store, error) {
-	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
-		return nil, errors.New("the PostgreSQL store is not built yet; use a file path for the embedded store")
+	if isPostgres(db) {
+		s, err := postgres.Open(ctx, db)
+		if err != nil {
+			return nil, fmt.Errorf("open PostgreSQL: %w", err)
+		}
+		// Migrations run on start too, under an advisory lock, so several
+		// instances starting at once apply each one once.
+		if err := s.Migrate(ctx); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("migrate PostgreSQL: %w", err)
+		}
+		return s, nil
 	}
 	s, err := sqlite.Open(ctx, db)
 	if err != nil {
@@ -153,11 +164,31 @@ func openStore(ctx context.Context, db string) (nextup.Store, error) {
 	return s, nil
 }
 
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
 func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("migrate")
-	db := fs.String("db", "nextup.db", "database: a file path for the embedded store")
+	db := fs.String("db", "nextup.db", "database: a file path for the embedded store, or postgres://…")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if isPostgres(*db) {
+		s, err := postgres.Open(ctx, *db)
+		if err != nil {
+			return fmt.Errorf("open PostgreSQL: %w", err)
+		}
+		defer s.Close()
+		if err := s.Migrate(ctx); err != nil {
+			return err
+		}
+		v, err := s.SchemaVersion(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "PostgreSQL: schema at version %d\n", v)
+		return nil
 	}
 	s, err := sqlite.Open(ctx, *db, sqlite.SkipMigrate())
 	if err != nil {

@@ -1,0 +1,425 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// DB is a nextup.Store kept in a PostgreSQL database (in the schema the
+// connection's search_path names first), reached through a pgx pool.
+type DB struct {
+	dsn  string
+	pool *pgxpool.Pool
+}
+
+var _ nextup.Store = (*DB)(nil)
+
+// maxTxAttempts bounds how often InTx runs fn when PostgreSQL reports a
+// serialization failure or a deadlock.
+const maxTxAttempts = 5
+
+// Open connects to the database named by dsn (a URL or key=value string
+// that pgxpool accepts, pool_* settings included) and checks that it
+// answers. It does not migrate; call (*DB).Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return &DB{dsn: dsn, pool: pool}, nil
+}
+
+// InTx runs fn in one READ COMMITTED read-write transaction: it commits
+// when fn returns nil and rolls back when fn returns an error or panics
+// (the panic goes on). Per-slot decisions are serialised by the row locks
+// SlotGet and EntryGet take, not by the isolation level. When PostgreSQL
+// reports a serialization failure or a deadlock, the whole transaction is
+// run again, a bounded number of times; fn must therefore be safe to run
+// more than once (it is, when all its effects go through tx).
+func (db *DB) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
+	var err error
+	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
+		err = db.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, true, fn)
+		if !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		// A short, growing pause lets the other transaction finish.
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt*attempt) * time.Millisecond):
+		}
+	}
+	return err
+}
+
+// Read runs fn in a REPEATABLE READ, READ ONLY transaction: one
+// consistent snapshot of the committed state. Writes through its Tx fail.
+func (db *DB) Read(ctx context.Context, fn func(tx nextup.Tx) error) error {
+	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, false, fn)
+}
+
+func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(tx nextup.Tx) error) error {
+	ptx, err := db.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			// fn panicked: undo, and let the panic go on. The context may
+			// be the reason; roll back regardless of it.
+			_ = ptx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	ferr := fn(&tx{tx: &sqlTx{tx: ptx, write: write}, write: write})
+	done = true
+	if ferr != nil {
+		if rerr := ptx.Rollback(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, pgx.ErrTxClosed) {
+			return errors.Join(ferr, fmt.Errorf("rollback: %w", rerr))
+		}
+		return ferr
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// retryable reports a serialization failure or a deadlock.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "40001" || pe.Code == "40P01"
+	}
+	return false
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("ping postgres: %w", err)
+	}
+	return nil
+}
+
+// Close closes the pool; closing twice is harmless.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// tx implements nextup.Tx on one pgx transaction.
+type tx struct {
+	tx    *sqlTx
+	write bool // inside InTx: lookups by id lock the row
+}
+
+var _ nextup.Tx = (*tx)(nil)
+
+// forUpdate is appended to SlotGet and EntryGet inside InTx.
+func (t *tx) forUpdate() string {
+	if t.write {
+		return ` FOR UPDATE`
+	}
+	return ``
+}
+
+// sqlTx runs statements on a pgx.Tx with database/sql-shaped methods, so
+// that the SQL of this package reads like the SQLite store's. Queries are
+// written with ? and ?N placeholders and rebound to $N.
+//
+// A failed statement aborts a PostgreSQL transaction, while the contract
+// says a failed conditional write leaves it usable. So inside InTx every
+// statement that changes rows runs inside its own SAVEPOINT, rolled back
+// to when the statement fails (a constraint refused it).
+type sqlTx struct {
+	tx    pgx.Tx
+	write bool
+}
+
+// scanner is a row or rows.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+func isWrite(q string) bool {
+	s := strings.TrimSpace(q)
+	return len(s) >= 6 && !strings.EqualFold(s[:6], "SELECT")
+}
+
+// protect runs f inside a savepoint when it writes within InTx.
+func (s *sqlTx) protect(ctx context.Context, q string, f func(db pgx.Tx) error) error {
+	if !s.write || !isWrite(q) {
+		return f(s.tx)
+	}
+	sp, err := s.tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := f(sp); err != nil {
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	return sp.Commit(ctx)
+}
+
+type result int64
+
+func (r result) RowsAffected() (int64, error) { return int64(r), nil }
+
+func (s *sqlTx) ExecContext(ctx context.Context, q string, args ...any) (result, error) {
+	var n int64
+	err := s.protect(ctx, q, func(db pgx.Tx) error {
+		tag, err := db.Exec(ctx, rebind(q), args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return result(n), err
+}
+
+// row runs its query when it is scanned.
+type row struct {
+	ctx  context.Context
+	s    *sqlTx
+	q    string
+	args []any
+}
+
+func (r *row) Scan(dest ...any) error {
+	return r.s.protect(r.ctx, r.q, func(db pgx.Tx) error {
+		return db.QueryRow(r.ctx, rebind(r.q), r.args...).Scan(dest...)
+	})
+}
+
+func (s *sqlTx) QueryRowContext(ctx context.Context, q string, args ...any) *row {
+	return &row{ctx: ctx, s: s, q: q, args: args}
+}
+
+// QueryContext runs a query of many rows, without a savepoint: the ones
+// that write (claims, expiry) cannot break a constraint.
+func (s *sqlTx) QueryContext(ctx context.Context, q string, args ...any) (pgx.Rows, error) {
+	return s.tx.Query(ctx, rebind(q), args...)
+}
+
+// rebind turns ? into $1, $2, ... in order, and ?N into $N.
+func rebind(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c != '?' {
+			b.WriteByte(c)
+			continue
+		}
+		j := i + 1
+		for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+			j++
+		}
+		b.WriteByte('$')
+		if j > i+1 {
+			b.WriteString(q[i+1 : j])
+		} else {
+			n++
+			b.WriteString(strconv.Itoa(n))
+		}
+		i = j - 1
+	}
+	return b.String()
+}
+
+// dbErr wraps err with the operation's name and maps the driver's errors to
+// the domain's kinds: no row is ErrNotFound, a CHECK or UNIQUE constraint
+// is ErrConflict, a missing referenced row (foreign key) is ErrNotFound.
+func dbErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505", "23514":
+			return fmt.Errorf("%s: %w: %w", op, nextup.ErrConflict, err)
+		case "23503":
+			return fmt.Errorf("%s: a referenced row is missing: %w: %w", op, nextup.ErrNotFound, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// Times are stored as bigint microseconds since the Unix epoch, UTC, as in
+// the SQLite store: the precision PostgreSQL keeps, sortable, wide enough
+// for the zero time.Time, and compared exactly (leases are matched by
+// equality). Anything finer than a microsecond is truncated.
+
+func ts(t time.Time) int64 { return t.UnixMicro() }
+
+func fromTS(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func tsPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func fromNullTS(v *int64) *time.Time {
+	if v == nil {
+		return nil
+	}
+	t := fromTS(*v)
+	return &t
+}
+
+// noUpperBound stands for a zero Latest: after every slot start.
+const noUpperBound = math.MaxInt64
+
+func latestTS(t time.Time) int64 {
+	if t.IsZero() {
+		return noUpperBound
+	}
+	return ts(t)
+}
+
+func fromLatestTS(us int64) time.Time {
+	if us == noUpperBound {
+		return time.Time{}
+	}
+	return fromTS(us)
+}
+
+// limitArg turns a Limit field into a LIMIT argument: <= 0 means no limit
+// (LIMIT NULL).
+func limitArg(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return int64(n)
+}
+
+// placeholders returns "?, ?, ?" for n values.
+func placeholders(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// strs turns a list of states into a text[] argument.
+func strs[S ~string](v []S) []string {
+	out := make([]string, len(v))
+	for i, s := range v {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// exists reports whether table has a row with this id; it tells a
+// conditional write that matched nothing because the row is missing
+// (ErrNotFound) from one whose condition did not hold (ErrConflict).
+func (t *tx) exists(ctx context.Context, table, id string) (bool, error) {
+	var one int
+	err := t.tx.QueryRowContext(ctx, "SELECT 1 FROM "+table+" WHERE id = ?", id).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// missOrConflict explains a conditional write on table that changed no row.
+func (t *tx) missOrConflict(ctx context.Context, op, table, id string) error {
+	ok, err := t.exists(ctx, table, id)
+	switch {
+	case err != nil:
+		return dbErr(op, err)
+	case !ok:
+		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", op, nextup.ErrConflict)
+}
+
+// execOne runs a write that must change exactly the row named by id in
+// table; when it changes none, the row is missing or its condition failed.
+func (t *tx) execOne(ctx context.Context, op, table, id, query string, args ...any) error {
+	res, err := t.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return dbErr(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return dbErr(op, err)
+	}
+	if n == 0 {
+		return t.missOrConflict(ctx, op, table, id)
+	}
+	return nil
+}
+
+// touched finishes an UPDATE of one row by id that has no condition
+// beyond the id: no row changed means no such row.
+func (t *tx) touched(ctx context.Context, op string, res interface{ RowsAffected() (int64, error) }, err error) error {
+	if err != nil {
+		return dbErr(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return dbErr(op, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	}
+	return nil
+}
+
+func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// scanAll returns a function that reads every row of a query with scan.
+func scanAll[T any](scan func(scanner) (T, error)) func(pgx.Rows, error) ([]T, error) {
+	return func(rows pgx.Rows, err error) ([]T, error) {
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []T
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, rows.Err()
+	}
+}

@@ -32,7 +32,9 @@ Usage:
   nextup demo --tour                         a guided run of the whole loop in the terminal
   nextup business create --name N --timezone TZ [--db FILE]
                                              create a business and print it with its API key
-  nextup migrate [--db FILE]                 apply the embedded schema migrations
+  nextup migrate [--db FILE|postgres://…]    apply the embedded schema migrations
+  nextup copy --from nextup.db --to postgres://… [--business BID]
+                                             move the whole history to PostgreSQL, verified
   nextup bench [-n N] [-entries N]           measure join, decide, release→offer and claim
                                              against a baseline write on a fresh store
   nextup bench -http [-n N] [-clients C]     joins/s and claims/s over HTTP on loopback
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBench(ctx, args[1:], stdout)
 	case "serve":
 		return runServe(ctx, args[1:], stdout)
+	case "copy":
+		return runCopy(ctx, args[1:], stdout)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "nextup", version())
 		return nil

@@ -59,9 +59,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if p.Code == "" {
 		p.Code = "error"
 	}
-	body := map[string]any{}
-	raw, _ := json.Marshal(p)
-	_ = json.Unmarshal(raw, &body)
+	body := map[string]any{"type": p.Type, "title": p.Title, "status": p.Status, "code": p.Code}
+	if p.Detail != "" {
+		body["detail"] = p.Detail
+	}
+	if len(p.Errors) > 0 {
+		body["errors"] = p.Errors
+	}
 	if e != nil {
 		for k, v := range e.Data { // extra members, e.g. the existing entry of already_waiting
 			if _, taken := body[k]; !taken {

@@ -75,11 +75,7 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.
 }
 
 func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, b nextup.Business) {
-	limit := s.MaxBody
-	if limit <= 0 {
-		limit = DefaultMaxBody
-	}
-	raw, err := readBody(r, limit)
+	raw, err := readBody(r, s.maxBody())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

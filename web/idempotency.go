@@ -50,11 +50,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			s.writeError(w, r, invalidf("Idempotency-Key", "must be 1 to 255 printable ASCII characters"))
 			return
 		}
-		limit := s.MaxBody
-		if limit <= 0 {
-			limit = DefaultMaxBody
-		}
-		body, err := readBody(r, limit)
+		body, err := readBody(r, s.maxBody())
 		if err != nil {
 			s.writeError(w, r, err)
 			return

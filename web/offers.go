@@ -2,10 +2,10 @@ package web
 
 import (
 	"cmp"
-	"encoding/json"
 	"net/http"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
 )
 
 func (s *Server) getOffer(w http.ResponseWriter, r *http.Request, b nextup.Business) {
@@ -27,10 +27,10 @@ func (s *Server) withdrawOffer(w http.ResponseWriter, r *http.Request, b nextup.
 	if moves == nil {
 		moves = []nextup.Move{}
 	}
-	out := map[string]any{"moves": moves}
-	for k, v := range structMap(offerOut(o)) {
-		out[k] = v
-	}
+	out := struct {
+		offerJSON
+		Moves []nextup.Move `json:"moves"`
+	}{offerOut(o), moves}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -64,11 +64,7 @@ func (s *Server) acceptClaim(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if res.Repeat {
-		s.Metrics.claim("repeat")
-	} else {
-		s.Metrics.claim("booked")
-	}
+	s.Metrics.claim(claimOutcome(res))
 	out := map[string]any{"state": nextup.OfferClaimed,
 		"booking": map[string]any{"id": res.Booking.ID, "slot_id": res.Booking.SlotID, "seats": res.Booking.Seats}}
 	if res.CalendarToken != "" {
@@ -127,10 +123,10 @@ func (s *Server) bookingMoves(w http.ResponseWriter, r *http.Request, bk nextup.
 	writeJSON(w, http.StatusOK, map[string]any{"booking": bookingOut(bk), "moves": moves})
 }
 
-// structMap flattens a JSON-tagged struct into a map, to add members.
-func structMap(v any) map[string]any {
-	m := map[string]any{}
-	b, _ := json.Marshal(v)
-	_ = json.Unmarshal(b, &m)
-	return m
+// claimOutcome labels a successful claim for the claims metric.
+func claimOutcome(res waitlist.ClaimResult) string {
+	if res.Repeat {
+		return "repeat"
+	}
+	return "booked"
 }

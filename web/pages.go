@@ -136,7 +136,7 @@ func (s *Server) claimPost(w http.ResponseWriter, r *http.Request) {
 	d := claimPageData(info, token, s.now())
 	switch code := nextup.ErrorCode(err); {
 	case err == nil:
-		s.Metrics.claim(map[bool]string{true: "repeat", false: "booked"}[res.Repeat])
+		s.Metrics.claim(claimOutcome(res))
 		d.Heading, d.Message = "You're booked", "It's yours. A confirmation is on its way."
 		if res.CalendarToken != "" {
 			d.CalendarURL = "/v1/bookings/" + res.Booking.ID + "/calendar.ics?token=" + res.CalendarToken

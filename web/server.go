@@ -229,13 +229,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// maxBody is the request body limit in force.
+func (s *Server) maxBody() int64 {
+	if s.MaxBody > 0 {
+		return s.MaxBody
+	}
+	return DefaultMaxBody
+}
+
 // body reads and strictly decodes the request body into v.
 func (s *Server) body(r *http.Request, v any) error {
-	limit := s.MaxBody
-	if limit <= 0 {
-		limit = DefaultMaxBody
-	}
-	b, err := readBody(r, limit)
+	b, err := readBody(r, s.maxBody())
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -51,10 +50,7 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 	if err != nil {
 		return err
 	}
-	base := "http://" + ln.Addr().String()
-	if strings.HasPrefix(addr, ":") {
-		base = "http://localhost:" + strings.TrimPrefix(addr, ":")
-	}
+	base := baseURL(addr, ln)
 	auth := fmt.Sprintf(`-H "Authorization: Bearer %s"`, key)
 	fmt.Fprintf(stdout, `nextup demo — Demo Salon (Europe/London) on a fresh store: %s
 

@@ -77,10 +77,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if c.BaseURL == "" {
-		c.BaseURL = "http://" + ln.Addr().String()
-		if strings.HasPrefix(c.Addr, ":") {
-			c.BaseURL = "http://localhost:" + strings.TrimPrefix(c.Addr, ":")
-		}
+		c.BaseURL = baseURL(c.Addr, ln)
 	}
 	return serve(ctx, c, ln, stdout)
 }
@@ -148,4 +145,13 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		err = nil
 	}
 	return err
+}
+
+// baseURL is the default public base of links: localhost for a bare
+// ":port", otherwise the address actually listened on.
+func baseURL(addr string, ln net.Listener) string {
+	if strings.HasPrefix(addr, ":") {
+		return "http://localhost:" + strings.TrimPrefix(addr, ":")
+	}
+	return "http://" + ln.Addr().String()
 }

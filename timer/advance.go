@@ -28,7 +28,9 @@ const maxAdvanceSteps = 10_000
 // also stops at that moment and the timer is retried. Timers still failing
 // at the end are reported in the returned error (errors.Join of their
 // handler errors, so errors.Is works), after the clock has been moved to
-// the end of the window.
+// the end of the window. A timer whose lease was lost (its handler failed
+// with ErrConflict: another process sharing the store claimed it) is that
+// process's to finish and is not reported.
 //
 // Advance holds the sweeper for its whole run, so a Run loop sharing s (as
 // under `--clock=fake`) sweeps again only after it. It is meant for a
@@ -53,6 +55,12 @@ func Advance(ctx context.Context, clock *nextup.FakeClock, s *Sweeper, d time.Du
 			delete(failed, id)
 		}
 		for id, err := range r.failed {
+			if errors.Is(err, nextup.ErrConflict) {
+				// The lease was lost to another process sharing the
+				// store: that claim decides the timer, not this one.
+				delete(failed, id)
+				continue
+			}
 			failed[id] = err
 		}
 	}

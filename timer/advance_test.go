@@ -198,3 +198,43 @@ func TestAdvanceBesideRun(t *testing.T) {
 	}
 	b.wantFired(want...)
 }
+
+// stealer is a handler that, before finishing its timer, lets another
+// process (a sweeper whose clock is past this one's lease) claim and finish
+// it: this handler's lease is lost when it tries.
+type stealer struct {
+	other *timer.Sweeper
+	st    nextup.Store
+	clock nextup.Clock
+}
+
+func (h stealer) HandleTimer(ctx context.Context, t nextup.Timer) error {
+	if _, err := h.other.RunDue(ctx); err != nil {
+		return err
+	}
+	return h.st.InTx(ctx, func(tx nextup.Tx) error {
+		return tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, h.clock.Now())
+	})
+}
+
+// A timer whose lease another process took over is that process's to
+// finish: Advance does not report it as a failure.
+func TestAdvanceLeavesALostLeaseToItsNewHolder(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	otherClock := nextup.NewFakeClock(t0.Add(time.Hour))
+	other := &timer.Sweeper{Store: b.st, Clock: otherClock, Owner: "other",
+		Handler: &recorder{st: b.st, clock: otherClock, failures: map[string]int{}}}
+	b.sw.Handler = stealer{other: other, st: b.st, clock: b.clock}
+	b.schedule("contested", t0.Add(time.Minute))
+
+	if err := timer.Advance(b.ctx, b.clock, b.sw, 5*time.Minute); err != nil {
+		t.Fatalf("Advance = %v, want nil: the other process finished the timer", err)
+	}
+	if p := b.pending(); len(p) != 0 {
+		t.Errorf("pending = %+v, want none", p)
+	}
+	if !strings.Contains(b.logs.String(), "lease lost") {
+		t.Errorf("the lost lease was not logged:\n%s", b.logs.String())
+	}
+}

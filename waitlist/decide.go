@@ -22,12 +22,39 @@ const candidatePage = 32
 // may be matched again (reverse matching). The slot row is read (and, where
 // the backend has row locks, locked) first, so decisions for one slot are
 // serialised.
+//
+// On a backend with row locks, several transactions may choose the same
+// first entry in fair order for different slots at once; one gets it, the
+// others find it taken once they hold its lock. Those decide their slot
+// again within the same transaction — the slot is still theirs, and the
+// candidates they read now include what the winner committed — instead of
+// starting the whole use case over, which under a burst of releases would
+// go around once per competitor.
 func (w *work) decideSlot(ctx context.Context, slotID string) error {
 	// What the engine does is recorded as the system's doing, whoever freed
 	// the seats; the freeing itself was audited under its own actor.
 	actor := w.actor
 	w.actor = nextup.ActorSystem
 	defer func() { w.actor = actor }()
+	for range maxRedecideInTx {
+		if err := w.decideSlotOnce(ctx, slotID); !errors.Is(err, errEntryTaken) {
+			return err
+		}
+	}
+	return errRedecide
+}
+
+// maxRedecideInTx bounds how often one transaction decides a slot again
+// because the entry it chose was taken; every round sees at least one more
+// entry taken, so it is reached only under an extreme burst.
+const maxRedecideInTx = 64
+
+// errEntryTaken says the entry the engine chose is no longer waiting: a
+// concurrent transaction offered it something else (or it left). Nothing
+// has been written for the decision when it is returned.
+var errEntryTaken = fmt.Errorf("%w: the chosen entry was taken meanwhile", errRedecide)
+
+func (w *work) decideSlotOnce(ctx context.Context, slotID string) error {
 	slot, err := w.tx.SlotGet(ctx, slotID)
 	if err != nil {
 		return fmt.Errorf("decide slot %s: %w", slotID, err)
@@ -132,6 +159,20 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 // are the store's conditional writes: if one fails, the state changed under
 // the decision and the whole use case is re-run.
 func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history []nextup.Offer, d engine.Decision) error {
+	// Lock the chosen entries before writing anything: one that a
+	// concurrent transaction took is found here, after waiting for its
+	// lock, and the slot is decided again with nothing to undo.
+	chosen := make(map[string]nextup.Entry, len(d.Offers))
+	for _, o := range d.Offers {
+		e, err := w.tx.EntryGet(ctx, o.EntryID)
+		if err != nil {
+			return fmt.Errorf("entry %s: %w", o.EntryID, err)
+		}
+		if e.State != nextup.EntryWaiting {
+			return errEntryTaken
+		}
+		chosen[e.ID] = e
+	}
 	for _, sk := range d.Skipped {
 		if err := w.audit(ctx, bi, nextup.AuditEvent{
 			SubjectType: nextup.SubjectEntry, SubjectID: sk.EntryID, SlotID: slot.ID,
@@ -161,7 +202,7 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 		return w.handBack(ctx, bi, slot, history, d.Reason)
 	case nextup.MoveOffer, nextup.MoveRollOn:
 		for _, o := range d.Offers {
-			if err := w.makeOffer(ctx, bi, slot, d.Move, o); err != nil {
+			if err := w.makeOffer(ctx, bi, slot, d.Move, o, chosen[o.EntryID]); err != nil {
 				return err
 			}
 		}
@@ -170,11 +211,8 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 	return fmt.Errorf("engine returned unknown move %q", d.Move)
 }
 
-func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, move nextup.MoveKind, o engine.Offer) error {
-	entry, err := w.tx.EntryGet(ctx, o.EntryID)
-	if err != nil {
-		return fmt.Errorf("entry %s: %w", o.EntryID, err)
-	}
+// makeOffer holds seats of slot for entry (read and locked by apply).
+func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, move nextup.MoveKind, o engine.Offer, entry nextup.Entry) error {
 	if err := w.tx.EntrySetState(ctx, entry.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryOffered, w.now); err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
 			return errRedecide

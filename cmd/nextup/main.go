@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -166,6 +167,18 @@ func openStore(ctx context.Context, db string) (nextup.Store, error) {
 		return nil, fmt.Errorf("open %s: %w", db, err)
 	}
 	return s, nil
+}
+
+// redactDSN hides the password of a PostgreSQL URL, for logs.
+func redactDSN(db string) string {
+	if !isPostgres(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres://(unparseable)"
+	}
+	return u.Redacted()
 }
 
 func isPostgres(db string) bool {

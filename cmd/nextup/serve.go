@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/capture"
+	"github.com/nextup-dev/nextup/notify/smtp"
 	"github.com/nextup-dev/nextup/outbox"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -30,6 +32,9 @@ type serveConfig struct {
 	AdminToken string
 	Clock      string
 	Notify     string
+	SMTPURL    string
+	MailFrom   string
+	Instance   string // names this process on the timers and messages it claims
 	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
 }
 
@@ -42,9 +47,11 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin token that may create businesses")
 	adminFile := fs.String("admin-token-file", "", "read the admin token from this file")
 	fs.StringVar(&c.Clock, "clock", "real", "real, or fake (time moves only by POST /v1/debug/clock; tests and demos)")
-	fs.StringVar(&c.Notify, "notify", "capture", "comma list of channels to send through; only capture exists yet")
-	smtpURL := fs.String("smtp-url", "", "outbound mail: smtp://[user:pass@]host:port (arrives with the email channel)")
-	mailFrom := fs.String("mail-from", "", "outbound mail: the From address (arrives with the email channel)")
+	fs.StringVar(&c.Notify, "notify", "capture", "where messages of channels without a provider go: capture (kept in the outbox, shown at /dev/outbox in the demo)")
+	fs.StringVar(&c.SMTPURL, "smtp-url", "", "outbound mail: smtp://[user:pass@]host[:port][?tls=starttls|require|none] or smtps://…; email goes through it")
+	smtpFile := fs.String("smtp-url-file", "", "read --smtp-url from this file (it may hold a password)")
+	fs.StringVar(&c.MailFrom, "mail-from", "", "outbound mail: the From address, e.g. 'Salon <offers@salon.example>'")
+	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers and messages it claims (default: host name and process id)")
 	smtpAddr := fs.String("smtp-addr", "", "inbound SMTP listener address, off by default (arrives with the inbox lane)")
 	inboundDomain := fs.String("inbound-domain", "", "domain of the inbound addresses {slug}@domain (arrives with the inbox lane)")
 	if err := parseFlags(fs, args); err != nil {
@@ -52,25 +59,41 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	// These flags are part of the contract; the channels behind them are not
 	// built yet. Refuse rather than silently ignore a setting.
-	for name, v := range map[string]string{"smtp-url": *smtpURL, "mail-from": *mailFrom, "smtp-addr": *smtpAddr, "inbound-domain": *inboundDomain} {
+	for name, v := range map[string]string{"smtp-addr": *smtpAddr, "inbound-domain": *inboundDomain} {
 		if v != "" {
-			return usageError{fmt.Sprintf("serve: --%s is not supported yet (email and inbound mail are still to come); only the capture channel runs", name)}
+			return usageError{fmt.Sprintf("serve: --%s is not supported yet (inbound mail is still to come)", name)}
 		}
 	}
-	if *adminFile != "" {
-		b, err := os.ReadFile(*adminFile)
-		if err != nil {
-			return fmt.Errorf("admin token file: %w", err)
+	for _, f := range []struct {
+		path string
+		dst  *string
+	}{{*adminFile, &c.AdminToken}, {*smtpFile, &c.SMTPURL}} {
+		if f.path == "" {
+			continue
 		}
-		c.AdminToken = strings.TrimSpace(string(b))
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		*f.dst = strings.TrimSpace(string(b))
 	}
 	if c.Clock != "real" && c.Clock != "fake" {
 		return usageError{"serve: --clock must be real or fake"}
 	}
-	for _, ch := range strings.Split(c.Notify, ",") {
-		if strings.TrimSpace(ch) != "capture" {
-			return usageError{fmt.Sprintf("serve: channel %q is not built yet (only capture)", ch)}
+	if c.Notify != "capture" {
+		return usageError{fmt.Sprintf("serve: --notify %q: only capture exists", c.Notify)}
+	}
+	if (c.SMTPURL == "") != (c.MailFrom == "") {
+		return usageError{"serve: --smtp-url and --mail-from go together"}
+	}
+	if c.SMTPURL != "" {
+		if _, err := smtp.ParseURL(c.SMTPURL, c.MailFrom); err != nil {
+			return usageError{"serve: " + err.Error()}
 		}
+	}
+	if c.Instance == "" {
+		host, _ := os.Hostname()
+		c.Instance = fmt.Sprintf("%s:%d", cmp.Or(host, "nextup"), os.Getpid())
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -101,8 +124,19 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	}
 	svc := waitlist.New(st, clock, c.BaseURL)
 	svc.Logger = logger
-	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "serve", Logger: logger}
+	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: c.Instance, Logger: logger}
 	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger}
+	if c.SMTPURL != "" {
+		cfg, err := smtp.ParseURL(c.SMTPURL, c.MailFrom)
+		if err != nil {
+			return err
+		}
+		mail, err := smtp.New(cfg)
+		if err != nil {
+			return err
+		}
+		relay.Senders = map[nextup.Channel]nextup.Sender{nextup.ChannelEmail: mail}
+	}
 	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
 	metrics := web.NewMetrics(st)
 	sweeper.OnHandled = metrics.TimerHandled
@@ -122,7 +156,8 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	logger.Info("nextup serving", "addr", ln.Addr().String(), "base_url", c.BaseURL, "db", c.DB, "clock", c.Clock)
+	logger.Info("nextup serving", "addr", ln.Addr().String(), "base_url", c.BaseURL, "db", redactDSN(c.DB),
+		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "")
 
 	select {
 	case err = <-serveErr:

@@ -1,9 +1,10 @@
 // Package sim is nextup's model-based randomized simulation, in the spirit
 // of TigerBeetle's VOPR and FoundationDB's simulation testing.
 //
-// Each seed builds a world from nothing but that seed: a fake clock, a fresh
-// SQLite store, the waitlist service with ids and tokens drawn from the
-// seed's PRNG, and the timer sweeper. It then takes random steps —
+// Each seed builds a world from nothing but that seed: a fake clock, a
+// fresh store (a SQLite file; in TestSimPostgres a PostgreSQL schema), the
+// waitlist service with ids and tokens drawn from the seed's PRNG, and the
+// timer sweeper. It then takes random steps —
 // businesses, slots and events, joins, releases, resizes, claims (right,
 // stale, repeated, forged and concurrent), declines, withdrawals, leaves,
 // cancelled bookings and no-shows, clock jumps that fire timers, restarts
@@ -17,9 +18,17 @@
 //	go test ./sim                                       # 200 seeds, about a minute
 //	go test ./sim -run TestSim -sim.seed=17 -sim.trace  # replay one seed, every step
 //	go test ./sim -run 'TestSim$' -sim.seeds=10000 -timeout 0
+//	go test ./sim -run TestSimPostgres -sim.pgseeds=100  # NEXTUP_TEST_POSTGRES
 //
-// Flags: -sim.seeds, -sim.first, -sim.seed, -sim.steps, -sim.trace. The
-// SQLite files live in /dev/shm when there is one (NEXTUP_SIM_DIR picks
-// another parent), because per-commit fsyncs on a shared disk, not the
-// checks, made the run slow. The package has only tests.
+// TestSimPostgres runs seeds on PostgreSQL and then on SQLite and requires
+// the same steps and the same final state from both (sequence numbers
+// compared by rank: a PostgreSQL sequence keeps the numbers rolled-back
+// transactions drew). TestSimCopyToPostgres copies what seeds leave in
+// SQLite to PostgreSQL with store/storecopy, verified kind by kind.
+//
+// Flags: -sim.seeds, -sim.first, -sim.seed, -sim.steps, -sim.trace,
+// -sim.pgseeds. The SQLite files live in /dev/shm when there is one
+// (NEXTUP_SIM_DIR picks another parent), because per-commit fsyncs on a
+// shared disk, not the checks, made the run slow. The package has only
+// tests.
 package sim

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
 )
@@ -1219,24 +1218,25 @@ func (w *world) opAdvance() bool {
 	return true
 }
 
-// opRestart closes the store and opens the same file again, as a restarted
-// process would: every row must be as it was, and timers keep firing.
+// opRestart closes the store and opens the same database again, as a
+// restarted process would: every row must be as it was, and timers keep
+// firing.
 func (w *world) opRestart() bool {
 	before := w.journal()
 	if err := w.db.Close(); err != nil {
 		w.fail("close store: %v", err)
 	}
-	db, err := sqlite.Open(w.ctx, w.path)
+	db, err := w.be.open(w.ctx)
 	if err != nil {
-		w.fail("reopen store: %v", err)
+		w.fail("reopen %s store: %v", w.be.name, err)
 	}
 	w.db = db
 	w.fs.setInner(db)
 	if d := diffDump(before, w.journal()); d != "" {
-		w.fail("check restart: the state differs after reopening the file: %s", d)
+		w.fail("check restart: the state differs after reopening the store: %s", d)
 	}
 	if d := sameState(w.prev, w.read(nil)); d != "" {
-		w.fail("check restart: the state differs after reopening the file: %s", d)
+		w.fail("check restart: the state differs after reopening the store: %s", d)
 	}
 	w.st.restarts++
 	w.note("reopened %s", before.digest())

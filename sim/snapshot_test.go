@@ -449,6 +449,53 @@ func (d dump) digest() string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// renumbered is d with the numbers a store draws from a sequence (entry
+// seq, audit and timer ids) replaced by their rank, 1, 2, 3, ... in the
+// order they were drawn. SQLite draws them without gaps; a PostgreSQL
+// sequence keeps a number a rolled-back transaction drew, so the same run
+// leaves gaps there. Ranks keep what the numbers mean: their order.
+func (d dump) renumbered() dump {
+	rank := func(vs []int64) map[int64]int64 {
+		sorted := slices.Clone(vs)
+		slices.Sort(sorted)
+		m := make(map[int64]int64, len(sorted))
+		for i, v := range sorted {
+			m[v] = int64(i + 1)
+		}
+		return m
+	}
+	out := d
+	out.Entries = slices.Clone(d.Entries)
+	seqs := rank(collect(out.Entries, func(e nextup.Entry) int64 { return e.Seq }))
+	for i := range out.Entries {
+		out.Entries[i].Seq = seqs[out.Entries[i].Seq]
+	}
+	out.Audit = slices.Clone(d.Audit)
+	aids := rank(collect(out.Audit, func(e nextup.AuditEvent) int64 { return e.ID }))
+	for i := range out.Audit {
+		ev := &out.Audit[i]
+		ev.ID = aids[ev.ID]
+		if seq, ok := ev.Detail["seq"].(float64); ok { // a join's audit row names the seq it was given
+			ev.Detail = maps.Clone(ev.Detail)
+			ev.Detail["seq"] = float64(seqs[int64(seq)])
+		}
+	}
+	out.Timers = slices.Clone(d.Timers)
+	tids := rank(collect(out.Timers, func(t nextup.Timer) int64 { return t.ID }))
+	for i := range out.Timers {
+		out.Timers[i].ID = tids[out.Timers[i].ID]
+	}
+	return out
+}
+
+func collect[T any](xs []T, f func(T) int64) []int64 {
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
 // diffDump names the first table whose rows differ.
 func diffDump(a, b dump) string {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)

@@ -21,17 +21,18 @@ import (
 
 const baseURL = "https://nextup.test"
 
-// world is one seed's run: a fake clock, a fresh SQLite file, the
-// waitlist service and the timer sweeper on top of it (through the fault
-// injecting wrapper), the model, and the log of steps taken.
+// world is one seed's run: a fake clock, a fresh store (a SQLite file or
+// a PostgreSQL schema), the waitlist service and the timer sweeper on top
+// of it (through the fault injecting wrapper), the model, and the log of
+// steps taken.
 type world struct {
 	seed  uint64
 	rng   *rand.Rand
 	src   *rngReader
 	ctx   context.Context
-	path  string
+	be    backend
 	clock *nextup.FakeClock
-	db    *sqlite.DB
+	db    nextup.Store
 	fs    *faultStore
 	svc   *waitlist.Service
 	sweep *timer.Sweeper
@@ -115,14 +116,34 @@ func pick[T any](w *world, xs []T) T { return xs[w.intn(len(xs))] }
 type result struct {
 	stats  *stats
 	digest string
+	dump   dump
 	log    []string
 	fail   string
 }
 
-// runSeed runs one seed for steps steps in dir and reports how it went; a
-// failure carries the seed, the failing check and the step log.
-func runSeed(ctx context.Context, dir string, seed uint64, steps int, trace func(string)) (res result) {
-	w := &world{seed: seed, ctx: ctx, st: newStats(), trace: trace, auditSeen: map[string]int{}}
+// backend opens the store of one seed's run: open is called at the start
+// and again for every restart, and must give the same database each time.
+type backend struct {
+	name string
+	open func(ctx context.Context) (nextup.Store, error)
+}
+
+// sqliteBackend keeps the seed's store in a SQLite file in dir.
+func sqliteBackend(dir string) backend {
+	path := filepath.Join(dir, "nextup.db")
+	return backend{name: "sqlite", open: func(ctx context.Context) (nextup.Store, error) {
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return db, nil
+	}}
+}
+
+// runSeed runs one seed for steps steps on be's store and reports how it
+// went; a failure carries the seed, the failing check and the step log.
+func runSeed(ctx context.Context, be backend, seed uint64, steps int, trace func(string)) (res result) {
+	w := &world{seed: seed, ctx: ctx, be: be, st: newStats(), trace: trace, auditSeen: map[string]int{}}
 	w.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	w.src = &rngReader{r: w.rng}
 	w.m = newModel()
@@ -140,22 +161,21 @@ func runSeed(ctx context.Context, dir string, seed uint64, steps int, trace func
 		}
 		res = result{stats: w.st, log: w.log, fail: w.report(f.msg)}
 	}()
-	w.open(dir)
+	w.open()
 	w.run(steps)
 	d := w.dump(ctx)
-	return result{stats: w.st, digest: d.digest(), log: w.log}
+	return result{stats: w.st, digest: d.digest(), dump: d, log: w.log}
 }
 
-func (w *world) open(dir string) {
+func (w *world) open() {
 	// A start time anywhere in a year, so that daylight-saving changes,
 	// weekdays and quiet hours all come round.
 	start := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC).
 		Add(time.Duration(w.intn(365*24*60)) * time.Minute).Add(time.Duration(w.intn(60)) * time.Second)
 	w.clock = nextup.NewFakeClock(start)
-	w.path = filepath.Join(dir, "nextup.db")
-	db, err := sqlite.Open(w.ctx, w.path)
+	db, err := w.be.open(w.ctx)
 	if err != nil {
-		w.fail("open store: %v", err)
+		w.fail("open %s store: %v", w.be.name, err)
 	}
 	w.db = db
 	w.fs = &faultStore{inner: db}

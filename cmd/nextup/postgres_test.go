@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,49 +11,20 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/postgres/pgtest"
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
-// TestPostgresCLI runs `migrate` and `business create` against PostgreSQL
-// (--db postgres://…) in a schema of its own.
-// pgSchema returns a DSN for a fresh PostgreSQL schema (dropped at the end)
-// and an admin connection; it skips loudly without PostgreSQL, and fails
-// under NEXTUP_REQUIRE_ALL=1.
+// pgSchema returns a DSN for a fresh PostgreSQL schema (dropped at the end),
+// its name and an admin connection.
 func pgSchema(t *testing.T) (string, string, *pgx.Conn) {
 	t.Helper()
-	dsn := os.Getenv("NEXTUP_TEST_POSTGRES")
-	ctx := context.Background()
-	var admin *pgx.Conn
-	var err error
-	if dsn != "" {
-		admin, err = pgx.Connect(ctx, dsn)
-	}
-	if dsn == "" || err != nil {
-		if os.Getenv("NEXTUP_REQUIRE_ALL") == "1" {
-			t.Fatalf("PostgreSQL required (NEXTUP_REQUIRE_ALL=1): NEXTUP_TEST_POSTGRES=%q: %v", dsn, err)
-		}
-		t.Skipf("SKIPPING: no PostgreSQL (NEXTUP_TEST_POSTGRES=%q): %v", dsn, err)
-	}
-	t.Cleanup(func() { admin.Close(context.Background()) })
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "nx_cli_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db := u.String()
-
-	return db, schema, admin
+	s := pgtest.NewSchema(t, 0)
+	return s.DSN, s.Name, s.Admin
 }
 
+// TestPostgresCLI runs `migrate` and `business create` against PostgreSQL
+// (--db postgres://…) in a schema of its own.
 func TestPostgresCLI(t *testing.T) {
 	ctx := context.Background()
 	db, schema, admin := pgSchema(t)

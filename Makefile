@@ -17,11 +17,14 @@ run demo:
 	$(GO) run ./cmd/nextup demo
 
 # Every test: vet, unit, conformance, engine properties, fuzz seed corpora,
-# the simulation with its default 200 seeds, and the race detector on the
-# packages with concurrency.
+# the simulation with its default 200 seeds (and 12 on PostgreSQL), the
+# race detector on the packages with concurrency, and one short run of the
+# PostgreSQL claims benchmark so that it keeps working (its figures come
+# from make bench).
 test: lint
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./store/... ./timer/... ./outbox/... ./waitlist/... ./web/... ./cmd/...
+	$(GO) test -count=1 -run '^$$' -bench ClaimsPostgres -benchtime 50x ./waitlist
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -40,5 +43,8 @@ fuzz:
 	  done; \
 	done
 
+# Benchmarks report ratios to a baseline measured in the same run; the
+# PostgreSQL claims benchmark (NEXTUP_TEST_POSTGRES) runs 2000 claims.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench ClaimsPostgres -benchtime 2000x ./waitlist

@@ -18,7 +18,7 @@ import (
 // temporary directory, a fake clock and a business.
 type bundle struct {
 	ctx     context.Context
-	store   *sqlite.DB
+	store   nextup.Store
 	clock   *nextup.FakeClock
 	svc     *waitlist.Service
 	sweeper *timer.Sweeper
@@ -43,11 +43,17 @@ func setupTB(t testing.TB, rules func(*nextup.Rules)) *bundle {
 // newBundle opens a store in dir; the caller closes it.
 func newBundle(t testing.TB, dir string, rules func(*nextup.Rules)) *bundle {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, dir+"/nextup.db")
+	st, err := sqlite.Open(context.Background(), dir+"/nextup.db")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newBundleOn(t, st, rules)
+}
+
+// newBundleOn is newBundle on a store the caller opened.
+func newBundleOn(t testing.TB, st nextup.Store, rules func(*nextup.Rules)) *bundle {
+	t.Helper()
+	ctx := context.Background()
 	loc, err := time.LoadLocation("Europe/London")
 	if err != nil {
 		t.Fatal(err)

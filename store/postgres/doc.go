@@ -1,7 +1,13 @@
 // Package postgres is the nextup.Store on PostgreSQL, for running several
 // nextup instances against one database. It passes the same conformance
 // suite (store/storetest) as the SQLite store and mirrors it method by
-// method: the same SQL shapes, error kinds, orders and stamps.
+// method: the same SQL shapes, error kinds, orders and stamps. What the two
+// share (column lists, row mapping, storage conventions, and the query
+// text that is the same in both dialects) is in store/internal/sqlstore;
+// this package holds what is PostgreSQL's own: transactions and locks, the
+// statements whose SQL differs (arrays for IN lists, FOR UPDATE, SKIP
+// LOCKED batches, rid for insertion order, ON CONFLICT for idempotency),
+// and the mapping of its errors.
 //
 // # Transactions and locks
 //
@@ -29,12 +35,13 @@
 //
 // # Storage conventions
 //
-// As in the SQLite store: times are bigint microseconds since the Unix
-// epoch, UTC (PostgreSQL's precision; leases are compared by equality), a
-// zero Entry.Latest is the largest int64, optional strings are empty, not NULL,
-// optional times NULL, and JSON values are text. Entry.Seq, audit ids and timer
-// ids come from identity columns; offers, bookings, hand-backs and messages
-// carry an identity column rid that breaks ties in listings.
+// As in the SQLite store (store/internal/sqlstore writes them down once):
+// times are bigint microseconds since the Unix epoch, UTC (PostgreSQL's
+// precision; leases are compared by equality), a zero Entry.Latest is the
+// largest int64, optional strings are empty, not NULL, optional times NULL,
+// and JSON values are text. Entry.Seq, audit ids and timer ids come from
+// identity columns; offers, bookings, hand-backs and messages carry an
+// identity column rid that breaks ties in listings.
 //
 // # Schema
 //

@@ -5,14 +5,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
 
 // migrations holds the schema as numbered files, NNNN_name.sql, applied in
@@ -21,38 +18,8 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func loadMigrations() ([]migration, error) {
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, f := range files {
-		base := path.Base(f)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must be NNNN_name.sql", base)
-		}
-		b, err := migrations.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a number", ms[i-1].name, ms[i].name)
-		}
-	}
-	return ms, nil
+func loadMigrations() ([]sqlstore.Migration, error) {
+	return sqlstore.LoadMigrations(migrations, "migrations")
 }
 
 // LatestVersion is the schema version this build brings a database to.
@@ -61,7 +28,7 @@ func LatestVersion() int {
 	if err != nil || len(ms) == 0 {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 // lockKey names the advisory lock that Migrate holds: one per schema, so
@@ -112,24 +79,24 @@ func (db *DB) Migrate(ctx context.Context) (err error) {
 		return fmt.Errorf("migrate: database schema version %d is newer than this build knows (%d): upgrade nextup", current, latest)
 	}
 	for _, m := range ms {
-		if m.version <= current {
+		if m.Version <= current {
 			continue
 		}
 		if err := apply(ctx, conn.Conn(), m); err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
+			return fmt.Errorf("migrate %s: %w", m.Name, err)
 		}
 	}
 	return nil
 }
 
-func apply(ctx context.Context, conn *pgx.Conn, m migration) error {
+func apply(ctx context.Context, conn *pgx.Conn, m sqlstore.Migration) error {
 	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		// The simple protocol runs a file of several statements.
-		if _, err := tx.Exec(ctx, m.sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+		if _, err := tx.Exec(ctx, m.SQL, pgx.QueryExecModeSimpleProtocol); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-			m.version, m.name, ts(time.Now()))
+			m.Version, m.Name, sqlstore.TS(time.Now()))
 		return err
 	})
 }

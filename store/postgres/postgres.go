@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
 
 // DB is a nextup.Store kept in a PostgreSQL database (in the schema the
@@ -145,8 +145,9 @@ func (t *tx) forUpdate() string {
 }
 
 // sqlTx runs statements on a pgx.Tx with database/sql-shaped methods, so
-// that the SQL of this package reads like the SQLite store's. Queries are
-// written with ? and ?N placeholders and rebound to $N.
+// that this package runs the same query text as the SQLite store, much of
+// it from store/internal/sqlstore. Queries are written with ? and ?N
+// placeholders and rebound to $N.
 //
 // A failed statement aborts a PostgreSQL transaction, while the contract
 // says a failed conditional write leaves it usable. So inside InTx every
@@ -155,11 +156,6 @@ func (t *tx) forUpdate() string {
 type sqlTx struct {
 	tx    pgx.Tx
 	write bool
-}
-
-// scanner is a row or rows.
-type scanner interface {
-	Scan(dest ...any) error
 }
 
 func isWrite(q string) bool {
@@ -272,47 +268,6 @@ func dbErr(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// Times are stored as bigint microseconds since the Unix epoch, UTC, as in
-// the SQLite store: the precision PostgreSQL keeps, sortable, wide enough
-// for the zero time.Time, and compared exactly (leases are matched by
-// equality). Anything finer than a microsecond is truncated.
-
-func ts(t time.Time) int64 { return t.UnixMicro() }
-
-func fromTS(us int64) time.Time { return time.UnixMicro(us).UTC() }
-
-func tsPtr(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UnixMicro()
-}
-
-func fromNullTS(v *int64) *time.Time {
-	if v == nil {
-		return nil
-	}
-	t := fromTS(*v)
-	return &t
-}
-
-// noUpperBound stands for a zero Latest: after every slot start.
-const noUpperBound = math.MaxInt64
-
-func latestTS(t time.Time) int64 {
-	if t.IsZero() {
-		return noUpperBound
-	}
-	return ts(t)
-}
-
-func fromLatestTS(us int64) time.Time {
-	if us == noUpperBound {
-		return time.Time{}
-	}
-	return fromTS(us)
-}
-
 // limitArg turns a Limit field into a LIMIT argument: <= 0 means no limit
 // (LIMIT NULL).
 func limitArg(n int) any {
@@ -320,14 +275,6 @@ func limitArg(n int) any {
 		return nil
 	}
 	return int64(n)
-}
-
-// placeholders returns "?, ?, ?" for n values.
-func placeholders(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strings.Repeat("?, ", n-1) + "?"
 }
 
 // strs turns a list of states into a text[] argument.
@@ -339,19 +286,12 @@ func strs[S ~string](v []S) []string {
 	return out
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // exists reports whether table has a row with this id; it tells a
 // conditional write that matched nothing because the row is missing
 // (ErrNotFound) from one whose condition did not hold (ErrConflict).
 func (t *tx) exists(ctx context.Context, table, id string) (bool, error) {
 	var one int
-	err := t.tx.QueryRowContext(ctx, "SELECT 1 FROM "+table+" WHERE id = ?", id).Scan(&one)
+	err := t.tx.QueryRowContext(ctx, sqlstore.Exists(table), id).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -406,20 +346,12 @@ func (t *tx) touched(ctx context.Context, op string, res interface{ RowsAffected
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
 // scanAll returns a function that reads every row of a query with scan.
-func scanAll[T any](scan func(scanner) (T, error)) func(pgx.Rows, error) ([]T, error) {
+func scanAll[T any](scan func(sqlstore.Scanner) (T, error)) func(pgx.Rows, error) ([]T, error) {
 	return func(rows pgx.Rows, err error) ([]T, error) {
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		var out []T
-		for rows.Next() {
-			v, err := scan(rows)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, rows.Err()
+		return sqlstore.Collect(rows, scan)
 	}
 }

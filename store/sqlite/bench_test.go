@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
 
 // BenchmarkEntryCandidates1M measures the candidate query the engine runs
@@ -136,7 +137,7 @@ func loadEntries(b *testing.B, db *DB, businessID string, n int) nextup.Entry {
 	// several times faster than in random order, and the result the same.
 	slices.SortFunc(rows, func(a, b row) int {
 		if a.priority != b.priority {
-			return cmp.Compare(boolInt(b.priority), boolInt(a.priority))
+			return cmp.Compare(sqlstore.BoolInt(b.priority), sqlstore.BoolInt(a.priority))
 		}
 		return a.joined.Compare(b.joined)
 	})
@@ -144,7 +145,7 @@ func loadEntries(b *testing.B, db *DB, businessID string, n int) nextup.Entry {
 		id := fmt.Sprintf("ent_%07d", i)
 		email := id + "@example.com"
 		if _, err := stmt.ExecContext(ctx, id, businessID, "Person "+id, email, "email:"+email, e.party,
-			ts(e.earliest), latestTS(e.latest), boolInt(e.priority), ts(e.joined), ts(e.joined), 1-boolInt(e.priority)); err != nil {
+			sqlstore.TS(e.earliest), sqlstore.LatestTS(e.latest), sqlstore.BoolInt(e.priority), sqlstore.TS(e.joined), sqlstore.TS(e.joined), 1-sqlstore.BoolInt(e.priority)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -153,10 +154,10 @@ func loadEntries(b *testing.B, db *DB, businessID string, n int) nextup.Entry {
 	}
 	var mid nextup.Entry
 	err = db.Read(ctx, func(tx nextup.Tx) error {
-		row := db.read.QueryRowContext(ctx, `SELECT `+entryCols+` FROM entries WHERE business_id = ?
-			ORDER BY `+fairOrder+` LIMIT 1 OFFSET ?`, businessID, n/2)
+		row := db.read.QueryRowContext(ctx, `SELECT `+sqlstore.EntryCols+` FROM entries WHERE business_id = ?
+			ORDER BY `+sqlstore.FairOrder+` LIMIT 1 OFFSET ?`, businessID, n/2)
 		var err error
-		mid, err = scanEntry(row)
+		mid, err = sqlstore.ScanEntry(row)
 		return err
 	})
 	if err != nil {

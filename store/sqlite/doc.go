@@ -16,6 +16,15 @@
 // interleave. The invariant booked+held <= capacity is enforced twice: by
 // the conditional UPDATE in SlotSeats and by a CHECK constraint on slots.
 //
+// # SQL
+//
+// The column lists, row mapping and storage conventions, and the query
+// text that is the same on PostgreSQL, are shared with store/postgres
+// through store/internal/sqlstore. This package runs them and holds what
+// is SQLite's own: index hints (INDEXED BY, unary +), IN lists, rowid for
+// insertion order, the single-writer batch claims, INSERT OR REPLACE, and
+// the mapping of its errors.
+//
 // # Storage conventions
 //
 // Times are INTEGER microseconds since the Unix epoch, UTC (the precision

@@ -1,97 +1,25 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
-
-const entryCols = `seq, id, business_id, name, email, phone, channel, service, event_id, party_size,
-	earliest, latest, staff, availability, priority, source, joined_at, state, status_hash, updated_at`
-
-// fairOrder is the ORDER BY of fair order (policy fcfs-priority/v1):
-// priority first, then joined_at, then seq. fair_rank is 0 for priority
-// entries and 1 for the rest, so the whole order is ascending and one
-// index serves it.
-const fairOrder = `fair_rank, joined_at, seq`
-
-func scanEntry(r scanner) (nextup.Entry, error) {
-	var (
-		e                        nextup.Entry
-		earliest, latest, joined int64
-		updated                  int64
-		avail                    sql.NullString
-		priority                 int
-	)
-	err := r.Scan(&e.Seq, &e.ID, &e.BusinessID, &e.Name, &e.Email, &e.Phone, &e.Channel, &e.Service,
-		&e.EventID, &e.PartySize, &earliest, &latest, &e.Staff, &avail, &priority, &e.Source, &joined,
-		&e.State, &e.StatusHash, &updated)
-	if err != nil {
-		return e, err
-	}
-	e.Earliest, e.Latest = fromTS(earliest), fromLatestTS(latest)
-	e.JoinedAt, e.UpdatedAt = fromTS(joined), fromTS(updated)
-	e.Priority = priority != 0
-	if avail.Valid {
-		if err := json.Unmarshal([]byte(avail.String), &e.Availability); err != nil {
-			return e, fmt.Errorf("entry %s: availability: %w", e.ID, err)
-		}
-	}
-	return e, nil
-}
-
-// queueOf names the waitlist an entry is on, as the column entries.queue
-// holds it (and its CHECK constraint insists): its event's, or else its
-// service's.
-func queueOf(service, eventID string) string {
-	if eventID != "" {
-		return "event:" + eventID
-	}
-	return "service:" + service
-}
-
-// fairKey is an entry's place in fair order, as the cursor columns
-// (fair_rank, joined_at, seq) hold it.
-func fairKey(e *nextup.Entry) []any {
-	return []any{1 - boolInt(e.Priority), ts(e.JoinedAt), e.Seq}
-}
-
-func availabilityJSON(a []nextup.Availability) (any, error) {
-	if a == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(a)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
-}
 
 func (t *tx) EntryCreate(ctx context.Context, e nextup.Entry) (nextup.Entry, error) {
 	op := "create entry " + e.ID
 	if e.State == "" {
 		e.State = nextup.EntryWaiting
 	}
-	avail, err := availabilityJSON(e.Availability)
+	args, err := sqlstore.EntryInsertArgs(e)
 	if err != nil {
-		return e, fmt.Errorf("%s: availability: %w", op, err)
+		return e, fmt.Errorf("%s: %w", op, err)
 	}
-	err = t.tx.QueryRowContext(ctx, `INSERT INTO entries (id, business_id, name, email, phone, channel,
-			contact_key, service, event_id, party_size, earliest, latest, staff, availability, priority,
-			source, joined_at, state, status_hash, updated_at, queue, fair_rank)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		RETURNING seq`,
-		e.ID, e.BusinessID, e.Name, e.Email, e.Phone, e.Channel, e.ContactKey(), e.Service, e.EventID,
-		e.PartySize, ts(e.Earliest), latestTS(e.Latest), e.Staff, avail, boolInt(e.Priority), e.Source,
-		ts(e.JoinedAt), e.State, e.StatusHash, ts(e.UpdatedAt), queueOf(e.Service, e.EventID),
-		1-boolInt(e.Priority)).Scan(&e.Seq)
-	if err != nil {
+	if err := t.tx.QueryRowContext(ctx, sqlstore.EntryInsert, args...).Scan(&e.Seq); err != nil {
 		return e, dbErr(op, err)
 	}
 	return e, nil
@@ -99,7 +27,7 @@ func (t *tx) EntryCreate(ctx context.Context, e nextup.Entry) (nextup.Entry, err
 
 func (t *tx) EntryGet(ctx context.Context, id string) (nextup.Entry, error) {
 	// As in SlotGet, the single writer already serialises transactions.
-	e, err := scanEntry(t.tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM entries WHERE id = ?`, id))
+	e, err := sqlstore.ScanEntry(t.tx.QueryRowContext(ctx, sqlstore.EntryGet, id))
 	return e, dbErr("get entry "+id, err)
 }
 
@@ -107,7 +35,7 @@ func (t *tx) EntryByStatusHash(ctx context.Context, hash string) (nextup.Entry, 
 	if hash == "" {
 		return nextup.Entry{}, fmt.Errorf("entry by status token: %w", nextup.ErrNotFound)
 	}
-	e, err := scanEntry(t.tx.QueryRowContext(ctx, qEntryByStatusHash, hash))
+	e, err := sqlstore.ScanEntry(t.tx.QueryRowContext(ctx, sqlstore.EntryByStatusHash, hash))
 	return e, dbErr("entry by status token", err)
 }
 
@@ -116,32 +44,21 @@ func (t *tx) EntryByStatusHash(ctx context.Context, hash string) (nextup.Entry, 
 // the state and the tokens stay.
 func (t *tx) EntryUpdate(ctx context.Context, e nextup.Entry) error {
 	op := "update entry " + e.ID
-	avail, err := availabilityJSON(e.Availability)
+	args, err := sqlstore.EntryUpdateArgs(e)
 	if err != nil {
-		return fmt.Errorf("%s: availability: %w", op, err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
-	var updated any
-	if !e.UpdatedAt.IsZero() {
-		updated = ts(e.UpdatedAt)
-	}
-	res, err := t.tx.ExecContext(ctx, `UPDATE entries SET name = ?, email = ?, phone = ?, channel = ?,
-			contact_key = ?, service = ?, event_id = ?, party_size = ?, earliest = ?, latest = ?,
-			staff = ?, availability = ?, priority = ?, updated_at = coalesce(?, updated_at),
-			queue = ?, fair_rank = ?
-		WHERE id = ?`,
-		e.Name, e.Email, e.Phone, e.Channel, e.ContactKey(), e.Service, e.EventID, e.PartySize,
-		ts(e.Earliest), latestTS(e.Latest), e.Staff, avail, boolInt(e.Priority), updated,
-		queueOf(e.Service, e.EventID), 1-boolInt(e.Priority), e.ID)
+	res, err := t.tx.ExecContext(ctx, sqlstore.EntryUpdate, args...)
 	return t.touched(ctx, op, res, err)
 }
 
 func (t *tx) EntrySetState(ctx context.Context, id string, from []nextup.EntryState, to nextup.EntryState, at time.Time) error {
-	args := []any{to, ts(at), id}
+	args := []any{to, sqlstore.TS(at), id}
 	for _, s := range from {
 		args = append(args, s)
 	}
 	return t.execOne(ctx, fmt.Sprintf("entry %s %v -> %s", id, from, to), "entries", id,
-		`UPDATE entries SET state = ?, updated_at = ? WHERE id = ? AND state IN (`+placeholders(len(from))+`)`,
+		`UPDATE entries SET state = ?, updated_at = ? WHERE id = ? AND state IN (`+sqlstore.Placeholders(len(from))+`)`,
 		args...)
 }
 
@@ -151,7 +68,7 @@ func (t *tx) EntrySetState(ctx context.Context, id string, from []nextup.EntrySt
 // entry. No sort, and the cost is the rows skipped plus Limit.
 func (t *tx) EntryCandidates(ctx context.Context, q nextup.CandidateQuery) ([]nextup.Entry, error) {
 	query, args := candidatesQuery(q)
-	out, err := scanAll(scanEntry)(t.tx.QueryContext(ctx, query, args...))
+	out, err := scanAll(sqlstore.ScanEntry)(t.tx.QueryContext(ctx, query, args...))
 	return out, dbErr("entry candidates for business "+q.BusinessID, err)
 }
 
@@ -162,14 +79,14 @@ func candidatesQuery(q nextup.CandidateQuery) (string, []any) {
 	}
 	// INDEXED BY: without statistics the planner may prefer the partial
 	// index on latest and sort; this query must walk fair order.
-	query := `SELECT ` + entryCols + ` FROM entries INDEXED BY entries_fair
+	query := `SELECT ` + sqlstore.EntryCols + ` FROM entries INDEXED BY entries_fair
 		WHERE business_id = ? AND queue = ? AND state = 'waiting'`
-	args := []any{q.BusinessID, queueOf(service, q.EventID)}
+	args := []any{q.BusinessID, sqlstore.QueueOf(service, q.EventID)}
 	if q.After != nil {
-		query += ` AND (` + fairOrder + `) > (?, ?, ?)`
-		args = append(args, fairKey(q.After)...)
+		query += ` AND (` + sqlstore.FairOrder + `) > (?, ?, ?)`
+		args = append(args, sqlstore.FairKey(q.After)...)
 	}
-	start := ts(q.SlotStart)
+	start := sqlstore.TS(q.SlotStart)
 	query += ` AND earliest <= ? AND latest >= ?`
 	args = append(args, start, start)
 	if q.MinParty > 0 {
@@ -180,7 +97,7 @@ func candidatesQuery(q nextup.CandidateQuery) (string, []any) {
 		query += ` AND party_size <= ?`
 		args = append(args, q.MaxParty)
 	}
-	query += ` ORDER BY ` + fairOrder + ` LIMIT ?`
+	query += ` ORDER BY ` + sqlstore.FairOrder + ` LIMIT ?`
 	args = append(args, limitArg(q.Limit))
 	return query, args
 }
@@ -200,19 +117,19 @@ func (t *tx) EntryList(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entr
 	for _, s := range states {
 		var part string
 		if f.Service != "" || f.EventID != "" {
-			part = `SELECT ` + entryCols + `, fair_rank FROM entries INDEXED BY entries_fair
+			part = `SELECT ` + sqlstore.EntryCols + `, fair_rank FROM entries INDEXED BY entries_fair
 				WHERE business_id = ? AND state = ? AND queue = ?`
-			args = append(args, f.BusinessID, s, queueOf(f.Service, f.EventID))
+			args = append(args, f.BusinessID, s, sqlstore.QueueOf(f.Service, f.EventID))
 		} else {
-			part = `SELECT ` + entryCols + `, fair_rank FROM entries INDEXED BY entries_business_fair
+			part = `SELECT ` + sqlstore.EntryCols + `, fair_rank FROM entries INDEXED BY entries_business_fair
 				WHERE business_id = ? AND state = ?`
 			args = append(args, f.BusinessID, s)
 		}
 		if f.After != nil {
-			part += ` AND (` + fairOrder + `) > (?, ?, ?)`
-			args = append(args, fairKey(f.After)...)
+			part += ` AND (` + sqlstore.FairOrder + `) > (?, ?, ?)`
+			args = append(args, sqlstore.FairKey(f.After)...)
 		}
-		part += ` ORDER BY ` + fairOrder + ` LIMIT ?`
+		part += ` ORDER BY ` + sqlstore.FairOrder + ` LIMIT ?`
 		args = append(args, limitArg(f.Limit))
 		parts = append(parts, `SELECT * FROM (`+part+`)`)
 	}
@@ -225,11 +142,11 @@ func (t *tx) EntryList(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entr
 			}
 			query += p
 		}
-		query += ` ORDER BY ` + fairOrder + ` LIMIT ?`
+		query += ` ORDER BY ` + sqlstore.FairOrder + ` LIMIT ?`
 		args = append(args, limitArg(f.Limit))
 	}
-	query = `SELECT ` + entryCols + ` FROM (` + query + `)`
-	out, err := scanAll(scanEntry)(t.tx.QueryContext(ctx, query, args...))
+	query = `SELECT ` + sqlstore.EntryCols + ` FROM (` + query + `)`
+	out, err := scanAll(sqlstore.ScanEntry)(t.tx.QueryContext(ctx, query, args...))
 	if err != nil {
 		return nil, dbErr("list entries of business "+f.BusinessID, err)
 	}
@@ -249,14 +166,13 @@ func (t *tx) EntryPosition(ctx context.Context, e nextup.Entry) (int, error) {
 		rank, seq       int64
 		joined          int64
 	)
-	err := t.tx.QueryRowContext(ctx, `SELECT business_id, queue, fair_rank, joined_at, seq FROM entries WHERE id = ?`,
-		e.ID).Scan(&business, &queue, &rank, &joined, &seq)
+	err := t.tx.QueryRowContext(ctx, sqlstore.EntryPlace, e.ID).Scan(&business, &queue, &rank, &joined, &seq)
 	if err != nil {
 		return 0, dbErr(op, err)
 	}
 	var ahead int
 	err = t.tx.QueryRowContext(ctx, `SELECT count(*) FROM entries INDEXED BY entries_fair
-		WHERE business_id = ? AND queue = ? AND state = 'waiting' AND (`+fairOrder+`) < (?, ?, ?)`,
+		WHERE business_id = ? AND queue = ? AND state = 'waiting' AND (`+sqlstore.FairOrder+`) < (?, ?, ?)`,
 		business, queue, rank, joined, seq).Scan(&ahead)
 	if err != nil {
 		return 0, dbErr(op, err)
@@ -265,32 +181,19 @@ func (t *tx) EntryPosition(ctx context.Context, e nextup.Entry) (int, error) {
 }
 
 func (t *tx) EntryActiveByContact(ctx context.Context, businessID, contactKey, service, eventID string) (nextup.Entry, error) {
-	e, err := scanEntry(t.tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM entries
-		WHERE business_id = ? AND contact_key = ? AND state IN ('waiting', 'offered') AND queue = ?
-		ORDER BY seq LIMIT 1`,
-		businessID, contactKey, queueOf(service, eventID)))
+	e, err := sqlstore.ScanEntry(t.tx.QueryRowContext(ctx, sqlstore.EntryActiveByContact,
+		businessID, contactKey, sqlstore.QueueOf(service, eventID)))
 	return e, dbErr("active entry by contact", err)
 }
 
 func (t *tx) EntryExpireBefore(ctx context.Context, businessID string, before time.Time, limit int) ([]nextup.Entry, error) {
-	out, err := scanAll(scanEntry)(t.tx.QueryContext(ctx, `UPDATE entries SET state = 'expired', updated_at = ?1
+	out, err := scanAll(sqlstore.ScanEntry)(t.tx.QueryContext(ctx, `UPDATE entries SET state = 'expired', updated_at = ?1
 		WHERE seq IN (SELECT seq FROM entries WHERE business_id = ?2 AND state = 'waiting' AND latest < ?1
 			ORDER BY latest, seq LIMIT ?3)
-		RETURNING `+entryCols, ts(before), businessID, limitArg(limit)))
+		RETURNING `+sqlstore.EntryCols, sqlstore.TS(before), businessID, limitArg(limit)))
 	if err != nil {
 		return nil, dbErr("expire entries of business "+businessID, err)
 	}
-	slices.SortFunc(out, func(a, b nextup.Entry) int {
-		if c := a.Latest.Compare(b.Latest); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Seq, b.Seq)
-	})
+	slices.SortFunc(out, sqlstore.EntryExpiryOrder)
 	return out, nil
 }
-
-// Hot look-ups by secret or key, named so a test can check each reads
-// its index (the partial indexes need the <> ” condition to be used).
-const (
-	qEntryByStatusHash = `SELECT ` + entryCols + ` FROM entries WHERE status_hash = ? AND status_hash <> ''`
-)

@@ -6,12 +6,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
 
 // migrations holds the schema as numbered files, NNNN_name.sql, applied in
@@ -20,38 +17,8 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func loadMigrations() ([]migration, error) {
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, f := range files {
-		base := path.Base(f)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must be NNNN_name.sql", base)
-		}
-		b, err := migrations.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a number", ms[i-1].name, ms[i].name)
-		}
-	}
-	return ms, nil
+func loadMigrations() ([]sqlstore.Migration, error) {
+	return sqlstore.LoadMigrations(migrations, "migrations")
 }
 
 // LatestVersion is the schema version this build brings a database to.
@@ -60,7 +27,7 @@ func LatestVersion() int {
 	if err != nil || len(ms) == 0 {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 // Migrate applies the migrations the database has not seen yet, each in its
@@ -88,17 +55,17 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: database schema version %d is newer than this build knows (%d): upgrade nextup", current, latest)
 	}
 	for _, m := range ms {
-		if m.version <= current {
+		if m.Version <= current {
 			continue
 		}
 		if err := db.apply(ctx, m); err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
+			return fmt.Errorf("migrate %s: %w", m.Name, err)
 		}
 	}
 	return nil
 }
 
-func (db *DB) apply(ctx context.Context, m migration) (err error) {
+func (db *DB) apply(ctx context.Context, m sqlstore.Migration) (err error) {
 	stx, err := db.write.BeginTx(ctx, nil) // BEGIN IMMEDIATE
 	if err != nil {
 		return err
@@ -110,17 +77,17 @@ func (db *DB) apply(ctx context.Context, m migration) (err error) {
 	}()
 	// Another process may have applied it since we looked.
 	var n int
-	if err := stx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil {
+	if err := stx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
 		return stx.Rollback()
 	}
-	if _, err := stx.ExecContext(ctx, m.sql); err != nil {
+	if _, err := stx.ExecContext(ctx, m.SQL); err != nil {
 		return err
 	}
 	if _, err := stx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-		m.version, m.name, ts(time.Now())); err != nil {
+		m.Version, m.Name, sqlstore.TS(time.Now())); err != nil {
 		return err
 	}
 	return stx.Commit()

@@ -2,42 +2,20 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
 
-const offerCols = `id, business_id, slot_id, entry_id, contact_key, seats, party_size, state, channel,
-	token_hash, rule_version, created_at, send_at, sent_at, expires_at, seen_at, resolved_at, reason`
-
-func scanOffer(r scanner) (nextup.Offer, error) {
-	var (
-		o                        nextup.Offer
-		created, sendAt, expires int64
-		sent, seen, resolved     sql.NullInt64
-	)
-	err := r.Scan(&o.ID, &o.BusinessID, &o.SlotID, &o.EntryID, &o.ContactKey, &o.Seats, &o.PartySize,
-		&o.State, &o.Channel, &o.TokenHash, &o.RuleVersion, &created, &sendAt, &sent, &expires, &seen,
-		&resolved, &o.Reason)
-	o.CreatedAt, o.SendAt, o.ExpiresAt = fromTS(created), fromTS(sendAt), fromTS(expires)
-	o.SentAt, o.SeenAt, o.ResolvedAt = fromNullTS(sent), fromNullTS(seen), fromNullTS(resolved)
-	return o, err
-}
-
 func (t *tx) OfferCreate(ctx context.Context, o nextup.Offer) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO offers (`+offerCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		o.ID, o.BusinessID, o.SlotID, o.EntryID, o.ContactKey, o.Seats, o.PartySize, o.State, o.Channel,
-		o.TokenHash, o.RuleVersion, ts(o.CreatedAt), ts(o.SendAt), tsPtr(o.SentAt), ts(o.ExpiresAt),
-		tsPtr(o.SeenAt), tsPtr(o.ResolvedAt), o.Reason)
+	_, err := t.tx.ExecContext(ctx, sqlstore.OfferInsert, sqlstore.OfferInsertArgs(o)...)
 	return dbErr("create offer "+o.ID, err)
 }
 
 func (t *tx) OfferGet(ctx context.Context, id string) (nextup.Offer, error) {
-	o, err := scanOffer(t.tx.QueryRowContext(ctx, `SELECT `+offerCols+` FROM offers WHERE id = ?`, id))
+	o, err := sqlstore.ScanOffer(t.tx.QueryRowContext(ctx, sqlstore.OfferGet, id))
 	return o, dbErr("get offer "+id, err)
 }
 
@@ -45,7 +23,7 @@ func (t *tx) OfferByTokenHash(ctx context.Context, hash string) (nextup.Offer, e
 	if hash == "" {
 		return nextup.Offer{}, fmt.Errorf("offer by token: %w", nextup.ErrNotFound)
 	}
-	o, err := scanOffer(t.tx.QueryRowContext(ctx, qOfferByTokenHash, hash))
+	o, err := sqlstore.ScanOffer(t.tx.QueryRowContext(ctx, sqlstore.OfferByTokenHash, hash))
 	return o, dbErr("offer by token", err)
 }
 
@@ -55,19 +33,19 @@ func (t *tx) OfferSetState(ctx context.Context, id string, from []nextup.OfferSt
 	op := fmt.Sprintf("offer %s %v -> %s", id, from, to)
 	final := !to.Live()
 	args := []any{to,
-		boolInt(final), ts(at),
-		boolInt(to == nextup.OfferOffered), ts(at),
-		boolInt(final), reason, reason,
+		sqlstore.BoolInt(final), sqlstore.TS(at),
+		sqlstore.BoolInt(to == nextup.OfferOffered), sqlstore.TS(at),
+		sqlstore.BoolInt(final), reason, reason,
 		id}
 	for _, s := range from {
 		args = append(args, s)
 	}
-	o, err := scanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = ?,
+	o, err := sqlstore.ScanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = ?,
 			resolved_at = CASE WHEN ? THEN ? ELSE resolved_at END,
 			sent_at = CASE WHEN ? THEN ? ELSE sent_at END,
 			reason = CASE WHEN ? OR ? <> '' THEN ? ELSE reason END
-		WHERE id = ? AND state IN (`+placeholders(len(from))+`)
-		RETURNING `+offerCols, args...))
+		WHERE id = ? AND state IN (`+sqlstore.Placeholders(len(from))+`)
+		RETURNING `+sqlstore.OfferCols, args...))
 	if err == nil {
 		return o, nil
 	}
@@ -81,9 +59,8 @@ func (t *tx) OfferSetState(ctx context.Context, id string, from []nextup.OfferSt
 // deadline counted from it.
 func (t *tx) OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time, tokenHash string) (nextup.Offer, error) {
 	op := "send offer " + id
-	o, err := scanOffer(t.tx.QueryRowContext(ctx, `UPDATE offers SET state = 'offered', sent_at = ?, expires_at = ?, token_hash = ?
-		WHERE id = ? AND state = 'pending'
-		RETURNING `+offerCols, ts(sentAt), ts(expiresAt), tokenHash, id))
+	o, err := sqlstore.ScanOffer(t.tx.QueryRowContext(ctx, sqlstore.OfferSend,
+		sqlstore.TS(sentAt), sqlstore.TS(expiresAt), tokenHash, id))
 	if err == nil {
 		return o, nil
 	}
@@ -102,7 +79,7 @@ func (t *tx) OfferClaim(ctx context.Context, tokenHash string, now time.Time) (n
 	if tokenHash == "" {
 		return nextup.Offer{}, fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
 	}
-	o, err := scanOffer(t.tx.QueryRowContext(ctx, qOfferClaim, ts(now), tokenHash))
+	o, err := sqlstore.ScanOffer(t.tx.QueryRowContext(ctx, sqlstore.OfferClaim, sqlstore.TS(now), tokenHash))
 	if err == nil {
 		return o, nil
 	}
@@ -110,9 +87,9 @@ func (t *tx) OfferClaim(ctx context.Context, tokenHash string, now time.Time) (n
 		return nextup.Offer{}, dbErr(op, err)
 	}
 	var id, state string
-	err = t.tx.QueryRowContext(ctx, qOfferStateByTokenHash, tokenHash).Scan(&id, &state)
+	err = t.tx.QueryRowContext(ctx, sqlstore.OfferStateByTokenHash, tokenHash).Scan(&id, &state)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case isNoRows(err):
 		return nextup.Offer{}, fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
 	case err != nil:
 		return nextup.Offer{}, dbErr(op, err)
@@ -121,37 +98,23 @@ func (t *tx) OfferClaim(ctx context.Context, tokenHash string, now time.Time) (n
 }
 
 func (t *tx) OfferSeen(ctx context.Context, id string, at time.Time) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE offers SET seen_at = coalesce(seen_at, ?) WHERE id = ?`, ts(at), id)
+	res, err := t.tx.ExecContext(ctx, sqlstore.OfferSeen, sqlstore.TS(at), id)
 	return t.touched(ctx, "offer "+id+" seen", res, err)
 }
 
 func (t *tx) OfferListBySlot(ctx context.Context, slotID string) ([]nextup.Offer, error) {
-	out, err := scanAll(scanOffer)(t.tx.QueryContext(ctx, `SELECT `+offerCols+` FROM offers
+	out, err := scanAll(sqlstore.ScanOffer)(t.tx.QueryContext(ctx, `SELECT `+sqlstore.OfferCols+` FROM offers
 		WHERE slot_id = ? ORDER BY created_at, rowid`, slotID))
 	return out, dbErr("offers of slot "+slotID, err)
 }
 
 func (t *tx) OfferLiveByEntry(ctx context.Context, entryID string) (nextup.Offer, error) {
-	o, err := scanOffer(t.tx.QueryRowContext(ctx, `SELECT `+offerCols+` FROM offers
-		WHERE entry_id = ? AND state IN ('pending', 'offered')`, entryID))
+	o, err := sqlstore.ScanOffer(t.tx.QueryRowContext(ctx, sqlstore.OfferLiveByEntry, entryID))
 	return o, dbErr("live offer of entry "+entryID, err)
 }
 
 func (t *tx) OfferCountSince(ctx context.Context, businessID, contactKey string, since time.Time) (int, error) {
 	var n int
-	err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM offers
-		WHERE business_id = ? AND contact_key = ? AND created_at >= ?`,
-		businessID, contactKey, ts(since)).Scan(&n)
+	err := t.tx.QueryRowContext(ctx, sqlstore.OfferCountSince, businessID, contactKey, sqlstore.TS(since)).Scan(&n)
 	return n, dbErr("count offers", err)
 }
-
-// Hot look-ups by secret or key, named so a test can check each reads
-// its index (the partial indexes need the <> ” condition to be used).
-const (
-	// qOfferClaim is the claim: one conditional write.
-	qOfferClaim = `UPDATE offers SET state = 'claimed', resolved_at = ?1
-		WHERE token_hash = ?2 AND token_hash <> '' AND state = 'offered' AND expires_at > ?1
-		RETURNING ` + offerCols
-	qOfferByTokenHash      = `SELECT ` + offerCols + ` FROM offers WHERE token_hash = ? AND token_hash <> ''`
-	qOfferStateByTokenHash = `SELECT id, state FROM offers WHERE token_hash = ? AND token_hash <> ''`
-)

@@ -6,23 +6,8 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
-
-const slotCols = `id, business_id, kind, title, service, staff, starts_at, ends_at, capacity, seating,
-	min_party, booked_seats, held_seats, handed_back, created_at`
-
-func scanSlot(r scanner) (nextup.Slot, error) {
-	var (
-		s                     nextup.Slot
-		starts, ends, created int64
-		handedBack            int
-	)
-	err := r.Scan(&s.ID, &s.BusinessID, &s.Kind, &s.Title, &s.Service, &s.Staff, &starts, &ends,
-		&s.Capacity, &s.Seating, &s.MinParty, &s.BookedSeats, &s.HeldSeats, &handedBack, &created)
-	s.StartsAt, s.EndsAt, s.CreatedAt = fromTS(starts), fromTS(ends), fromTS(created)
-	s.HandedBack = handedBack != 0
-	return s, err
-}
 
 func (t *tx) SlotCreate(ctx context.Context, s nextup.Slot) error {
 	if s.Kind == "" {
@@ -31,34 +16,20 @@ func (t *tx) SlotCreate(ctx context.Context, s nextup.Slot) error {
 	if s.Seating == "" {
 		s.Seating = nextup.SeatingUnit
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO slots (`+slotCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.BusinessID, s.Kind, s.Title, s.Service, s.Staff, ts(s.StartsAt), ts(s.EndsAt),
-		s.Capacity, s.Seating, s.MinParty, s.BookedSeats, s.HeldSeats, boolInt(s.HandedBack), ts(s.CreatedAt))
+	_, err := t.tx.ExecContext(ctx, sqlstore.SlotInsert, sqlstore.SlotInsertArgs(s)...)
 	return dbErr("create slot "+s.ID, err)
 }
 
 func (t *tx) SlotGet(ctx context.Context, id string) (nextup.Slot, error) {
 	// No row lock to take: the single writer connection and BEGIN
 	// IMMEDIATE already serialise every read-write transaction.
-	s, err := scanSlot(t.tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, id))
+	s, err := sqlstore.ScanSlot(t.tx.QueryRowContext(ctx, sqlstore.SlotGet, id))
 	return s, dbErr("get slot "+id, err)
 }
 
 func (t *tx) SlotList(ctx context.Context, f nextup.SlotFilter) ([]nextup.Slot, error) {
-	q := `SELECT ` + slotCols + ` FROM slots WHERE business_id = ?`
-	args := []any{f.BusinessID}
-	if !f.From.IsZero() {
-		q += ` AND starts_at >= ?`
-		args = append(args, ts(f.From))
-	}
-	if !f.To.IsZero() {
-		q += ` AND starts_at < ?`
-		args = append(args, ts(f.To))
-	}
-	q += ` ORDER BY starts_at, id LIMIT ?`
-	args = append(args, limitArg(f.Limit))
-	out, err := scanAll(scanSlot)(t.tx.QueryContext(ctx, q, args...))
+	q, args := sqlstore.SlotList(f, limitArg(f.Limit))
+	out, err := scanAll(sqlstore.ScanSlot)(t.tx.QueryContext(ctx, q, args...))
 	return out, dbErr("list slots of business "+f.BusinessID, err)
 }
 
@@ -69,13 +40,7 @@ func (t *tx) SlotList(ctx context.Context, f nextup.SlotFilter) ([]nextup.Slot, 
 // refusal a clean "no row" instead of an aborted statement.)
 func (t *tx) SlotSeats(ctx context.Context, id string, d nextup.SeatDelta) (nextup.Slot, error) {
 	op := fmt.Sprintf("seats of slot %s (booked %+d, held %+d)", id, d.Booked, d.Held)
-	s, err := scanSlot(t.tx.QueryRowContext(ctx, `UPDATE slots
-		SET booked_seats = booked_seats + ?1, held_seats = held_seats + ?2
-		WHERE id = ?3
-		  AND booked_seats + ?1 >= 0
-		  AND held_seats + ?2 >= 0
-		  AND booked_seats + held_seats + ?1 + ?2 <= capacity
-		RETURNING `+slotCols, d.Booked, d.Held, id))
+	s, err := sqlstore.ScanSlot(t.tx.QueryRowContext(ctx, sqlstore.SlotSeats, d.Booked, d.Held, id))
 	if err == nil {
 		return s, nil
 	}
@@ -87,9 +52,7 @@ func (t *tx) SlotSeats(ctx context.Context, id string, d nextup.SeatDelta) (next
 
 func (t *tx) SlotResize(ctx context.Context, id string, capacity int) (nextup.Slot, error) {
 	op := fmt.Sprintf("resize slot %s to %d", id, capacity)
-	s, err := scanSlot(t.tx.QueryRowContext(ctx, `UPDATE slots SET capacity = ?1
-		WHERE id = ?2 AND ?1 >= booked_seats + held_seats AND ?1 >= 0
-		RETURNING `+slotCols, capacity, id))
+	s, err := sqlstore.ScanSlot(t.tx.QueryRowContext(ctx, sqlstore.SlotResize, capacity, id))
 	if err == nil {
 		return s, nil
 	}
@@ -100,7 +63,7 @@ func (t *tx) SlotResize(ctx context.Context, id string, capacity int) (nextup.Sl
 }
 
 func (t *tx) SlotSetHandedBack(ctx context.Context, id string, handedBack bool) error {
-	res, err := t.tx.ExecContext(ctx, `UPDATE slots SET handed_back = ? WHERE id = ?`, boolInt(handedBack), id)
+	res, err := t.tx.ExecContext(ctx, sqlstore.SlotSetHandedBack, sqlstore.BoolInt(handedBack), id)
 	return t.touched(ctx, fmt.Sprintf("set slot %s handed back %t", id, handedBack), res, err)
 }
 
@@ -114,23 +77,23 @@ func (t *tx) SlotOpenFor(ctx context.Context, e nextup.Entry, startsAfter time.T
 		args []any
 	)
 	if e.EventID != "" {
-		q = `SELECT ` + slotCols + ` FROM slots WHERE business_id = ? AND id = ?`
+		q = `SELECT ` + sqlstore.SlotCols + ` FROM slots WHERE business_id = ? AND id = ?`
 		args = []any{e.BusinessID, e.EventID}
 	} else {
-		q = `SELECT ` + slotCols + ` FROM slots INDEXED BY slots_open_for
+		q = `SELECT ` + sqlstore.SlotCols + ` FROM slots INDEXED BY slots_open_for
 			WHERE business_id = ? AND kind = 'slot' AND service = ?`
 		args = []any{e.BusinessID, e.Service}
 	}
 	q += ` AND starts_at > ? AND starts_at >= ? AND starts_at <= ?
 		AND handed_back = 0
 		AND capacity - booked_seats - held_seats >= max(?, 1)`
-	args = append(args, ts(startsAfter), ts(e.Earliest), latestTS(e.Latest), e.PartySize)
+	args = append(args, sqlstore.TS(startsAfter), sqlstore.TS(e.Earliest), sqlstore.LatestTS(e.Latest), e.PartySize)
 	if e.Staff != "" {
 		q += ` AND staff = ?`
 		args = append(args, e.Staff)
 	}
 	q += ` ORDER BY starts_at, id LIMIT ?`
 	args = append(args, limitArg(limit))
-	out, err := scanAll(scanSlot)(t.tx.QueryContext(ctx, q, args...))
+	out, err := scanAll(sqlstore.ScanSlot)(t.tx.QueryContext(ctx, q, args...))
 	return out, dbErr("open slots for entry "+e.ID, err)
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"runtime"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
 
 // DB is a nextup.Store kept in one SQLite file. It holds two connection
@@ -231,11 +231,6 @@ type tx struct {
 
 var _ nextup.Tx = (*tx)(nil)
 
-// scanner is a *sql.Row or *sql.Rows.
-type scanner interface {
-	Scan(dest ...any) error
-}
-
 // dbErr wraps err with the operation's name and maps the driver's errors to
 // the domain's kinds: no row is ErrNotFound, a CHECK or UNIQUE constraint
 // is ErrConflict, a missing referenced row (foreign key) is ErrNotFound.
@@ -259,46 +254,6 @@ func dbErr(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// Times are stored as INTEGER microseconds since the Unix epoch, UTC: the
-// precision PostgreSQL keeps, sortable, and wide enough for the zero
-// time.Time (year 1). Anything finer than a microsecond is truncated.
-
-func ts(t time.Time) int64 { return t.UnixMicro() }
-
-func fromTS(us int64) time.Time { return time.UnixMicro(us).UTC() }
-
-func tsPtr(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UnixMicro()
-}
-
-func fromNullTS(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromTS(v.Int64)
-	return &t
-}
-
-// noUpperBound stands for a zero Latest: after every slot start.
-const noUpperBound = math.MaxInt64
-
-func latestTS(t time.Time) int64 {
-	if t.IsZero() {
-		return noUpperBound
-	}
-	return ts(t)
-}
-
-func fromLatestTS(us int64) time.Time {
-	if us == noUpperBound {
-		return time.Time{}
-	}
-	return fromTS(us)
-}
-
 // limitArg turns a Limit field into SQLite's LIMIT argument: <= 0 means no limit.
 func limitArg(n int) int {
 	if n <= 0 {
@@ -307,27 +262,12 @@ func limitArg(n int) int {
 	return n
 }
 
-// placeholders returns "?, ?, ?" for n values.
-func placeholders(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strings.Repeat("?, ", n-1) + "?"
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // exists reports whether table has a row with this id; it tells a
 // conditional write that matched nothing because the row is missing
 // (ErrNotFound) from one whose condition did not hold (ErrConflict).
 func (t *tx) exists(ctx context.Context, table, id string) (bool, error) {
 	var one int
-	err := t.tx.QueryRowContext(ctx, "SELECT 1 FROM "+table+" WHERE id = ?", id).Scan(&one)
+	err := t.tx.QueryRowContext(ctx, sqlstore.Exists(table), id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -382,20 +322,12 @@ func (t *tx) touched(ctx context.Context, op string, res interface{ RowsAffected
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
 // scanAll returns a function that reads every row of a query with scan.
-func scanAll[T any](scan func(scanner) (T, error)) func(*sql.Rows, error) ([]T, error) {
+func scanAll[T any](scan func(sqlstore.Scanner) (T, error)) func(*sql.Rows, error) ([]T, error) {
 	return func(rows *sql.Rows, err error) ([]T, error) {
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		var out []T
-		for rows.Next() {
-			v, err := scan(rows)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, rows.Err()
+		return sqlstore.Collect(rows, scan)
 	}
 }

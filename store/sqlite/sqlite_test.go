@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 	"github.com/nextup-dev/nextup/store/storetest"
 )
 
@@ -317,7 +318,7 @@ func TestTimes(t *testing.T) {
 		}
 		return nil
 	})
-	if got := fromTS(ts(time.Time{})); got != (time.Time{}) {
+	if got := sqlstore.FromTS(sqlstore.TS(time.Time{})); got != (time.Time{}) {
 		t.Errorf("zero time round trip: %#v", got)
 	}
 }
@@ -402,7 +403,7 @@ func TestEntryCandidatesUsesIndex(t *testing.T) {
 		}
 	}
 	plan := explain(t, f, `SELECT count(*) FROM entries INDEXED BY entries_fair
-		WHERE business_id = ? AND queue = ? AND state = 'waiting' AND (`+fairOrder+`) < (?, ?, ?)`,
+		WHERE business_id = ? AND queue = ? AND state = 'waiting' AND (`+sqlstore.FairOrder+`) < (?, ?, ?)`,
 		f.biz.ID, "service:cut", 1, 0, 0)
 	if !strings.Contains(plan, "COVERING INDEX entries_fair") {
 		t.Errorf("position query plan does not count on entries_fair:\n%s", plan)
@@ -440,15 +441,15 @@ func TestHotLookupsUseIndexes(t *testing.T) {
 		query, index string
 		args         []any
 	}{
-		"OfferClaim":            {qOfferClaim, "offers_token", []any{0, "h"}},
-		"OfferByTokenHash":      {qOfferByTokenHash, "offers_token", []any{"h"}},
-		"OfferStateByTokenHash": {qOfferStateByTokenHash, "offers_token", []any{"h"}},
-		"EntryByStatusHash":     {qEntryByStatusHash, "entries_status_hash", []any{"h"}},
-		"BookingByOffer":        {qBookingByOffer, "bookings_offer", []any{"o"}},
-		"BusinessByAPIKey":      {qBusinessByAPIKey, "businesses_api_key", []any{"h"}},
-		"BusinessBySlug":        {qBusinessBySlug, "businesses_slug", []any{"s"}},
-		"TimerCancel":           {qTimerCancel, "timers_pending_key", []any{"k"}},
-		"MessageCancelByOffer":  {qMessageCancelByOffer, "messages_offer", []any{"o"}},
+		"OfferClaim":            {sqlstore.OfferClaim, "offers_token", []any{0, "h"}},
+		"OfferByTokenHash":      {sqlstore.OfferByTokenHash, "offers_token", []any{"h"}},
+		"OfferStateByTokenHash": {sqlstore.OfferStateByTokenHash, "offers_token", []any{"h"}},
+		"EntryByStatusHash":     {sqlstore.EntryByStatusHash, "entries_status_hash", []any{"h"}},
+		"BookingByOffer":        {sqlstore.BookingByOffer, "bookings_offer", []any{"o"}},
+		"BusinessByAPIKey":      {sqlstore.BusinessByAPIKey, "businesses_api_key", []any{"h"}},
+		"BusinessBySlug":        {sqlstore.BusinessBySlug, "businesses_slug", []any{"s"}},
+		"TimerCancel":           {sqlstore.TimerCancel, "timers_pending_key", []any{"k"}},
+		"MessageCancelByOffer":  {sqlstore.MessageCancelByOffer, "messages_offer", []any{"o"}},
 	} {
 		plan := explain(t, f, q.query, q.args...)
 		if !strings.Contains(plan, "INDEX "+q.index) || strings.Contains(plan, "SCAN") {

@@ -1,45 +1,22 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
-
-const timerCols = `id, business_id, kind, subject_id, key, due_at, claimed_until, claimed_by, attempts,
-	done_at, created_at`
-
-func scanTimer(r scanner) (nextup.Timer, error) {
-	var (
-		tm            nextup.Timer
-		due, created  int64
-		claimed, done sql.NullInt64
-	)
-	err := r.Scan(&tm.ID, &tm.BusinessID, &tm.Kind, &tm.SubjectID, &tm.Key, &due, &claimed, &tm.ClaimedBy,
-		&tm.Attempts, &done, &created)
-	tm.DueAt, tm.CreatedAt = fromTS(due), fromTS(created)
-	tm.ClaimedUntil, tm.DoneAt = fromNullTS(claimed), fromNullTS(done)
-	return tm, err
-}
 
 // TimerSchedule inserts a timer or, when a pending one has the same key,
 // moves it. Moving drops any lease on it: a sweeper still running the old
 // deadline then fails TimerDone, and the timer fires again at its new time.
 // A timer with an empty key is never merged with another.
 func (t *tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO timers (business_id, kind, subject_id, key, due_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (key) WHERE done_at IS NULL AND key <> '' DO UPDATE SET
-			business_id = excluded.business_id, kind = excluded.kind, subject_id = excluded.subject_id,
-			due_at = excluded.due_at, claimed_until = NULL, claimed_by = '', attempts = 0`,
-		tm.BusinessID, tm.Kind, tm.SubjectID, tm.Key, ts(tm.DueAt), ts(tm.CreatedAt))
+	_, err := t.tx.ExecContext(ctx, sqlstore.TimerSchedule,
+		tm.BusinessID, tm.Kind, tm.SubjectID, tm.Key, sqlstore.TS(tm.DueAt), sqlstore.TS(tm.CreatedAt))
 	return dbErr(fmt.Sprintf("schedule timer %s", tm.Key), err)
 }
 
@@ -48,31 +25,25 @@ func (t *tx) TimerCancel(ctx context.Context, key string) error {
 	if key == "" {
 		return nil
 	}
-	_, err := t.tx.ExecContext(ctx, qTimerCancel, key)
+	_, err := t.tx.ExecContext(ctx, sqlstore.TimerCancel, key)
 	return dbErr("cancel timer "+key, err)
 }
 
 // TimerClaimDue leases due timers in one UPDATE; on SQLite the single
 // writer is what SKIP LOCKED is on PostgreSQL.
 func (t *tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Duration, owner string, limit int) ([]nextup.Timer, error) {
-	out, err := scanAll(scanTimer)(t.tx.QueryContext(ctx, `UPDATE timers
+	out, err := scanAll(sqlstore.ScanTimer)(t.tx.QueryContext(ctx, `UPDATE timers
 		SET claimed_until = ?2, claimed_by = ?3, attempts = attempts + 1
 		WHERE id IN (
 			SELECT id FROM timers
 			WHERE done_at IS NULL AND due_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1)
 			ORDER BY due_at, id
 			LIMIT ?4)
-		RETURNING `+timerCols, ts(now), ts(now.Add(lease)), owner, limitArg(limit)))
+		RETURNING `+sqlstore.TimerCols, sqlstore.TS(now), sqlstore.TS(now.Add(lease)), owner, limitArg(limit)))
 	if err != nil {
 		return nil, dbErr("claim due timers", err)
 	}
-	// RETURNING gives no order; hand them out oldest due first.
-	slices.SortFunc(out, func(a, b nextup.Timer) int {
-		if c := a.DueAt.Compare(b.DueAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(out, sqlstore.TimerDueOrder)
 	return out, nil
 }
 
@@ -80,8 +51,7 @@ func (t *tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Durati
 // with; a sweeper that lost its lease gets ErrConflict.
 func (t *tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at time.Time) error {
 	op := fmt.Sprintf("timer %d done", id)
-	res, err := t.tx.ExecContext(ctx, `UPDATE timers SET done_at = ?
-		WHERE id = ? AND claimed_until = ? AND done_at IS NULL`, ts(at), id, ts(claimedUntil))
+	res, err := t.tx.ExecContext(ctx, sqlstore.TimerDone, sqlstore.TS(at), id, sqlstore.TS(claimedUntil))
 	if err != nil {
 		return dbErr(op, err)
 	}
@@ -93,9 +63,9 @@ func (t *tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at
 		return nil
 	}
 	var one int
-	err = t.tx.QueryRowContext(ctx, `SELECT 1 FROM timers WHERE id = ?`, id).Scan(&one)
+	err = t.tx.QueryRowContext(ctx, sqlstore.Exists("timers"), id).Scan(&one)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case isNoRows(err):
 		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
 	case err != nil:
 		return dbErr(op, err)
@@ -104,66 +74,20 @@ func (t *tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at
 }
 
 func (t *tx) TimerNextDue(ctx context.Context) (time.Time, error) {
-	var due sql.NullInt64
-	if err := t.tx.QueryRowContext(ctx, `SELECT min(due_at) FROM timers WHERE done_at IS NULL`).Scan(&due); err != nil {
+	var due *int64
+	if err := t.tx.QueryRowContext(ctx, sqlstore.TimerNextDue).Scan(&due); err != nil {
 		return time.Time{}, dbErr("next due timer", err)
 	}
-	if !due.Valid {
+	if due == nil {
 		return time.Time{}, fmt.Errorf("next due timer: %w", nextup.ErrNotFound)
 	}
-	return fromTS(due.Int64), nil
+	return sqlstore.FromTS(*due), nil
 }
 
 func (t *tx) TimerList(ctx context.Context, f nextup.TimerFilter) ([]nextup.Timer, error) {
-	q := `SELECT ` + timerCols + ` FROM timers WHERE 1 = 1`
-	var args []any
-	if f.BusinessID != "" {
-		q += ` AND business_id = ?`
-		args = append(args, f.BusinessID)
-	}
-	if f.Kind != "" {
-		q += ` AND kind = ?`
-		args = append(args, f.Kind)
-	}
-	if f.SubjectID != "" {
-		q += ` AND subject_id = ?`
-		args = append(args, f.SubjectID)
-	}
-	if f.PendingOnly {
-		q += ` AND done_at IS NULL`
-	}
-	q += ` ORDER BY due_at, id LIMIT ?`
-	args = append(args, limitArg(f.Limit))
-	out, err := scanAll(scanTimer)(t.tx.QueryContext(ctx, q, args...))
+	q, args := sqlstore.TimerList(f, limitArg(f.Limit))
+	out, err := scanAll(sqlstore.ScanTimer)(t.tx.QueryContext(ctx, q, args...))
 	return out, dbErr("list timers", err)
-}
-
-const idempotencyCols = `scope, key, fingerprint, status, header, body, created_at, expires_at`
-
-func scanIdempotency(r scanner) (nextup.IdempotencyRecord, error) {
-	var (
-		rec              nextup.IdempotencyRecord
-		header           sql.NullString
-		created, expires int64
-	)
-	if err := r.Scan(&rec.Scope, &rec.Key, &rec.Fingerprint, &rec.Status, &header, &rec.Body, &created, &expires); err != nil {
-		return rec, err
-	}
-	rec.CreatedAt, rec.ExpiresAt = fromTS(created), fromTS(expires)
-	if header.Valid {
-		if err := json.Unmarshal([]byte(header.String), &rec.Header); err != nil {
-			return rec, fmt.Errorf("idempotency record %s: header: %w", rec.Key, err)
-		}
-	}
-	return rec, nil
-}
-
-func headerJSON(h map[string]string) (any, error) {
-	if h == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(h)
-	return string(b), err
 }
 
 // IdempotencyStart claims (scope, key) for a first request. A record still
@@ -171,8 +95,8 @@ func headerJSON(h map[string]string) (any, error) {
 // request still running); an expired one is replaced.
 func (t *tx) IdempotencyStart(ctx context.Context, r nextup.IdempotencyRecord) (nextup.IdempotencyRecord, error) {
 	op := "start idempotent request " + r.Key
-	old, err := scanIdempotency(t.tx.QueryRowContext(ctx, `SELECT `+idempotencyCols+` FROM idempotency
-		WHERE scope = ? AND key = ? AND expires_at > ?`, r.Scope, r.Key, ts(r.CreatedAt)))
+	old, err := sqlstore.ScanIdempotency(t.tx.QueryRowContext(ctx, `SELECT `+sqlstore.IdempotencyCols+` FROM idempotency
+		WHERE scope = ? AND key = ? AND expires_at > ?`, r.Scope, r.Key, sqlstore.TS(r.CreatedAt)))
 	switch {
 	case err == nil:
 		return old, fmt.Errorf("%s: %w", op, nextup.ErrConflict)
@@ -180,13 +104,13 @@ func (t *tx) IdempotencyStart(ctx context.Context, r nextup.IdempotencyRecord) (
 		return nextup.IdempotencyRecord{}, dbErr(op, err)
 	}
 	r.Status = 0
-	header, err := headerJSON(r.Header)
+	header, err := sqlstore.HeaderJSON(r.Header)
 	if err != nil {
 		return nextup.IdempotencyRecord{}, fmt.Errorf("%s: header: %w", op, err)
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO idempotency (`+idempotencyCols+`)
+	_, err = t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO idempotency (`+sqlstore.IdempotencyCols+`)
 		VALUES (?, ?, ?, 0, ?, ?, ?, ?)`,
-		r.Scope, r.Key, r.Fingerprint, header, r.Body, ts(r.CreatedAt), ts(r.ExpiresAt))
+		r.Scope, r.Key, r.Fingerprint, header, r.Body, sqlstore.TS(r.CreatedAt), sqlstore.TS(r.ExpiresAt))
 	if err != nil {
 		return nextup.IdempotencyRecord{}, dbErr(op, err)
 	}
@@ -196,28 +120,26 @@ func (t *tx) IdempotencyStart(ctx context.Context, r nextup.IdempotencyRecord) (
 // IdempotencyFinish stores the response (and a new expiry, when given).
 func (t *tx) IdempotencyFinish(ctx context.Context, r nextup.IdempotencyRecord) error {
 	op := "finish idempotent request " + r.Key
-	header, err := headerJSON(r.Header)
+	header, err := sqlstore.HeaderJSON(r.Header)
 	if err != nil {
 		return fmt.Errorf("%s: header: %w", op, err)
 	}
 	var expires any
 	if !r.ExpiresAt.IsZero() {
-		expires = ts(r.ExpiresAt)
+		expires = sqlstore.TS(r.ExpiresAt)
 	}
-	res, err := t.tx.ExecContext(ctx, `UPDATE idempotency
-		SET status = ?, header = ?, body = ?, expires_at = coalesce(?, expires_at)
-		WHERE scope = ? AND key = ?`,
+	res, err := t.tx.ExecContext(ctx, sqlstore.IdempotencyFinish,
 		r.Status, header, r.Body, expires, r.Scope, r.Key)
 	return t.touched(ctx, op, res, err)
 }
 
 func (t *tx) IdempotencyDelete(ctx context.Context, scope, key string) error {
-	_, err := t.tx.ExecContext(ctx, `DELETE FROM idempotency WHERE scope = ? AND key = ?`, scope, key)
+	_, err := t.tx.ExecContext(ctx, sqlstore.IdempotencyDelete, scope, key)
 	return dbErr("delete idempotent request "+key, err)
 }
 
 func (t *tx) IdempotencyPurge(ctx context.Context, before time.Time) (int, error) {
-	res, err := t.tx.ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, ts(before))
+	res, err := t.tx.ExecContext(ctx, sqlstore.IdempotencyPurge, sqlstore.TS(before))
 	if err != nil {
 		return 0, dbErr("purge idempotency records", err)
 	}
@@ -228,10 +150,7 @@ func (t *tx) IdempotencyPurge(ctx context.Context, before time.Time) (int, error
 // SuppressionAdd records (or re-records, with the newer reason and time)
 // that an address may not be contacted on a channel.
 func (t *tx) SuppressionAdd(ctx context.Context, s nextup.Suppression) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO suppressions (business_id, channel, address, reason, at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (business_id, channel, address) DO UPDATE SET reason = excluded.reason, at = excluded.at`,
-		s.BusinessID, s.Channel, s.Address, s.Reason, ts(s.At))
+	_, err := t.tx.ExecContext(ctx, sqlstore.SuppressionAdd, s.BusinessID, s.Channel, s.Address, s.Reason, sqlstore.TS(s.At))
 	return dbErr("add suppression", err)
 }
 
@@ -239,26 +158,7 @@ func (t *tx) SuppressionList(ctx context.Context, businessID string, addresses [
 	if len(addresses) == 0 {
 		return nil, nil
 	}
-	args := []any{businessID}
-	for _, a := range addresses {
-		args = append(args, a)
-	}
-	out, err := scanAll(func(r scanner) (nextup.Suppression, error) {
-		var (
-			s  nextup.Suppression
-			at int64
-		)
-		err := r.Scan(&s.BusinessID, &s.Channel, &s.Address, &s.Reason, &at)
-		s.At = fromTS(at)
-		return s, err
-	})(t.tx.QueryContext(ctx, `SELECT business_id, channel, address, reason, at FROM suppressions
-		WHERE business_id = ? AND address IN (`+placeholders(len(addresses))+`)
-		ORDER BY address, channel`, args...))
+	q, args := sqlstore.SuppressionList(businessID, addresses)
+	out, err := scanAll(sqlstore.ScanSuppression)(t.tx.QueryContext(ctx, q, args...))
 	return out, dbErr("list suppressions", err)
 }
-
-// Hot look-ups by secret or key, named so a test can check each reads
-// its index (the partial indexes need the <> ” condition to be used).
-const (
-	qTimerCancel = `DELETE FROM timers WHERE key = ? AND key <> '' AND done_at IS NULL`
-)

@@ -1,0 +1,133 @@
+package sqlstore
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// MessageCols are the columns ScanMessage reads, in its order.
+const MessageCols = `id, business_id, kind, channel, to_addr, subject, body, claim_url, offer_id, entry_id,
+	booking_id, state, attempts, last_error, not_before, next_attempt_at, claimed_until, created_at,
+	sent_at, provider_id`
+
+// ScanMessage reads a row of MessageCols.
+func ScanMessage(r Scanner) (nextup.Message, error) {
+	var (
+		m                        nextup.Message
+		notBefore, next, created int64
+		claimed, sent            *int64
+	)
+	err := r.Scan(&m.ID, &m.BusinessID, &m.Kind, &m.Channel, &m.To, &m.Subject, &m.Body, &m.ClaimURL,
+		&m.OfferID, &m.EntryID, &m.BookingID, &m.State, &m.Attempts, &m.LastError, &notBefore, &next,
+		&claimed, &created, &sent, &m.ProviderID)
+	m.NotBefore, m.NextAttemptAt, m.CreatedAt = FromTS(notBefore), FromTS(next), FromTS(created)
+	m.ClaimedUntil, m.SentAt = FromNullTS(claimed), FromNullTS(sent)
+	return m, err
+}
+
+// MessageInsert inserts an outbox message; MessageInsertArgs gives its
+// arguments.
+const MessageInsert = `INSERT INTO messages (` + MessageCols + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// MessageInsertArgs returns the arguments of MessageInsert for m, in
+// MessageCols order.
+func MessageInsertArgs(m nextup.Message) []any {
+	return []any{m.ID, m.BusinessID, m.Kind, m.Channel, m.To, m.Subject, m.Body, m.ClaimURL, m.OfferID, m.EntryID,
+		m.BookingID, m.State, m.Attempts, m.LastError, TS(m.NotBefore), TS(m.NextAttemptAt),
+		TSPtr(m.ClaimedUntil), TS(m.CreatedAt), TSPtr(m.SentAt), m.ProviderID}
+}
+
+// MessageGet reads an outbox message by id.
+const MessageGet = `SELECT ` + MessageCols + ` FROM messages WHERE id = ?`
+
+// MessageSelect returns the query of Tx.MessageList up to its ORDER BY,
+// and its arguments. Each store orders newest first by created_at and its
+// own insertion-order column.
+func MessageSelect(f nextup.MessageFilter) (string, []any) {
+	q := `SELECT ` + MessageCols + ` FROM messages WHERE 1 = 1`
+	var args []any
+	if f.BusinessID != "" {
+		q += ` AND business_id = ?`
+		args = append(args, f.BusinessID)
+	}
+	if f.To != "" {
+		q += ` AND to_addr = ?`
+		args = append(args, f.To)
+	}
+	if f.State != "" {
+		q += ` AND state = ?`
+		args = append(args, f.State)
+	}
+	if f.OfferID != "" {
+		q += ` AND offer_id = ? AND offer_id <> ''`
+		args = append(args, f.OfferID)
+	}
+	return q, args
+}
+
+// MessageDueOrder orders claimed messages as MessageClaimDue hands them out
+// (RETURNING gives no order): oldest due first, then oldest.
+func MessageDueOrder(a, b nextup.Message) int {
+	if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
+		return c
+	}
+	return a.CreatedAt.Compare(b.CreatedAt)
+}
+
+// MessageFinish records a send's outcome on message ?6 under the lease
+// ?7 it was sent under; MessageFinishArgs gives its arguments. A message
+// cancelled while it was being sent stays cancelled unless the send went
+// through.
+const MessageFinish = `UPDATE messages
+	SET state = CASE WHEN state = 'cancelled' AND ?1 <> 'sent' THEN state ELSE ?1 END,
+		claimed_until = NULL, attempts = attempts + 1,
+		next_attempt_at = coalesce(?2, next_attempt_at),
+		sent_at = coalesce(?3, sent_at),
+		last_error = CASE WHEN ?4 <> '' THEN ?4 ELSE last_error END,
+		provider_id = CASE WHEN ?5 <> '' THEN ?5 ELSE provider_id END
+	WHERE id = ?6 AND claimed_until = ?7`
+
+// MessageFinishArgs returns the arguments of MessageFinish. An outcome
+// other than sent, failed or dead is ErrInvalid.
+func MessageFinishArgs(id string, claimedUntil time.Time, r nextup.MessageResult) ([]any, error) {
+	switch r.State {
+	case nextup.MessageSent, nextup.MessageFailed, nextup.MessageDead:
+	default:
+		return nil, fmt.Errorf("want sent, failed or dead: %w", nextup.ErrInvalid)
+	}
+	var next any
+	if r.State == nextup.MessageFailed {
+		next = TS(r.NextAttemptAt)
+	}
+	var sent any
+	if r.State == nextup.MessageSent {
+		sent = TS(r.At)
+	}
+	return []any{r.State, next, sent, r.Error, r.ProviderID, id, TS(claimedUntil)}, nil
+}
+
+const (
+	// MessageRequeue gives a dead message a fresh set of attempts, due at
+	// the time given, and returns it.
+	MessageRequeue = `UPDATE messages
+		SET state = 'queued', attempts = 0, next_attempt_at = ?, claimed_until = NULL
+		WHERE id = ? AND state = 'dead'
+		RETURNING ` + MessageCols
+
+	// MessageCancelByOffer cancels an offer's queued and failed messages.
+	// It repeats offer_id <> '' so the partial index messages_offer is used.
+	MessageCancelByOffer = `UPDATE messages SET state = 'cancelled'
+		WHERE offer_id = ? AND offer_id <> '' AND state IN ('queued', 'failed')`
+)
+
+// MessageCounts returns the query of Tx.MessageCounts, rows of state and
+// count, and its arguments: of one business, or of all for "".
+func MessageCounts(businessID string) (string, []any) {
+	if businessID != "" {
+		return `SELECT state, count(*) FROM messages WHERE business_id = ? GROUP BY state`, []any{businessID}
+	}
+	return `SELECT state, count(*) FROM messages GROUP BY state`, []any{}
+}

@@ -1,0 +1,79 @@
+package sqlstore
+
+import (
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+func TestLoadMigrations(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		files   []string
+		want    []int
+		wantErr bool
+	}{
+		{name: "in version order", files: []string{"m/0002_b.sql", "m/0010_c.sql", "m/0001_a.sql"}, want: []int{1, 2, 10}},
+		{name: "none", want: nil},
+		{name: "no number", files: []string{"m/init.sql"}, wantErr: true},
+		{name: "zero", files: []string{"m/0000_a.sql"}, wantErr: true},
+		{name: "shared number", files: []string{"m/0001_a.sql", "m/01_b.sql"}, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fsys := fstest.MapFS{}
+			for _, f := range tc.files {
+				fsys[f] = &fstest.MapFile{Data: []byte("-- " + f)}
+			}
+			ms, err := LoadMigrations(fsys, "m")
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("LoadMigrations(%v) = %v, want an error", tc.files, ms)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, m := range ms {
+				got = append(got, m.Version)
+				if m.SQL != "-- m/"+m.Name+".sql" {
+					t.Errorf("migration %s holds %q", m.Name, m.SQL)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("versions %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("versions %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// Times keep their microseconds and come back in UTC; the zero time and the
+// open Latest bound survive the round trip.
+func TestTimes(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2031, 3, 12, 14, 30, 0, 123456789, time.FixedZone("IST", 5*3600+30*60))
+	if got, want := FromTS(TS(at)), at.Truncate(time.Microsecond); !got.Equal(want) || got.Location() != time.UTC {
+		t.Errorf("round trip of %v: %v", at, got)
+	}
+	if got := FromTS(TS(time.Time{})); got != (time.Time{}) {
+		t.Errorf("zero time round trip: %#v", got)
+	}
+	if got := FromLatestTS(LatestTS(time.Time{})); !got.IsZero() {
+		t.Errorf("open Latest round trip: %v", got)
+	}
+	if TSPtr(nil) != nil || FromNullTS(nil) != nil {
+		t.Error("a missing time is not NULL")
+	}
+	us := TS(at)
+	if got := FromNullTS(&us); got == nil || !got.Equal(at.Truncate(time.Microsecond)) {
+		t.Errorf("FromNullTS(%d) = %v", us, got)
+	}
+}

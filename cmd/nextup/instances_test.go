@@ -50,14 +50,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startInstance runs `nextup serve` on db with a fake clock, sending email
-// through the SMTP server at smtpAddr, and waits until it is healthy.
-func startInstance(t *testing.T, name, db, smtpAddr string) *instance {
+// startInstance runs `nextup serve` on db with a fake clock (unless extra
+// says otherwise), sending email through the SMTP server at smtpAddr, and
+// waits until it is healthy.
+func startInstance(t *testing.T, name, db, smtpAddr string, extra ...string) *instance {
 	t.Helper()
 	addr := freeAddr(t)
 	in := &instance{name: name, base: "http://" + addr, logs: &syncBuffer{}}
-	in.cmd = exec.Command(os.Args[0], "serve", "--addr", addr, "--db", db, "--clock", "fake",
-		"--instance", name, "--smtp-url", "smtp://"+smtpAddr+"?tls=none", "--mail-from", "Salon <offers@salon.test>")
+	args := append([]string{"serve", "--addr", addr, "--db", db, "--clock", "fake", "--instance", name,
+		"--smtp-url", "smtp://" + smtpAddr + "?tls=none", "--mail-from", "Salon <offers@salon.test>"}, extra...)
+	in.cmd = exec.Command(os.Args[0], args...)
 	in.cmd.Env = append(os.Environ(), "NEXTUP_TEST_RUN_MAIN=1", "NEXTUP_ADMIN_TOKEN=adm")
 	in.cmd.Stdout, in.cmd.Stderr = in.logs, in.logs
 	if err := in.cmd.Start(); err != nil {
@@ -550,4 +552,38 @@ func openOffers(t *testing.T, admin *pgx.Conn, schema string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestTwoInstancesRealClock runs two `nextup serve` processes on the real
+// clock, as in production, with their sweepers, relays and LISTEN running
+// in the background: a cancellation released through one instance reaches
+// the customer by mail without anyone moving a clock, the claim goes
+// through the other, and the confirmation follows.
+func TestTwoInstancesRealClock(t *testing.T) {
+	db, _, _ := pgSchema(t)
+	mail := smtptest.Start(t)
+	a := startInstance(t, "a", db, mail.Addr, "--clock", "real", "--db-max-conns", "4", "--db-statement-timeout", "5s")
+	b := startInstance(t, "b", db, mail.Addr, "--clock", "real", "--db-max-conns", "4")
+	c := &cluster{t: t, all: []*instance{a, b}, client: &http.Client{Timeout: 30 * time.Second}}
+
+	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Salon","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
+	bid, key := biz["id"].(string), biz["api_key"].(string)
+	at := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Hour)
+	sl := c.must(1, "POST", "/v1/businesses/"+bid+"/slots", key, fmt.Sprintf(`{"service":"cut","starts_at":%q,"ends_at":%q}`,
+		at.Format(time.RFC3339), at.Add(time.Hour).Format(time.RFC3339)), 201)
+	c.must(0, "POST", "/v1/businesses/"+bid+"/waitlist:join", key, `{"name":"Ann","email":"ann@example.com","service":"cut"}`, 201)
+	c.must(0, "POST", "/v1/slots/"+sl["id"].(string)+":release", key, `{"reason":"cancellation"}`, 200)
+
+	offer := mail.Wait(t, 1, 20*time.Second)[0]
+	tok := claimLink.FindStringSubmatch(offer.Text)
+	if offer.To[0] != "ann@example.com" || tok == nil {
+		t.Fatalf("offer mail to %v: %q", offer.To, offer.Text)
+	}
+	if r := c.must(1, "POST", "/v1/claims/"+tok[1]+":accept", "", "", 200); r["state"] != "claimed" {
+		t.Fatalf("claim = %v", r)
+	}
+	confirm := mail.Wait(t, 2, 20*time.Second)[1]
+	if !strings.HasPrefix(confirm.Subject, "Booked:") || confirm.To[0] != "ann@example.com" {
+		t.Fatalf("second mail: %q to %v", confirm.Subject, confirm.To)
+	}
 }

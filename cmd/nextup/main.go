@@ -147,10 +147,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return err
 }
 
-// openStore opens the store named by --db: a file path is the embedded SQLite store.
-func openStore(ctx context.Context, db string) (nextup.Store, error) {
+// openStore opens the store named by --db: a file path is the embedded
+// SQLite store, a postgres:// URL PostgreSQL (with pg applied).
+func openStore(ctx context.Context, db string, pg ...postgres.Option) (nextup.Store, error) {
 	if isPostgres(db) {
-		s, err := postgres.Open(ctx, db)
+		s, err := postgres.Open(ctx, db, pg...)
 		if err != nil {
 			return nil, fmt.Errorf("open PostgreSQL: %w", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/notify/smtp"
 	"github.com/nextup-dev/nextup/outbox"
+	"github.com/nextup-dev/nextup/store/postgres"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
@@ -34,8 +35,13 @@ type serveConfig struct {
 	Notify     string
 	SMTPURL    string
 	MailFrom   string
-	Instance   string // names this process on the timers and messages it claims
+	Instance   string // names this process on the timers it claims
 	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
+
+	// PostgreSQL only.
+	DBMaxConns         int
+	DBStatementTimeout time.Duration
+	DBListen           bool
 }
 
 func runServe(ctx context.Context, args []string, stdout io.Writer) error {
@@ -51,7 +57,10 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.SMTPURL, "smtp-url", "", "outbound mail: smtp://[user:pass@]host[:port][?tls=starttls|require|none] or smtps://…; email goes through it")
 	smtpFile := fs.String("smtp-url-file", "", "read --smtp-url from this file (it may hold a password)")
 	fs.StringVar(&c.MailFrom, "mail-from", "", "outbound mail: the From address, e.g. 'Salon <offers@salon.example>'")
-	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers and messages it claims (default: host name and process id)")
+	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers it claims (default: host name and process id)")
+	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "PostgreSQL: connections in this instance's pool (default: the larger of 4 and the CPUs)")
+	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", 30*time.Second, "PostgreSQL: the server aborts a statement running longer, and ends a session idle in a transaction for twice as long (0: the server's settings)")
+	fs.BoolVar(&c.DBListen, "db-listen", true, "PostgreSQL: LISTEN for work other instances commit, to run it at once instead of at the next poll (turn off behind a transaction-pooling proxy)")
 	smtpAddr := fs.String("smtp-addr", "", "inbound SMTP listener address, off by default (arrives with the inbox lane)")
 	inboundDomain := fs.String("inbound-domain", "", "domain of the inbound addresses {slug}@domain (arrives with the inbox lane)")
 	if err := parseFlags(fs, args); err != nil {
@@ -79,6 +88,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if c.Clock != "real" && c.Clock != "fake" {
 		return usageError{"serve: --clock must be real or fake"}
+	}
+	if c.DBMaxConns < 0 || c.DBStatementTimeout < 0 {
+		return usageError{"serve: --db-max-conns and --db-statement-timeout must not be negative"}
 	}
 	if c.Notify != "capture" {
 		return usageError{fmt.Sprintf("serve: --notify %q: only capture exists", c.Notify)}
@@ -110,7 +122,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 // stop, the store closes.
 func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stdout, nil))
-	st, err := openStore(ctx, c.DB)
+	st, err := openStore(ctx, c.DB, postgres.MaxConns(c.DBMaxConns), postgres.StatementTimeout(c.DBStatementTimeout))
 	if err != nil {
 		ln.Close()
 		return err
@@ -153,6 +165,10 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		wg.Add(2)
 		go func() { defer wg.Done(); _ = sweeper.Run(workCtx) }()
 		go func() { defer wg.Done(); _ = relay.Run(workCtx) }()
+		if pg, ok := st.(*postgres.DB); ok && c.DBListen {
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = pg.Listen(workCtx, func() { sweeper.Wake(); relay.Wake() }) }()
+		}
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

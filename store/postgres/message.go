@@ -15,6 +15,7 @@ func (t *tx) MessageCreate(ctx context.Context, m nextup.Message) error {
 		m.State = nextup.MessageQueued
 	}
 	_, err := t.tx.ExecContext(ctx, sqlstore.MessageInsert, sqlstore.MessageInsertArgs(m)...)
+	t.wake = t.wake || err == nil
 	return dbErr("create message "+m.ID, err)
 }
 
@@ -73,6 +74,7 @@ func (t *tx) MessageRequeue(ctx context.Context, id string, now time.Time) (next
 	op := "requeue message " + id
 	m, err := sqlstore.ScanMessage(t.tx.QueryRowContext(ctx, sqlstore.MessageRequeue, sqlstore.TS(now), id))
 	if err == nil {
+		t.wake = true
 		return m, nil
 	}
 	if isNoRows(err) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -25,17 +27,52 @@ type DB struct {
 
 var _ nextup.Store = (*DB)(nil)
 
-// maxTxAttempts bounds how often InTx runs fn when PostgreSQL reports a
-// serialization failure or a deadlock.
+// maxTxAttempts bounds how often InTx runs fn when the transaction was
+// aborted by something that a second run may not meet (see retryable).
 const maxTxAttempts = 5
+
+// Option configures Open. Settings in the DSN (pool_max_conns=…,
+// statement_timeout=…) work too; an Option given to Open wins.
+type Option func(*pgxpool.Config)
+
+// MaxConns caps the pool; n <= 0 keeps pgx's default (the larger of 4 and
+// the number of CPUs). Several instances share the server's
+// max_connections: keep instances × MaxConns (+1 each for Listen) below it.
+func MaxConns(n int) Option {
+	return func(c *pgxpool.Config) {
+		if n > 0 {
+			c.MaxConns = int32(min(n, 1<<20))
+		}
+	}
+}
+
+// StatementTimeout makes the server abort any statement that runs longer
+// than d (statement_timeout), and end a session that sits idle inside a
+// transaction longer than twice d (idle_in_transaction_session_timeout),
+// so that a client cut off mid-transaction does not hold its row locks.
+// d <= 0 keeps the server's settings.
+func StatementTimeout(d time.Duration) Option {
+	return func(c *pgxpool.Config) {
+		if d <= 0 {
+			return
+		}
+		ms := strconv.FormatInt(max(d.Milliseconds(), 1), 10)
+		idle := strconv.FormatInt(max(2*d.Milliseconds(), 1), 10)
+		c.ConnConfig.RuntimeParams["statement_timeout"] = ms
+		c.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = idle
+	}
+}
 
 // Open connects to the database named by dsn (a URL or key=value string
 // that pgxpool accepts, pool_* settings included) and checks that it
 // answers. It does not migrate; call (*DB).Migrate.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -52,9 +89,12 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // when fn returns nil and rolls back when fn returns an error or panics
 // (the panic goes on). Per-slot decisions are serialised by the row locks
 // SlotGet and EntryGet take, not by the isolation level. When PostgreSQL
-// reports a serialization failure or a deadlock, the whole transaction is
-// run again, a bounded number of times; fn must therefore be safe to run
-// more than once (it is, when all its effects go through tx).
+// aborts the transaction for a serialization failure or a deadlock, or the
+// connection breaks before the commit is sent, the whole transaction is
+// run again on another connection, a bounded number of times; fn must
+// therefore be safe to run more than once (it is, when all its effects go
+// through tx). A connection that breaks while the commit is under way is
+// not retried: whether it committed is unknown (ErrCommitUnknown).
 func (db *DB) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
@@ -91,8 +131,13 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(t
 			_ = ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	ferr := fn(&tx{tx: &sqlTx{tx: ptx, write: write}, write: write})
+	t := &tx{tx: &sqlTx{tx: ptx, write: write}, write: write}
+	ferr := fn(t)
 	done = true
+	if ferr == nil && t.wake {
+		// Delivered to listeners only if the transaction commits.
+		_, ferr = ptx.Exec(ctx, `SELECT pg_notify($1, '')`, WakeChannel)
+	}
 	if ferr != nil {
 		if rerr := ptx.Rollback(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, pgx.ErrTxClosed) {
 			return errors.Join(ferr, fmt.Errorf("rollback: %w", rerr))
@@ -100,18 +145,90 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(t
 		return ferr
 	}
 	if err := ptx.Commit(ctx); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) && ctx.Err() == nil {
+			// The connection broke during the commit: the server may or
+			// may not have committed.
+			return fmt.Errorf("commit: %w: %w", ErrCommitUnknown, err)
+		}
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
 
-// retryable reports a serialization failure or a deadlock.
+// ErrCommitUnknown says the connection broke while a commit was under way:
+// the transaction may or may not have committed, so it is not run again.
+var ErrCommitUnknown = errors.New("connection lost during commit; the outcome is unknown")
+
+// retryable reports an error after which running the whole transaction
+// again is safe and may succeed: PostgreSQL aborted it (a serialization
+// failure, a deadlock, the server shutting the session down or refusing
+// connections for now), or the connection broke before the commit was
+// sent, so the server rolled it back.
 func retryable(err error) bool {
+	if err == nil || errors.Is(err, ErrCommitUnknown) {
+		return false
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Code == "40001" || pe.Code == "40P01"
+		switch pe.Code {
+		case "40001", "40P01", // serialization failure, deadlock
+			"57P01", "57P02", "57P03": // admin shutdown, crash shutdown, cannot connect now
+			return true
+		}
+		return strings.HasPrefix(pe.Code, "08") // connection exceptions
 	}
-	return false
+	var ne net.Error
+	return pgconn.SafeToRetry(err) || errors.As(err, &ne) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// WakeChannel is the LISTEN/NOTIFY channel a transaction that scheduled a
+// timer or queued a message notifies when it commits.
+const WakeChannel = "nextup_wake"
+
+// Listen wakes this instance's sweeper and relay when another instance
+// commits work for them, instead of at their next poll: it holds one
+// connection of its own (outside the pool) listening on WakeChannel and
+// calls wake for every notification, until ctx ends. A broken connection
+// is made again after a pause, with one wake for what may have been missed
+// meanwhile. It does not work through a transaction-pooling proxy
+// (PgBouncer in transaction mode); the pollers alone still do the work
+// then, a little later.
+func (db *DB) Listen(ctx context.Context, wake func()) error {
+	const first, most = 100 * time.Millisecond, 10 * time.Second
+	pause := first
+	for {
+		if db.listen(ctx, wake) {
+			pause = first // it worked for a while: start the back-off afresh
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, most)
+		wake()
+	}
+}
+
+// listen is one connection's worth of Listen; it reports whether it got
+// as far as listening.
+func (db *DB) listen(ctx context.Context, wake func()) (listened bool) {
+	conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return false
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+WakeChannel); err != nil {
+		return false
+	}
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return true
+		}
+		wake()
+	}
 }
 
 // Ping checks that the database answers.
@@ -132,6 +249,7 @@ func (db *DB) Close() error {
 type tx struct {
 	tx    *sqlTx
 	write bool // inside InTx: lookups by id lock the row
+	wake  bool // a timer or message was written: notify WakeChannel on commit
 }
 
 var _ nextup.Tx = (*tx)(nil)

@@ -17,6 +17,7 @@ import (
 func (t *tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
 	_, err := t.tx.ExecContext(ctx, sqlstore.TimerSchedule,
 		tm.BusinessID, tm.Kind, tm.SubjectID, tm.Key, sqlstore.TS(tm.DueAt), sqlstore.TS(tm.CreatedAt))
+	t.wake = t.wake || err == nil
 	return dbErr(fmt.Sprintf("schedule timer %s", tm.Key), err)
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,34 +12,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/postgres/pgtest"
 	"github.com/nextup-dev/nextup/store/storetest"
 )
 
-// testDSN returns the server the tests run against (NEXTUP_TEST_POSTGRES,
-// e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable). Without
-// one, or when it does not answer, the test skips, loudly; with
-// NEXTUP_REQUIRE_ALL=1 it fails instead.
+// testDSN returns the server the tests run against (NEXTUP_TEST_POSTGRES);
+// without one the test skips loudly, or fails under NEXTUP_REQUIRE_ALL=1.
 func testDSN(t *testing.T) string {
 	t.Helper()
-	dsn := os.Getenv("NEXTUP_TEST_POSTGRES")
-	miss := func(why string) {
-		t.Helper()
-		if os.Getenv("NEXTUP_REQUIRE_ALL") == "1" {
-			t.Fatalf("PostgreSQL tests required (NEXTUP_REQUIRE_ALL=1) but %s", why)
-		}
-		t.Skipf("SKIPPING PostgreSQL tests: %s", why)
-	}
-	if dsn == "" {
-		miss("NEXTUP_TEST_POSTGRES is not set")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		miss("cannot reach NEXTUP_TEST_POSTGRES: " + err.Error())
-	}
-	conn.Close(ctx)
-	return dsn
+	return pgtest.DSN(t)
 }
 
 // withSchema returns dsn with search_path set to schema and a small pool

@@ -281,22 +281,49 @@ func isWrite(q string) bool {
 	return len(s) >= 6 && !strings.EqualFold(s[:6], "SELECT")
 }
 
-// protect runs f inside a savepoint when it writes within InTx.
-func (s *sqlTx) protect(ctx context.Context, q string, f func(db pgx.Tx) error) error {
-	if !s.write || !isWrite(q) {
-		return f(s.tx)
+// protect runs statement q with args. Inside InTx a statement that writes
+// runs in a savepoint of its own, and SAVEPOINT, the statement and RELEASE
+// travel to the server together, pipelined in one pgx batch: one round trip,
+// as for the bare statement. Only when the statement fails does a second
+// one roll back to the savepoint, leaving the transaction usable. use reads
+// the statement's result.
+func (s *sqlTx) protect(ctx context.Context, q string, args []any, use func(pgx.BatchResults) error) error {
+	b := &pgx.Batch{}
+	savepoint := s.write && isWrite(q)
+	if savepoint {
+		b.Queue("SAVEPOINT nx")
 	}
-	sp, err := s.tx.Begin(ctx)
-	if err != nil {
-		return err
+	b.Queue(rebind(q), args...)
+	if savepoint {
+		b.Queue("RELEASE SAVEPOINT nx")
 	}
-	if err := f(sp); err != nil {
-		if rerr := sp.Rollback(ctx); rerr != nil {
-			return errors.Join(err, rerr)
+	br := s.tx.SendBatch(ctx, b)
+	var err error
+	established := false // the savepoint is still there: roll back to it
+	if !savepoint {
+		err = use(br)
+	} else if _, err = br.Exec(); err == nil {
+		err = use(br)
+		// RELEASE fails (and the savepoint stays) exactly when the
+		// statement failed on the server; use may also fail on this
+		// side only (no row to scan), and then RELEASE went through.
+		_, rerr := br.Exec()
+		established = rerr != nil
+		if err == nil {
+			err = rerr
 		}
-		return err
 	}
-	return sp.Commit(ctx)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && established {
+		for _, undo := range []string{"ROLLBACK TO SAVEPOINT nx", "RELEASE SAVEPOINT nx"} {
+			if _, rerr := s.tx.Exec(ctx, undo); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+		}
+	}
+	return err
 }
 
 type result int64
@@ -305,8 +332,8 @@ func (r result) RowsAffected() (int64, error) { return int64(r), nil }
 
 func (s *sqlTx) ExecContext(ctx context.Context, q string, args ...any) (result, error) {
 	var n int64
-	err := s.protect(ctx, q, func(db pgx.Tx) error {
-		tag, err := db.Exec(ctx, rebind(q), args...)
+	err := s.protect(ctx, q, args, func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
 		n = tag.RowsAffected()
 		return err
 	})
@@ -322,8 +349,8 @@ type row struct {
 }
 
 func (r *row) Scan(dest ...any) error {
-	return r.s.protect(r.ctx, r.q, func(db pgx.Tx) error {
-		return db.QueryRow(r.ctx, rebind(r.q), r.args...).Scan(dest...)
+	return r.s.protect(r.ctx, r.q, r.args, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(dest...)
 	})
 }
 

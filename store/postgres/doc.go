@@ -16,20 +16,28 @@
 // Per-slot decisions are serialised by row locks, not by the isolation
 // level: inside InTx, SlotGet and EntryGet read with SELECT ... FOR UPDATE,
 // so a second transaction deciding about the same slot or entry waits for
-// the first to end. InTx runs fn again, a bounded number of times, when
-// PostgreSQL reports a serialization failure or a deadlock (40001, 40P01).
+// the first to end. InTx runs fn again, on a fresh connection and a bounded
+// number of times, when PostgreSQL aborts the transaction (a serialization
+// failure or a deadlock, 40001 and 40P01; the session shut down) or the
+// connection breaks before the commit is sent; never when it breaks during
+// the commit (ErrCommitUnknown). Open's options cap the pool (MaxConns) and
+// bound statements and idle transactions on the server (StatementTimeout).
 //
 // The seat invariant is a CHECK constraint on slots plus the conditional
 // UPDATEs of SlotSeats and SlotResize; the claim is one conditional
 // UPDATE ... RETURNING; at most one live offer per entry is a partial
 // unique index. Due timers and messages are claimed in batches chosen with
 // FOR UPDATE SKIP LOCKED, leased until now+lease, and finished only under
-// the lease still held (WHERE claimed_until = the lease).
+// the lease still held (WHERE claimed_until = the lease). A transaction
+// that scheduled a timer or queued a message notifies WakeChannel as it
+// commits, and Listen turns those notifications into wake-ups of another
+// instance's sweeper and relay.
 //
 // A failed statement aborts a PostgreSQL transaction, but the contract
 // says a failed conditional write leaves the transaction usable. So inside
 // InTx every statement that writes runs in a SAVEPOINT of its own, rolled
-// back to when the statement fails. Errors map to the domain's kinds: no
+// back to when the statement fails; SAVEPOINT, statement and RELEASE are
+// pipelined in one round trip. Errors map to the domain's kinds: no
 // row is ErrNotFound, a unique or check violation (23505, 23514) is
 // ErrConflict, a foreign-key violation (23503) is ErrNotFound.
 //

@@ -563,7 +563,7 @@ func TestTwoInstancesRealClock(t *testing.T) {
 	db, _, _ := pgSchema(t)
 	mail := smtptest.Start(t)
 	a := startInstance(t, "a", db, mail.Addr, "--clock", "real", "--db-max-conns", "4", "--db-statement-timeout", "5s")
-	b := startInstance(t, "b", db, mail.Addr, "--clock", "real", "--db-max-conns", "4")
+	b := startInstance(t, "b", db, mail.Addr, "--clock", "real", "--db-max-conns", "4", "--notify", "capture,smtp")
 	c := &cluster{t: t, all: []*instance{a, b}, client: &http.Client{Timeout: 30 * time.Second}}
 
 	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Salon","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)

@@ -95,7 +95,9 @@ func TestMigrateTwiceAndBusinessCreate(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"frobnicate"}, {"business"}, {"migrate", "--nope"}, {"migrate", "extra"},
-		{"serve", "--clock", "sideways"}, {"serve", "--notify", "pigeon"}, {"serve", "--smtp-url", "smtp://localhost:25"}} {
+		{"serve", "--clock", "sideways"}, {"serve", "--notify", "pigeon"}, {"serve", "--smtp-url", "smtp://localhost:25"},
+		{"serve", "--notify", "capture,smtp"}, {"serve", "--smtp-url", "http://x", "--mail-from", "a@b.example"},
+		{"serve", "--db-max-conns", "-1"}} {
 		_, err := runCLI(t, args...)
 		var ue usageError
 		if !errors.As(err, &ue) {

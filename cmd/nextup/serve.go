@@ -53,7 +53,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.AdminToken, "admin-token", "", "admin token that may create businesses")
 	adminFile := fs.String("admin-token-file", "", "read the admin token from this file")
 	fs.StringVar(&c.Clock, "clock", "real", "real, or fake (time moves only by POST /v1/debug/clock; tests and demos)")
-	fs.StringVar(&c.Notify, "notify", "capture", "where messages of channels without a provider go: capture (kept in the outbox, shown at /dev/outbox in the demo)")
+	fs.StringVar(&c.Notify, "notify", "capture", "comma list of channels: capture (messages without a provider stay readable in the outbox), smtp (email through --smtp-url, also implied by it)")
 	fs.StringVar(&c.SMTPURL, "smtp-url", "", "outbound mail: smtp://[user:pass@]host[:port][?tls=starttls|require|none] or smtps://…; email goes through it")
 	smtpFile := fs.String("smtp-url-file", "", "read --smtp-url from this file (it may hold a password)")
 	fs.StringVar(&c.MailFrom, "mail-from", "", "outbound mail: the From address, e.g. 'Salon <offers@salon.example>'")
@@ -92,8 +92,18 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	if c.DBMaxConns < 0 || c.DBStatementTimeout < 0 {
 		return usageError{"serve: --db-max-conns and --db-statement-timeout must not be negative"}
 	}
-	if c.Notify != "capture" {
-		return usageError{fmt.Sprintf("serve: --notify %q: only capture exists", c.Notify)}
+	smtpListed := false
+	for _, ch := range strings.Split(c.Notify, ",") {
+		switch strings.TrimSpace(ch) {
+		case "capture":
+		case "smtp":
+			smtpListed = true
+		default:
+			return usageError{fmt.Sprintf("serve: --notify: channel %q is not built yet (capture and smtp are)", ch)}
+		}
+	}
+	if smtpListed && c.SMTPURL == "" {
+		return usageError{"serve: --notify smtp needs --smtp-url and --mail-from"}
 	}
 	if (c.SMTPURL == "") != (c.MailFrom == "") {
 		return usageError{"serve: --smtp-url and --mail-from go together"}

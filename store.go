@@ -188,6 +188,38 @@ type Tx interface {
 	SuppressionAdd(ctx context.Context, s Suppression) error
 	// SuppressionList returns the suppressions of these addresses.
 	SuppressionList(ctx context.Context, businessID string, addresses []string) ([]Suppression, error)
+
+	// StaffCreate stores a staff account; an email another account has
+	// (compared lower-cased) is ErrConflict, a missing business ErrNotFound.
+	StaffCreate(ctx context.Context, s Staff) error
+	StaffGet(ctx context.Context, id string) (Staff, error)
+	// StaffByEmail finds an account by email, compared lower-cased.
+	StaffByEmail(ctx context.Context, email string) (Staff, error)
+	// StaffList lists a business's accounts by email.
+	StaffList(ctx context.Context, businessID string) ([]Staff, error)
+	// StaffSignIn records the outcome of a sign-in attempt.
+	StaffSignIn(ctx context.Context, id string, r SignInResult) error
+	// StaffSetPassword replaces the password hash and clears the failed
+	// sign-ins and any lock.
+	StaffSetPassword(ctx context.Context, id, passwordHash string) error
+
+	SessionCreate(ctx context.Context, s Session) error
+	// SessionGet finds a session by the hash of its token, expired or not.
+	SessionGet(ctx context.Context, idHash string) (Session, error)
+	// SessionDelete ends one session; none is no error.
+	SessionDelete(ctx context.Context, idHash string) error
+	// SessionDeleteByStaff ends every session of a staff member and
+	// returns how many there were.
+	SessionDeleteByStaff(ctx context.Context, staffID string) (int, error)
+	// SessionPurge removes sessions that expired before t.
+	SessionPurge(ctx context.Context, t time.Time) (int, error)
+
+	PasswordResetCreate(ctx context.Context, r PasswordReset) error
+	// PasswordResetUse consumes a reset token: it returns the reset and
+	// deletes it when it exists and has not expired at now; an unknown or
+	// used token is ErrNotFound, an expired one ErrConflict (and is
+	// deleted too).
+	PasswordResetUse(ctx context.Context, tokenHash string, now time.Time) (PasswordReset, error)
 }
 
 // SeatDelta is a change to a slot's seat counters.

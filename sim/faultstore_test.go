@@ -607,3 +607,94 @@ func (t *faultTx) SuppressionList(ctx context.Context, businessID string, addres
 	}
 	return t.Tx.SuppressionList(ctx, businessID, addresses)
 }
+
+func (t *faultTx) StaffCreate(ctx context.Context, s nextup.Staff) error {
+	if err := t.hit("StaffCreate"); err != nil {
+		return err
+	}
+	return t.Tx.StaffCreate(ctx, s)
+}
+
+func (t *faultTx) StaffGet(ctx context.Context, id string) (nextup.Staff, error) {
+	if err := t.hit("StaffGet"); err != nil {
+		return nextup.Staff{}, err
+	}
+	return t.Tx.StaffGet(ctx, id)
+}
+
+func (t *faultTx) StaffByEmail(ctx context.Context, email string) (nextup.Staff, error) {
+	if err := t.hit("StaffByEmail"); err != nil {
+		return nextup.Staff{}, err
+	}
+	return t.Tx.StaffByEmail(ctx, email)
+}
+
+func (t *faultTx) StaffList(ctx context.Context, businessID string) ([]nextup.Staff, error) {
+	if err := t.hit("StaffList"); err != nil {
+		return nil, err
+	}
+	return t.Tx.StaffList(ctx, businessID)
+}
+
+func (t *faultTx) StaffSignIn(ctx context.Context, id string, r nextup.SignInResult) error {
+	if err := t.hit("StaffSignIn"); err != nil {
+		return err
+	}
+	return t.Tx.StaffSignIn(ctx, id, r)
+}
+
+func (t *faultTx) StaffSetPassword(ctx context.Context, id, passwordHash string) error {
+	if err := t.hit("StaffSetPassword"); err != nil {
+		return err
+	}
+	return t.Tx.StaffSetPassword(ctx, id, passwordHash)
+}
+
+func (t *faultTx) SessionCreate(ctx context.Context, s nextup.Session) error {
+	if err := t.hit("SessionCreate"); err != nil {
+		return err
+	}
+	return t.Tx.SessionCreate(ctx, s)
+}
+
+func (t *faultTx) SessionGet(ctx context.Context, idHash string) (nextup.Session, error) {
+	if err := t.hit("SessionGet"); err != nil {
+		return nextup.Session{}, err
+	}
+	return t.Tx.SessionGet(ctx, idHash)
+}
+
+func (t *faultTx) SessionDelete(ctx context.Context, idHash string) error {
+	if err := t.hit("SessionDelete"); err != nil {
+		return err
+	}
+	return t.Tx.SessionDelete(ctx, idHash)
+}
+
+func (t *faultTx) SessionDeleteByStaff(ctx context.Context, staffID string) (int, error) {
+	if err := t.hit("SessionDeleteByStaff"); err != nil {
+		return 0, err
+	}
+	return t.Tx.SessionDeleteByStaff(ctx, staffID)
+}
+
+func (t *faultTx) SessionPurge(ctx context.Context, at time.Time) (int, error) {
+	if err := t.hit("SessionPurge"); err != nil {
+		return 0, err
+	}
+	return t.Tx.SessionPurge(ctx, at)
+}
+
+func (t *faultTx) PasswordResetCreate(ctx context.Context, r nextup.PasswordReset) error {
+	if err := t.hit("PasswordResetCreate"); err != nil {
+		return err
+	}
+	return t.Tx.PasswordResetCreate(ctx, r)
+}
+
+func (t *faultTx) PasswordResetUse(ctx context.Context, tokenHash string, now time.Time) (nextup.PasswordReset, error) {
+	if err := t.hit("PasswordResetUse"); err != nil {
+		return nextup.PasswordReset{}, err
+	}
+	return t.Tx.PasswordResetUse(ctx, tokenHash, now)
+}

@@ -7,7 +7,8 @@ import (
 
 // CopyTables lists the tables that hold a business's history, parents
 // first, as `nextup copy` moves them.
-var CopyTables = []string{"businesses", "slots", "entries", "offers", "bookings", "handbacks", "audit_events", "messages", "timers", "suppressions"}
+var CopyTables = []string{"businesses", "slots", "entries", "offers", "bookings", "handbacks", "audit_events", "messages", "timers", "suppressions",
+	"staff", "sessions", "password_resets"}
 
 // ExportBusiness streams every row of one business, table by table in
 // CopyTables order and each table in insertion order, to emit with the
@@ -15,8 +16,11 @@ var CopyTables = []string{"businesses", "slots", "entries", "offers", "bookings"
 func (db *DB) ExportBusiness(ctx context.Context, businessID string, emit func(table string, cols []string, row []any) error) error {
 	for _, table := range CopyTables {
 		where := "business_id = ?"
-		if table == "businesses" {
+		switch table {
+		case "businesses":
 			where = "id = ?"
+		case "password_resets": // a reset knows its business through its staff member
+			where = "staff_id IN (SELECT id FROM staff WHERE business_id = ?)"
 		}
 		order := "rowid" // insertion order, which the copy keeps
 		if table == "suppressions" {

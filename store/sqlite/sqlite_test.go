@@ -434,6 +434,7 @@ func explain(t *testing.T, f *fixture, query string, args ...any) string {
 // cancellation. Their indexes are partial, and SQLite only uses a partial
 // index when the query repeats its condition — without it each of these
 // scans its whole table.
+// The staff listing and the session clean-ups are pinned too.
 func TestHotLookupsUseIndexes(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -450,6 +451,9 @@ func TestHotLookupsUseIndexes(t *testing.T) {
 		"BusinessBySlug":        {sqlstore.BusinessBySlug, "businesses_slug", []any{"s"}},
 		"TimerCancel":           {sqlstore.TimerCancel, "timers_pending_key", []any{"k"}},
 		"MessageCancelByOffer":  {sqlstore.MessageCancelByOffer, "messages_offer", []any{"o"}},
+		"StaffList":             {sqlstore.StaffList, "staff_business", []any{"b"}},
+		"SessionDeleteByStaff":  {sqlstore.SessionDeleteByStaff, "sessions_staff", []any{"s"}},
+		"SessionPurge":          {sqlstore.SessionPurge, "sessions_expires", []any{0}},
 	} {
 		plan := explain(t, f, q.query, q.args...)
 		if !strings.Contains(plan, "INDEX "+q.index) || strings.Contains(plan, "SCAN") {

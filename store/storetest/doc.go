@@ -58,6 +58,11 @@
 //     over 200 random entries, including paging with the After cursor;
 //     the random seed is logged on failure and NEXTUP_STORETEST_SEED
 //     replays it.
+//   - Staff accounts: emails stored and compared lower-cased, unique
+//     across businesses; sign-in failures and locks kept and cleared by a
+//     new password; sessions found expired or not, ended one by one, by
+//     staff member and by purge; a password reset used once, an expired
+//     one refused (ErrConflict) and deleted with the transaction.
 //   - The claim as one conditional write, claims racing each other and the
 //     expiry, concurrent releases and holds of one slot, row locks taken
 //     by SlotGet and EntryGet inside InTx, timer and message leases under

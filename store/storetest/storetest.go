@@ -175,6 +175,22 @@ var groups = []group{
 	{"Suppression", []test{
 		{"AddList", testSuppressionAddList},
 	}},
+	{"Staff", []test{
+		{"RoundTrip", testStaffRoundTrip},
+		{"NotFound", testStaffNotFound},
+		{"DuplicateEmail", testStaffDuplicateEmail},
+		{"List", testStaffList},
+		{"SignIn", testStaffSignIn},
+	}},
+	{"Session", []test{
+		{"RoundTrip", testSessionRoundTrip},
+		{"Delete", testSessionDelete},
+		{"Purge", testSessionPurge},
+	}},
+	{"PasswordReset", []test{
+		{"UseOnce", testPasswordResetUseOnce},
+		{"Expired", testPasswordResetExpired},
+	}},
 	{"Concurrency", []test{
 		{"ClaimRace", testConcurrentClaimRace},
 		{"ClaimVersusExpiry", testConcurrentClaimVersusExpiry},

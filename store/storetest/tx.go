@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,6 +159,9 @@ type world struct {
 	audit   nextup.AuditEvent
 	idem    nextup.IdempotencyRecord
 	sup     nextup.Suppression
+	staff   nextup.Staff
+	session nextup.Session
+	reset   nextup.PasswordReset
 }
 
 func (b *bundle) newWorld(tag string) world {
@@ -189,6 +193,12 @@ func (b *bundle) newWorld(tag string) world {
 	w.idem = nextup.IdempotencyRecord{Scope: w.biz.ID, Key: "key-" + tag, Fingerprint: "fp", CreatedAt: b.now,
 		ExpiresAt: b.at(24 * time.Hour)}
 	w.sup = nextup.Suppression{BusinessID: w.biz.ID, Channel: nextup.ChannelSMS, Address: "+15550199", Reason: "STOP", At: b.now}
+	w.staff = nextup.Staff{ID: "stf_" + tag, BusinessID: w.biz.ID, Email: "owner-" + tag + "@example.com", Name: "Owner",
+		PasswordHash: "$2a$10$" + tag, FailedSignIns: 2, CreatedAt: b.now}
+	w.session = nextup.Session{IDHash: nextup.HashToken("ses-" + tag), StaffID: w.staff.ID, BusinessID: w.biz.ID,
+		CreatedAt: b.now, ExpiresAt: b.at(24 * time.Hour)}
+	w.reset = nextup.PasswordReset{TokenHash: nextup.HashToken("rst-" + tag), StaffID: w.staff.ID, CreatedAt: b.now,
+		ExpiresAt: b.at(time.Hour)}
 	return w
 }
 
@@ -237,6 +247,15 @@ func (w *world) write(ctx context.Context, tx nextup.Tx) error {
 	if err := tx.SuppressionAdd(ctx, w.sup); err != nil {
 		return fmt.Errorf("SuppressionAdd: %w", err)
 	}
+	if err := tx.StaffCreate(ctx, w.staff); err != nil {
+		return fmt.Errorf("StaffCreate: %w", err)
+	}
+	if err := tx.SessionCreate(ctx, w.session); err != nil {
+		return fmt.Errorf("SessionCreate: %w", err)
+	}
+	if err := tx.PasswordResetCreate(ctx, w.reset); err != nil {
+		return fmt.Errorf("PasswordResetCreate: %w", err)
+	}
 	return nil
 }
 
@@ -257,6 +276,8 @@ func (w *world) check(t *testing.T, ctx context.Context, tx nextup.Tx, present b
 		{"booking", w.booking, func() (any, error) { return tx.BookingGet(ctx, w.booking.ID) }},
 		{"hand-back", w.hb, func() (any, error) { return tx.HandBackGet(ctx, w.hb.ID) }},
 		{"message", w.msg, func() (any, error) { return tx.MessageGet(ctx, w.msg.ID) }},
+		{"staff", w.staff, func() (any, error) { return tx.StaffGet(ctx, w.staff.ID) }},
+		{"session", w.session, func() (any, error) { return tx.SessionGet(ctx, w.session.IDHash) }},
 	}
 	for _, l := range lookups {
 		got, err := l.get()
@@ -327,6 +348,8 @@ func testRollbackOnError(t *testing.T, b *bundle) {
 		if _, err := tx.IdempotencyStart(b.ctx, w.idem); err != nil {
 			t.Errorf("idempotency record of a rolled-back transaction is still there: IdempotencyStart: %v", err)
 		}
+		_, err := tx.PasswordResetUse(b.ctx, w.reset.TokenHash, b.now)
+		wantErr(t, err, nextup.ErrNotFound, "PasswordResetUse of a reset written by a rolled-back transaction")
 		return nil
 	})
 }
@@ -382,6 +405,8 @@ func testConflictLeavesTxUsable(t *testing.T, b *bundle) {
 	s := b.slot(biz.ID)
 	e := b.entry(biz.ID)
 	o, _ := b.offer(s, e, func(o *nextup.Offer) { o.State = nextup.OfferDeclined; o.ResolvedAt = ptr(b.now) })
+	staff := b.staff(biz.ID)
+	expired := b.reset(staff, func(r *nextup.PasswordReset) { r.ExpiresAt = b.at(-time.Minute) })
 	idem := nextup.IdempotencyRecord{Scope: biz.ID, Key: "k", Fingerprint: "f", CreatedAt: b.now, ExpiresAt: b.at(time.Hour)}
 	b.tx(func(tx nextup.Tx) error {
 		_, err := tx.IdempotencyStart(b.ctx, idem)
@@ -413,6 +438,14 @@ func testConflictLeavesTxUsable(t *testing.T, b *bundle) {
 		wantErr(t, err, nextup.ErrNotFound, "EntryGet of a missing entry")
 		_, err = tx.TimerNextDue(b.ctx)
 		wantErr(t, err, nextup.ErrNotFound, "TimerNextDue with no timers")
+		dupStaff := nextup.Staff{ID: "stf_dup", BusinessID: biz.ID, Email: strings.ToUpper(staff.Email), CreatedAt: b.now}
+		wantErr(t, tx.StaffCreate(b.ctx, dupStaff), nextup.ErrConflict, "StaffCreate with an email another account has")
+		dupStaff.Email, dupStaff.BusinessID = "fresh@example.com", "biz_missing"
+		wantErr(t, tx.StaffCreate(b.ctx, dupStaff), nextup.ErrNotFound, "StaffCreate for a missing business")
+		_, err = tx.PasswordResetUse(b.ctx, expired.TokenHash, b.now)
+		wantErr(t, err, nextup.ErrConflict, "PasswordResetUse of an expired reset")
+		_, err = tx.PasswordResetUse(b.ctx, expired.TokenHash, b.now)
+		wantErr(t, err, nextup.ErrNotFound, "PasswordResetUse of an expired reset, again")
 
 		// After all that, the transaction still works and commits.
 		if _, err := tx.SlotSeats(b.ctx, s.ID, nextup.SeatDelta{Booked: 1}); err != nil {
@@ -474,6 +507,13 @@ func testReopen(t *testing.T, b *bundle) {
 		o, err := tx.OfferClaim(b.ctx, w.offer.TokenHash, b.now)
 		if wantOK(t, err, "OfferClaim after reopen") && o.ID != w.offer.ID {
 			t.Errorf("OfferClaim after reopen claimed %s, want %s", o.ID, w.offer.ID)
+		}
+		dup := w.staff
+		dup.ID, dup.Email = "stf_after_reopen", strings.ToUpper(w.staff.Email)
+		wantErr(t, tx.StaffCreate(b.ctx, dup), nextup.ErrConflict, "StaffCreate with an email stored before reopen")
+		r, err := tx.PasswordResetUse(b.ctx, w.reset.TokenHash, b.now)
+		if wantOK(t, err, "PasswordResetUse after reopen") {
+			checkEqual(t, "reset after reopen", w.reset, r)
 		}
 		return nil
 	})

@@ -1,0 +1,111 @@
+package storecopy_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/postgres"
+	"github.com/nextup-dev/nextup/store/postgres/pgtest"
+	"github.com/nextup-dev/nextup/store/sqlite"
+	"github.com/nextup-dev/nextup/store/storecopy"
+)
+
+// TestCopyStaff copies one business's staff accounts with their sessions
+// and password resets, and nothing of another business's.
+func TestCopyStaff(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	schema := pgtest.NewSchema(t, 4)
+	src, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "nextup.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := postgres.Open(ctx, schema.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if err := dst.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	now := time.Date(2031, 3, 10, 9, 0, 0, 123456000, time.UTC)
+	until := now.Add(time.Hour)
+	session := func(s nextup.Staff) nextup.Session {
+		return nextup.Session{IDHash: nextup.HashToken("ses-" + s.ID), StaffID: s.ID, BusinessID: s.BusinessID,
+			CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour)}
+	}
+	reset := func(s nextup.Staff) nextup.PasswordReset {
+		return nextup.PasswordReset{TokenHash: nextup.HashToken("rst-" + s.ID), StaffID: s.ID, CreatedAt: now,
+			ExpiresAt: now.Add(time.Hour)}
+	}
+	var staff []nextup.Staff
+	if err := src.InTx(ctx, func(tx nextup.Tx) error {
+		for _, bid := range []string{"biz_a", "biz_b"} {
+			if err := tx.BusinessCreate(ctx, nextup.Business{ID: bid, Name: bid, Timezone: "UTC", Rules: nextup.DefaultRules(),
+				CreatedAt: now}); err != nil {
+				return err
+			}
+		}
+		staff = []nextup.Staff{
+			{ID: "stf_1", BusinessID: "biz_a", Email: "ana@example.com", Name: "Ana", PasswordHash: "h1", CreatedAt: now},
+			{ID: "stf_2", BusinessID: "biz_a", Email: "ben@example.com", Name: "Ben", PasswordHash: "h2", FailedSignIns: 5,
+				LockedUntil: &until, CreatedAt: now},
+			{ID: "stf_3", BusinessID: "biz_b", Email: "cy@example.com", Name: "Cy", PasswordHash: "h3", CreatedAt: now},
+		}
+		for _, s := range staff {
+			if err := tx.StaffCreate(ctx, s); err != nil {
+				return err
+			}
+			if err := tx.SessionCreate(ctx, session(s)); err != nil {
+				return err
+			}
+			if err := tx.PasswordResetCreate(ctx, reset(s)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := storecopy.Copy(ctx, src, dst, []string{"biz_a"})
+	if err != nil {
+		t.Fatalf("Copy: %v\n%+v", err, rep.Checks)
+	}
+	if want := 1 + 3*2; rep.Rows != want {
+		t.Errorf("copied %d rows, want %d (the business, and its two staff with a session and a reset each)", rep.Rows, want)
+	}
+	found := false
+	for _, c := range rep.Checks {
+		if c.Kind == "staff" {
+			found = true
+			if c.From.N != 2 || !c.OK() {
+				t.Errorf("staff check: %+v, want 2 accounts, verified", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no staff check in %+v", rep.Checks)
+	}
+
+	if err := dst.InTx(ctx, func(tx nextup.Tx) error {
+		for _, s := range staff {
+			_, serr := tx.SessionGet(ctx, session(s).IDHash)
+			_, rerr := tx.PasswordResetUse(ctx, reset(s).TokenHash, now)
+			if s.BusinessID == "biz_a" && (serr != nil || rerr != nil) {
+				return fmt.Errorf("session and reset of %s after the copy: %v, %v", s.ID, serr, rerr)
+			}
+			if s.BusinessID != "biz_a" && (serr == nil || rerr == nil) {
+				return fmt.Errorf("session or reset of %s, of a business not copied, is in the copy", s.ID)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
+}

@@ -16,12 +16,15 @@ var (
 	ErrInvalid = errors.New("invalid")
 	// ErrUnauthorized means the caller did not prove who it is.
 	ErrUnauthorized = errors.New("unauthorized")
+	// ErrRateLimited means the caller tried too often; Error.Data may say
+	// "retry_after_seconds".
+	ErrRateLimited = errors.New("rate limited")
 )
 
 // Error is a domain error with a stable machine-readable code (the `code` of
 // the API's problem+json) and a kind (one of the Err* sentinels).
 type Error struct {
-	Kind    error          // ErrNotFound, ErrConflict, ErrInvalid or ErrUnauthorized
+	Kind    error          // ErrNotFound, ErrConflict, ErrInvalid, ErrUnauthorized or ErrRateLimited
 	Code    string         // stable code, e.g. "slot_taken"
 	Message string         // human-readable detail, safe to show
 	Fields  []FieldError   // validation failures, for ErrInvalid
@@ -79,6 +82,10 @@ const (
 	CodeAlreadyWaiting     = "already_waiting"
 	CodeValidation         = "validation_failed"
 	CodeNotFound           = "not_found"
+	CodeUnauthorized       = "unauthorized"
+	CodeRateLimited        = "rate_limited"
+	CodeBadCredentials     = "bad_credentials"
+	CodeAccountLocked      = "account_locked"
 	CodeIdempotencyReuse   = "idempotency_key_reuse"
 	CodeIdempotencyRunning = "idempotency_in_progress"
 )

@@ -29,6 +29,9 @@ type Service struct {
 	// messages, so the sweeper and relay can act before their next poll.
 	Wake   func()
 	Logger *slog.Logger
+	// PasswordCost is the bcrypt cost of staff passwords; 0 means
+	// bcrypt.DefaultCost (tests lower it).
+	PasswordCost int
 }
 
 // New returns a Service with production defaults for anything left nil.

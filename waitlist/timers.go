@@ -143,8 +143,8 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 const housekeepingBatch = 500
 
 // housekeeping is the daily timer of a business: entries whose window has
-// passed expire, old idempotency records are purged, and the next run is
-// scheduled.
+// passed expire, old idempotency records and expired staff sessions are
+// purged, and the next run is scheduled.
 func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 	bi, err := w.business(ctx, t.BusinessID)
 	if err != nil {
@@ -161,6 +161,9 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 		}
 	}
 	if _, err := w.tx.IdempotencyPurge(ctx, w.now); err != nil {
+		return err
+	}
+	if _, err := w.tx.SessionPurge(ctx, w.now); err != nil {
 		return err
 	}
 	next := nextLocal(w.now.Add(time.Minute), housekeepingAt, bi.loc)

@@ -108,3 +108,101 @@ func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	}
 	return v
 }
+
+// waitFor polls the page until js is true (the page's own refresh or a
+// form's navigation), failing after ten seconds.
+func waitFor(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js)); err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // polling the browser, not a timer
+	}
+	page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	t.Fatalf("waited 10 s for %s; the page says:\n%s", what, page)
+}
+
+// TestDashboardInBrowser is the whole loop through pages: staff sign in
+// and tap "Cancelled" on a booked slot; the customer, in a browser of
+// their own, opens the claim link, sees the countdown and claims; the
+// staff dashboard shows the slot booked again without a reload.
+func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel()
+	sb := setupStaff(t)
+	sid := sb.slot(`{"service":"haircut","staff":"Ana","starts_at":"2026-12-02T14:00:00Z","ends_at":"2026-12-02T14:45:00Z"}`)["id"].(string)
+	sb.slot(`{"service":"haircut","staff":"Ben","starts_at":"2026-12-02T15:00:00Z","ends_at":"2026-12-02T15:45:00Z"}`)
+	sb.must(sb.do("POST", "/v1/businesses/"+sb.bid+"/waitlist:join", sb.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
+
+	staff := browser(t)
+	shots := os.Getenv("NEXTUP_SCREENSHOTS")
+	if err := chromedp.Do(staff, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(staff, chromedp.Navigate(sb.srv.URL+"/dash")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, staff, "the sign-in page", `location.pathname === "/login"`)
+	if shots != "" {
+		_ = os.WriteFile(filepath.Join(shots, "login.png"), run(t, staff, chromedp.FullScreenshot(100)), 0o644)
+	}
+	for _, step := range []chromedp.Action[struct{}]{
+		chromedp.SendKeys(chromedp.ID("email"), sb.email),
+		chromedp.SendKeys(chromedp.ID("password"), sb.pass),
+		chromedp.Click(chromedp.CSS("button.primary")),
+	} {
+		if err := chromedp.Do(staff, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, staff, "the dashboard", `location.pathname === "/dash" && !!document.getElementById("slot-`+sid+`")`)
+	if err := chromedp.Do(staff, chromedp.Click(chromedp.CSS(`#slot-`+sid+` button`))); err != nil { // the first: "Cancelled"
+		t.Fatal(err)
+	}
+	waitFor(t, staff, "the offer to Ann", `!!document.getElementById("notice") && document.querySelector("#slot-`+sid+`").dataset.state === "offered"`)
+	notice := run(t, staff, chromedp.Text(chromedp.ID("notice")))
+	if !strings.Contains(notice, "Offered to the next person") {
+		t.Fatalf("notice after Cancelled: %q", notice)
+	}
+	if shots != "" {
+		_ = os.WriteFile(filepath.Join(shots, "dashboard.png"), run(t, staff, chromedp.FullScreenshot(100)), 0o644)
+	}
+
+	// The customer's phone, a browser of its own.
+	var msgs struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	sb.must(sb.do("GET", "/v1/businesses/"+sb.bid+"/messages?to=ann@example.com", sb.key, ""), 200, &msgs)
+	link := msgs.Messages[0]["claim_url"].(string)
+	customer := browser(t)
+	if err := chromedp.Do(customer, chromedp.Navigate(sb.srv.URL+link[strings.Index(link, "/c/"):])); err != nil {
+		t.Fatal(err)
+	}
+	if c := run(t, customer, chromedp.Text(chromedp.ID("countdown"))); !strings.Contains(c, "left") {
+		t.Fatalf("countdown %q", c)
+	}
+	if err := chromedp.Do(customer, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, customer, "the booked page", `document.querySelector("h1").textContent.includes("booked")`)
+
+	// The staff page catches up by itself.
+	waitFor(t, staff, "the slot booked again without a reload",
+		`document.querySelector("#slot-`+sid+`").dataset.state === "full" && !!document.getElementById("no-offers")`)
+	if !strings.Contains(run(t, staff, chromedp.Text(chromedp.ID("notice"))), "Offered to the next person") {
+		t.Fatal("the page was reloaded: the notice of the release is gone")
+	}
+	// The slot's story, in words.
+	if err := chromedp.Do(staff, chromedp.Navigate(sb.srv.URL+"/dash/slots/"+sid)); err != nil {
+		t.Fatal(err)
+	}
+	story := run(t, staff, chromedp.Text(chromedp.CSS("main")))
+	for _, want := range []string{"Seats freed: cancellation.", "Offered to Ann.", "Ann opened the link.", "Ann claimed it: booked."} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story lacks %q:\n%s", want, story)
+		}
+	}
+	if shots != "" {
+		_ = os.WriteFile(filepath.Join(shots, "story.png"), run(t, staff, chromedp.FullScreenshot(100)), 0o644)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -36,6 +37,8 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, nextup.ErrConflict):
 		return http.StatusConflict
+	case errors.Is(err, nextup.ErrRateLimited):
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -73,6 +76,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			}
 		}
 	}
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter(e)))
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
@@ -83,4 +89,15 @@ func (s *Server) logger() *slog.Logger {
 		return s.Logger
 	}
 	return slog.Default()
+}
+
+// retryAfter is the Retry-After of a rate-limited error, in whole seconds:
+// its "retry_after_seconds", or one.
+func retryAfter(e *nextup.Error) int {
+	if e != nil {
+		if n, ok := e.Data["retry_after_seconds"].(int); ok && n > 0 {
+			return n
+		}
+	}
+	return 1
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
-//go:embed templates/*.html
+//go:embed templates/*.html templates/staff/*.html
 var templateFS embed.FS
 
 // pageTemplates are parsed once at start-up: one set per page, each with
@@ -47,6 +47,35 @@ type pageData struct {
 	Seats                                                     int
 	SecondsLeft                                               int64
 	Heading, Message, CalendarURL                             string
+}
+
+// staffTemplates are the sign-in pages and the dashboard: one set per page
+// with the staff layout (and the live fragment the dashboard polls).
+var staffTemplates = func() map[string]*template.Template {
+	m := map[string]*template.Template{}
+	for _, page := range []string{"login", "forgot", "reset", "dash", "story"} {
+		m[page] = template.Must(template.ParseFS(templateFS, "templates/staff/layout.html", "templates/staff/"+page+".html"))
+	}
+	m["live"] = m["dash"]
+	return m
+}()
+
+// renderStaff renders a staff page (or the dashboard's live fragment).
+func (s *Server) renderStaff(w http.ResponseWriter, status int, page string, data any) {
+	var b bytes.Buffer
+	if err := staffTemplates[page].ExecuteTemplate(&b, page, data); err != nil {
+		s.logger().Error("render page", "page", page, "error", err)
+		http.Error(w, "something went wrong on our side", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// staffError is a staff page saying what went wrong, with a way back.
+func (s *Server) staffError(w http.ResponseWriter, r *http.Request, status int, heading, message string) {
+	s.renderStaff(w, status, "login", loginData{Title: "Sign in", Error: heading + ". " + message, CSRF: s.preCSRF(w, r), Next: "/dash"})
 }
 
 func (s *Server) render(w http.ResponseWriter, status int, page string, d pageData) {

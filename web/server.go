@@ -32,6 +32,8 @@ type Server struct {
 	// DevOutbox, when set (nextup demo only), is the business whose
 	// captured messages GET /dev/outbox lists.
 	DevOutbox string
+
+	signIns ipLimiter // sign-in and reset attempts per client address
 }
 
 // route is one endpoint of the API, its path written as in API.md and the
@@ -145,10 +147,21 @@ func (s *Server) Handler() http.Handler {
 			vr.h(w, r)
 		})
 	}
+	for _, rt := range s.staffRoutes() {
+		mux.HandleFunc(rt.method+" "+rt.path, s.form(rt.h))
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 	return s.Metrics.instrument(s.idempotent(mux))
+}
+
+// form bounds the body of a page's form like any request body.
+func (s *Server) form(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, s.maxBody())
+		h(w, r)
+	}
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 
 	"github.com/nextup-dev/nextup/store/postgres"
@@ -24,7 +25,12 @@ func runCopy(ctx context.Context, args []string, stdout io.Writer) error {
 	if !isPostgres(*to) {
 		return usageError{"copy: --to must be a postgres:// URL"}
 	}
-	src, err := sqlite.Open(ctx, *from, sqlite.SkipMigrate())
+	if _, err := os.Stat(*from); err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	// The source is brought up to this binary's schema first (as serve
+	// would on start), so that a file from an older version copies too.
+	src, err := sqlite.Open(ctx, *from)
 	if err != nil {
 		return err
 	}

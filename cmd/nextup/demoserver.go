@@ -42,6 +42,14 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 		return time.Date(now.Year(), now.Month(), now.Day()+1+day, hour, min, 0, 0, loc) // from tomorrow
 	}
 	salon, err := seedSalon(ctx, svc, biz.ID, at, func() {}, func(string, ...any) {})
+	if err != nil {
+		st.Close()
+		return err
+	}
+	// A staff account for the dashboard, with a fresh password each run.
+	token, _ := svc.Random.Token()
+	password := "demo-" + token[:12]
+	owner, err := svc.AddStaff(ctx, waitlist.AddStaffParams{BusinessID: biz.ID, Email: "owner@demo-salon.test", Name: "Olive", Password: password})
 	st.Close()
 	if err != nil {
 		return err
@@ -55,11 +63,15 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 	fmt.Fprintf(stdout, `nextup demo — Demo Salon (Europe/London) on a fresh store: %s
 
   URL        %s
+  dashboard  %s/login — sign in as %s with password %s
   API key    %s
   business   %s
   admin      %s
 
 Tomorrow's 14:00 haircut with Ana is booked and a dozen people wait.
+In the browser: sign in, tap "Cancelled" on tomorrow's 14:00 haircut, and watch
+the offer appear under Live offers; its claim link is on %s/dev/outbox.
+Or with curl:
 1. Cancel it — the engine offers it to the first person in fair order who fits:
    curl -s -X POST %s/v1/slots/%s:release %s -d '{"reason":"cancellation"}'
 2. See the offer that went out (and its claim link), or open %s/dev/outbox:
@@ -68,6 +80,6 @@ Tomorrow's 14:00 haircut with Ana is booked and a dozen people wait.
    curl -s %s/v1/slots/%s %s
 
 OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
-`, db, base, key, biz.ID, admin, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth, base, base)
+`, db, base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth, base, base)
 	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
 }

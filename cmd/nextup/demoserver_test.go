@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,6 +112,46 @@ func TestDemoServerProcess(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || !strings.Contains(string(page), "booked") {
 		t.Fatalf("claim: %d\n%s", res.StatusCode, page)
+	}
+	// The same loop from the dashboard alone, with the printed credentials:
+	// sign in, tap Cancelled on the haircut (booked again by the claim
+	// above), and see the offer it made under Live offers.
+	cred := regexp.MustCompile(`sign in as (\S+) with password (\S+)`).FindStringSubmatch(text)
+	if cred == nil {
+		t.Fatalf("demo did not print dashboard credentials:\n%s", text)
+	}
+	jar, _ := cookiejar.New(nil)
+	web := &http.Client{Jar: jar}
+	csrfRe := regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+	get := func(path string) string {
+		t.Helper()
+		res, err := web.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return string(b)
+	}
+	post := func(path string, form url.Values) (int, string) {
+		t.Helper()
+		res, err := web.PostForm(base+path, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(b)
+	}
+	login := get("/login")
+	status, dash := post("/login", url.Values{"csrf": {csrfRe.FindStringSubmatch(login)[1]}, "email": {cred[1]}, "password": {cred[2]}})
+	sid := release[1][strings.LastIndex(release[1], "/")+1:]
+	if status != 200 || !strings.Contains(dash, "Demo Salon") || !strings.Contains(dash, `id="slot-`+sid+`" data-state="full"`) {
+		t.Fatalf("dashboard after signing in with the printed credentials: %d\n%s", status, dash)
+	}
+	status, dash = post("/dash/slots/"+sid+"/release", url.Values{"csrf": {csrfRe.FindStringSubmatch(dash)[1]}, "reason": {"cancellation"}})
+	if status != 200 || !strings.Contains(dash, "Offered to the next person in line.") || !strings.Contains(dash, `id="slot-`+sid+`" data-state="offered"`) {
+		t.Fatalf("Cancelled from the dashboard: %d\n%s", status, dash)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

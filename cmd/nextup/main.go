@@ -26,13 +26,16 @@ const usage = `nextup — a waitlist that fills cancelled slots.
 
 Usage:
   nextup serve [--addr :8080] [--db FILE] [--base-url URL] [--admin-token T | --admin-token-file F]
-               [--clock real|fake] [--notify capture]
-                                             run the API v1 with timers and the outbox relay
+               [--clock real|fake] [--notify capture,smtp] [--smtp-url URL --mail-from ADDR]
+               [--instance NAME] [--db-max-conns N] [--db-statement-timeout D] [--db-listen]
+                                             run the API v1, the dashboard, timers and the outbox relay
   nextup demo [--addr :8080] [--db FILE]     a demo salon on a fresh embedded store, served with
                                              copy-paste curl commands and a /dev/outbox page
   nextup demo --tour                         a guided run of the whole loop in the terminal
   nextup business create --name N --timezone TZ [--db FILE]
                                              create a business and print it with its API key
+  nextup staff add --business BID --email E --password-file F [--name N] [--db …]
+                                             a staff account that signs in to the dashboard at /login
   nextup migrate [--db FILE|postgres://…]    apply the embedded schema migrations
   nextup copy --from nextup.db --to postgres://… [--business BID]
                                              move the whole history to PostgreSQL, verified
@@ -76,6 +79,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError{"business: want `business create`"}
 		}
 		return runBusinessCreate(ctx, args[2:], stdout)
+	case "staff":
+		if len(args) < 2 || args[1] != "add" {
+			return usageError{"staff: want `staff add`"}
+		}
+		return runStaffAdd(ctx, args[2:], os.Stdin, stdout)
 	case "migrate":
 		return runMigrate(ctx, args[1:], stdout)
 	case "bench":

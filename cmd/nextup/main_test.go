@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -126,5 +130,49 @@ func TestBenchHTTPRuns(t *testing.T) {
 	out, err := runCLI(t, "bench", "-http", "-n", "20", "-clients", "4")
 	if err != nil || !strings.Contains(out, "joins") || !strings.Contains(out, "claims") {
 		t.Fatalf("bench -http: %v\n%s", err, out)
+	}
+}
+
+func TestStaffAdd(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "n.db")
+	out, err := runCLI(t, "business", "create", "--db", db, "--name", "Corner Cuts", "--timezone", "Europe/Dublin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var biz struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &biz); err != nil {
+		t.Fatal(err)
+	}
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte("long enough password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(t, "staff", "add", "--db", db, "--business", biz.ID, "--email", "Desk@Corner.example", "--password-file", pw)
+	if err != nil || !strings.Contains(out, "desk@corner.example") {
+		t.Fatalf("staff add: %q %v", out, err)
+	}
+	// The account signs in with the file's password (its newline trimmed).
+	st, err := openStore(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := waitlist.New(st, nextup.RealClock{}, "")
+	if _, s, err := svc.SignIn(context.Background(), "desk@corner.example", "long enough password"); err != nil || s.BusinessID != biz.ID {
+		t.Fatalf("sign in: %+v %v", s, err)
+	}
+	for _, args := range [][]string{
+		{"staff", "add", "--db", db, "--business", biz.ID, "--email", "desk@corner.example", "--password-file", pw}, // taken
+		{"staff", "add", "--db", db, "--business", "biz_nope", "--email", "x@corner.example", "--password-file", pw},
+		{"staff", "add", "--db", db, "--business", biz.ID, "--email", "y@corner.example"},
+		{"staff", "remove"},
+	} {
+		if _, err := runCLI(t, args...); err == nil {
+			t.Errorf("%v: no error", args)
+		}
 	}
 }

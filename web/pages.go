@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -21,6 +22,7 @@ var pageTemplates = map[string]*template.Template{
 	"offer":     template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/offer.html")),
 	"result":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/result.html")),
 	"devoutbox": template.Must(template.ParseFS(templateFS, "templates/devoutbox.html")),
+	"status":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/status.html")),
 }
 
 // devOutbox is GET /dev/outbox, mounted by `nextup demo` only: the captured
@@ -47,6 +49,10 @@ type pageData struct {
 	Seats                                                     int
 	SecondsLeft                                               int64
 	Heading, Message, CalendarURL                             string
+	// The status page.
+	Detail   string
+	CanLeave bool
+	How      []string
 }
 
 // staffTemplates are the sign-in pages and the dashboard: one set per page
@@ -228,4 +234,81 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 		d = pageData{Title: "Something went wrong", Heading: "Something went wrong on our side", Message: "Please try again in a moment."}
 	}
 	s.render(w, status, "result", d)
+}
+
+// statusPage is GET /s/{token}: where a person stands on the waitlist —
+// their state, position or band as the business's rules allow, how the
+// order works, and a button to leave (a POST; opening the page changes
+// nothing).
+func (s *Server) statusPage(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	token := r.PathValue("token")
+	v, err := s.Svc.EntryByStatusToken(r.Context(), token)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	b, err := s.Svc.GetBusiness(r.Context(), v.Entry.BusinessID)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "status", statusPageData(v, b, token, s.now()))
+}
+
+func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now time.Time) pageData {
+	loc, err := b.Location()
+	if err != nil {
+		loc = time.UTC
+	}
+	d := pageData{Title: "Your place", Business: b.Name, Token: token, How: waitlist.HowTheOrderWorks(b.Rules)}
+	what := v.Entry.Service
+	if what == "" {
+		what = "the event"
+	}
+	switch v.Entry.State {
+	case nextup.EntryWaiting:
+		d.Heading, d.CanLeave = "You're on the waitlist", true
+		pos := map[string]any{}
+		addPosition(pos, b.Rules, v.Position)
+		switch {
+		case pos["position"] != nil:
+			d.Message = fmt.Sprintf("You are number %d in line for %s.", v.Position, what)
+		case pos["band"] != nil:
+			d.Message = fmt.Sprintf("You are in the %s in line for %s.", pos["band"], what)
+		default:
+			d.Message = "You are in line for " + what + "."
+		}
+		d.Detail = "When a slot that fits you frees up, we will send you an offer to claim it."
+	case nextup.EntryOffered:
+		d.Heading, d.CanLeave = "You have an offer", true
+		d.Message = "A slot is being held for you."
+		if v.Offer != nil {
+			d.Message = "A slot is being held for you until " + waitlist.FormatUntil(v.Offer.ExpiresAt, now, loc) + "."
+		}
+		d.Detail = "Claim or decline it with the link in the message we sent you. Leaving the waitlist gives it to the next person."
+	case nextup.EntryBooked:
+		d.Heading, d.Message = "You're booked", "You took a slot from the waitlist, so you are no longer on it."
+	case nextup.EntryLeft:
+		d.Heading, d.Message = "You left the waitlist", "You will get no more offers. Join again any time."
+	case nextup.EntryExpired:
+		d.Heading, d.Message = "Your dates have passed", "The dates you asked for are over, so you are no longer on the waitlist. Join again any time."
+	}
+	return d
+}
+
+// statusLeavePost is POST /s/{token}/leave: the person leaves; a live
+// offer they held rolls on to the next person.
+func (s *Server) statusLeavePost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	token := r.PathValue("token")
+	if _, _, err := s.Svc.LeaveByStatusToken(r.Context(), token); err != nil && nextup.ErrorCode(err) != "entry_not_waiting" {
+		var e *nextup.Error
+		if !errors.As(err, &e) || statusOf(err) != http.StatusConflict {
+			s.errorPage(w, r, err)
+			return
+		}
+	}
+	http.Redirect(w, r, "/s/"+token, http.StatusSeeOther)
 }

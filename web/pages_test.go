@@ -142,3 +142,62 @@ func TestScannerSafety(t *testing.T) {
 		t.Fatalf("opening links changed state:\n%s\n%s", before, after)
 	}
 }
+
+// TestStatusPage: a person's status page shows where they stand as the
+// rules allow and how the order works; leaving from it while holding an
+// offer rolls the offer on to the next person.
+func TestStatusPage(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	sid := a.slot(chair)["id"].(string)
+	var ann, bob map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, &ann)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Bob","email":"bob@example.com","service":"haircut"}`), 201, &bob)
+	path := func(e map[string]any) string {
+		u := e["status_url"].(string)
+		return u[strings.Index(u, "/s/"):]
+	}
+	status, h, body := a.page("GET", path(bob))
+	if status != 200 || h.Get("Referrer-Policy") != "no-referrer" {
+		t.Fatalf("status page: %d %v", status, h)
+	}
+	for _, want := range []string{"You&#39;re on the waitlist", "number 2 in line for haircut", "How the order works",
+		"offered to the first person in line who fits", "yours for 10 minutes", "No offers are sent between 21:00 and 08:00",
+		"rules version 1", `action="` + path(bob) + `/leave"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Bob's status page lacks %q", want)
+		}
+	}
+	// Bands instead of numbers when the rules say so.
+	a.must(a.do("PATCH", "/v1/businesses/"+a.bid+"/rules", a.key, `{"position_visibility":"band"}`), 200, nil)
+	if _, _, body := a.page("GET", path(bob)); !strings.Contains(body, "in the next few in line") || strings.Contains(body, "number 2") {
+		t.Errorf("band visibility: %s", body)
+	}
+
+	offerID, _ := a.offerFor(sid) // Ann, first in line
+	if _, _, body := a.page("GET", path(ann)); !strings.Contains(body, "You have an offer") || !strings.Contains(body, "held for you until 10:10 am") {
+		t.Errorf("Ann's page with an offer: %s", body)
+	}
+	status, h, _ = a.page("POST", path(ann)+"/leave")
+	if status != http.StatusOK { // the client follows the 303 to the page
+		t.Fatalf("leave: %d %v", status, h)
+	}
+	if _, _, body := a.page("GET", path(ann)); !strings.Contains(body, "You left the waitlist") || strings.Contains(body, "Leave the waitlist</button>") {
+		t.Errorf("Ann's page after leaving: %s", body)
+	}
+	var o map[string]any
+	a.must(a.do("GET", "/v1/offers/"+offerID, a.key, ""), 200, &o)
+	var sl map[string]any
+	a.must(a.do("GET", "/v1/slots/"+sid, a.key, ""), 200, &sl)
+	offers := sl["offers"].([]any)
+	if o["state"] != "cancelled" || len(offers) != 2 || offers[1].(map[string]any)["entry_id"] != bob["id"] {
+		t.Fatalf("after Ann left: her offer %v, the slot's offers %v", o["state"], offers)
+	}
+	// Leaving twice is harmless; an unknown link is the 404 page.
+	if status, _, _ := a.page("POST", path(ann)+"/leave"); status != http.StatusOK {
+		t.Fatalf("second leave: %d", status)
+	}
+	if status, _, _ := a.page("GET", "/s/not-a-token"); status != http.StatusNotFound {
+		t.Fatalf("unknown status link: %d", status)
+	}
+}

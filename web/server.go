@@ -79,6 +79,8 @@ func (s *Server) routes() []route {
 		{"GET", "/c/{token}", s.claimPage},
 		{"POST", "/c/{token}/claim", s.claimPost},
 		{"POST", "/c/{token}/decline", s.declinePost},
+		{"GET", "/s/{token}", s.statusPage},
+		{"POST", "/s/{token}/leave", s.statusLeavePost},
 
 		{"GET", "/v1/bookings/{id}", s.key(s.getBooking)},
 		{"GET", "/v1/bookings/{id}/calendar.ics", s.calendar},

@@ -13,8 +13,8 @@ import (
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
-// staffRoutes are the dashboard and the sign-in pages: HTML for people,
-// not part of the JSON API (nor of openapi.json).
+// staffRoutes are the dashboard, the sign-in pages and the public join
+// form: HTML for people, not part of the JSON API (nor of openapi.json).
 func (s *Server) staffRoutes() []route {
 	return []route{
 		{"GET", "/login", s.loginPage},
@@ -32,6 +32,11 @@ func (s *Server) staffRoutes() []route {
 		{"POST", "/dash/slots/{sid}/release", s.signedIn(s.dashRelease)},
 		{"POST", "/dash/slots/{sid}/resize", s.signedIn(s.dashResize)},
 		{"POST", "/dash/offers/{oid}/withdraw", s.signedIn(s.dashWithdraw)},
+
+		{"GET", "/b/{slug}/join", s.joinPage},
+		{"POST", "/b/{slug}/join", s.joinPost},
+		{"GET", "/b/{slug}/confirm", s.confirmPage},
+		{"POST", "/b/{slug}/confirm", s.confirmPost},
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
-//go:embed templates/*.html templates/staff/*.html
+//go:embed templates/*.html templates/staff/*.html templates/join/*.html
 var templateFS embed.FS
 
 // pageTemplates are parsed once at start-up: one set per page, each with
@@ -65,6 +65,28 @@ var staffTemplates = func() map[string]*template.Template {
 	m["live"] = m["dash"]
 	return m
 }()
+
+// joinTemplates are the public join pages, in the claim pages' layout.
+var joinTemplates = func() map[string]*template.Template {
+	m := map[string]*template.Template{}
+	for _, page := range []string{"join", "sent", "code", "confirm", "done"} {
+		m[page] = template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/join/"+page+".html"))
+	}
+	return m
+}()
+
+// renderJoin renders a public join page.
+func (s *Server) renderJoin(w http.ResponseWriter, status int, page string, d joinData) {
+	var b bytes.Buffer
+	if err := joinTemplates[page].ExecuteTemplate(&b, "layout", d); err != nil {
+		s.logger().Error("render page", "page", page, "error", err)
+		http.Error(w, "something went wrong on our side", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
 
 // renderStaff renders a staff page (or the dashboard's live fragment).
 func (s *Server) renderStaff(w http.ResponseWriter, status int, page string, data any) {

@@ -1,7 +1,8 @@
 // Package web is nextup's HTTP face: the JSON API v1 of API.md, with
-// RFC 9457 errors, Bearer auth per business and an admin token. Handlers
-// hold their dependencies in Server and call package waitlist; nothing here
-// decides anything.
+// RFC 9457 errors, Bearer auth per business and an admin token; the
+// customer's pages (claim, status, join form); and the staff dashboard
+// behind a sign-in. Handlers hold their dependencies in Server and call
+// package waitlist; nothing here decides anything.
 package web
 
 import (
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -33,7 +35,12 @@ type Server struct {
 	// captured messages GET /dev/outbox lists.
 	DevOutbox string
 
-	signIns ipLimiter // sign-in and reset attempts per client address
+	// Limits kept in this process: sign-in and reset attempts per client
+	// address (10 a minute), form joins per address (10 a minute) and
+	// confirmations sent per contact (3 an hour).
+	signIns      keyLimiter
+	joinIPs      keyLimiter
+	joinContacts keyLimiter
 }
 
 // route is one endpoint of the API, its path written as in API.md and the
@@ -115,6 +122,9 @@ func (s *Server) Routes() []string {
 
 // Handler returns the routed API.
 func (s *Server) Handler() http.Handler {
+	s.signIns.setup(6*time.Second, 10)
+	s.joinIPs.setup(6*time.Second, 10)
+	s.joinContacts.setup(20*time.Minute, 3)
 	mux := http.NewServeMux()
 	// Custom methods ("{sid}:release") share one segment with their id, and
 	// ServeMux matches whole segments only: they are grouped under one

@@ -3,14 +3,10 @@ package web
 import (
 	"crypto/subtle"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -111,33 +107,6 @@ func checkPreCSRF(r *http.Request) bool {
 	return err == nil && sameToken(r.PostFormValue("csrf"), c.Value)
 }
 
-// ipLimiter limits sign-in attempts per client address, in this process:
-// 10 a minute, in bursts of 10. The per-account lock-out is in the store
-// and holds across instances.
-type ipLimiter struct {
-	mu    sync.Mutex
-	byIP  map[string]*rate.Limiter
-	reset time.Time
-}
-
-func (l *ipLimiter) allow(r *http.Request) bool {
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.byIP == nil || time.Since(l.reset) > time.Hour { // forget old addresses now and then
-		l.byIP, l.reset = map[string]*rate.Limiter{}, time.Now()
-	}
-	lim := l.byIP[ip]
-	if lim == nil {
-		lim = rate.NewLimiter(rate.Every(6*time.Second), 10)
-		l.byIP[ip] = lim
-	}
-	return lim.Allow()
-}
-
 // loginData fills the sign-in and password pages.
 type loginData struct {
 	Title, Heading, Error, Notice, Email, CSRF, Next, Token string
@@ -176,7 +145,7 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.renderStaff(w, http.StatusForbidden, "login", d)
 		return
 	}
-	if !s.signIns.allow(r) {
+	if !s.signIns.allow(clientIP(r)) {
 		w.Header().Set("Retry-After", "60")
 		d.Error = "Too many attempts from here. Wait a minute and try again."
 		s.renderStaff(w, http.StatusTooManyRequests, "login", d)
@@ -232,7 +201,7 @@ func (s *Server) forgotPost(w http.ResponseWriter, r *http.Request) {
 		s.renderStaff(w, http.StatusForbidden, "forgot", d)
 		return
 	}
-	if !s.signIns.allow(r) {
+	if !s.signIns.allow(clientIP(r)) {
 		w.Header().Set("Retry-After", "60")
 		d.Error = "Too many attempts from here. Wait a minute and try again."
 		s.renderStaff(w, http.StatusTooManyRequests, "forgot", d)

@@ -206,3 +206,87 @@ func TestDashboardInBrowser(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(shots, "story.png"), run(t, staff, chromedp.FullScreenshot(100)), 0o644)
 	}
 }
+
+// TestJoinAndLeaveInBrowser is the customer's side on a phone: the join
+// form with a mistake (what was typed stays), the emailed confirmation,
+// the status page; then, holding an offer, leaving from the status page
+// rolls the offer on; and a stale claim link shows the expired page.
+func TestJoinAndLeaveInBrowser(t *testing.T) {
+	t.Parallel()
+	a := setupJoin(t)
+	sid := a.slot(`{"service":"colour","staff":"Ana","starts_at":"2026-12-02T14:00:00Z","ends_at":"2026-12-02T15:30:00Z"}`)["id"].(string)
+	ctx := browser(t)
+	shots := os.Getenv("NEXTUP_SCREENSHOTS")
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+"/b/corner-cuts/join")); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []chromedp.Action[struct{}]{
+		chromedp.SendKeys(chromedp.ID("name"), "Maya Patel"),
+		chromedp.SendKeys(chromedp.ID("service"), "colour"), // a select takes typing as a person does it
+		chromedp.SendKeys(chromedp.ID("email"), "maya@"),
+		chromedp.Click(chromedp.CSS("button.claim")),
+	} {
+		if err := chromedp.Do(ctx, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, ctx, "the form's error", `!!document.getElementById("form-error")`)
+	if v := run(t, ctx, chromedp.Evaluate[string](`document.getElementById("name").value + "|" + document.getElementById("service").value + "|" + document.getElementById("email").value`)); v != "Maya Patel|colour|maya@" {
+		t.Fatalf("the form after a mistake kept %q", v)
+	}
+	if shots != "" {
+		_ = os.WriteFile(filepath.Join(shots, "join-error.png"), run(t, ctx, chromedp.FullScreenshot(100)), 0o644)
+	}
+	// She corrects the address (select it all and type it again).
+	run(t, ctx, chromedp.Evaluate[string](`document.getElementById("email").value = ""`))
+	for _, step := range []chromedp.Action[struct{}]{
+		chromedp.SendKeys(chromedp.ID("email"), "maya@example.com"),
+		chromedp.Click(chromedp.CSS("button.claim")),
+	} {
+		if err := chromedp.Do(ctx, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, ctx, "check your email", `document.querySelector("h1").textContent === "Check your email"`)
+	link := confirmLink.FindStringSubmatch(a.outbox("join_confirm")[0].Body)[1]
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+link)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the status page", `location.pathname.startsWith("/s/") && document.getElementById("state").textContent.includes("number 1 in line for colour")`)
+	status := run(t, ctx, chromedp.Evaluate[string](`location.pathname`))
+	if shots != "" {
+		_ = os.WriteFile(filepath.Join(shots, "status.png"), run(t, ctx, chromedp.FullScreenshot(100)), 0o644)
+	}
+
+	// Bob joins behind her; the colour slot frees up and goes to Maya.
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Bob","email":"bob@example.com","service":"colour"}`), 201, nil)
+	offerID, _ := a.offerFor(sid)
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+status)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "her offer on the status page", `document.querySelector("h1").textContent === "You have an offer"`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.decline"))); err != nil { // Leave the waitlist
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the left page", `document.querySelector("h1").textContent === "You left the waitlist"`)
+	var sl map[string]any
+	a.must(a.do("GET", "/v1/slots/"+sid, a.key, ""), 200, &sl)
+	offers := sl["offers"].([]any)
+	if len(offers) != 2 || offers[0].(map[string]any)["id"] != offerID || offers[0].(map[string]any)["state"] != "cancelled" ||
+		offers[1].(map[string]any)["state"] != "offered" {
+		t.Fatalf("after Maya left, the slot's offers are %v", offers)
+	}
+	// Bob does not answer in time: his link, opened late, says so.
+	bobOffer := offers[1].(map[string]any)["id"].(string)
+	tok := a.token(bobOffer)
+	a.clock.Advance(11 * time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+"/c/"+tok)); err != nil {
+		t.Fatal(err)
+	}
+	if h := run(t, ctx, chromedp.Text(chromedp.CSS("h1"))); h != "This offer has expired" {
+		t.Fatalf("a stale claim link shows %q", h)
+	}
+}

@@ -292,3 +292,19 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 	}
 	return f
 }
+
+// RulesHistory lists a business's rules changes, oldest first: each audit
+// row says which version replaced which, who did it and the patch.
+func (s *Service) RulesHistory(ctx context.Context, businessID string) ([]nextup.AuditEvent, error) {
+	var out []nextup.AuditEvent
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		evs, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, SubjectType: nextup.SubjectBusiness, SubjectID: businessID})
+		for _, ev := range evs {
+			if ev.Reason == "rules_changed" {
+				out = append(out, ev)
+			}
+		}
+		return err
+	})
+	return out, err
+}

@@ -205,6 +205,16 @@ func TestDashboardInBrowser(t *testing.T) {
 	if shots != "" {
 		_ = os.WriteFile(filepath.Join(shots, "story.png"), run(t, staff, chromedp.FullScreenshot(100)), 0o644)
 	}
+	// The waitlist, in fair order, with how the order works.
+	if err := chromedp.Do(staff, chromedp.Navigate(sb.srv.URL+"/dash/waitlist")); err != nil {
+		t.Fatal(err)
+	}
+	if h := run(t, staff, chromedp.Text(chromedp.CSS("main"))); !strings.Contains(h, "How the order works") || !strings.Contains(h, "Add to the waitlist") {
+		t.Fatalf("waitlist page:\n%s", h)
+	}
+	if shots != "" {
+		_ = os.WriteFile(filepath.Join(shots, "waitlist.png"), run(t, staff, chromedp.FullScreenshot(100)), 0o644)
+	}
 }
 
 // TestJoinAndLeaveInBrowser is the customer's side on a phone: the join

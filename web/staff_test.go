@@ -250,6 +250,35 @@ func TestStaffCrossBusiness(t *testing.T) {
 	if got["booked_seats"] != float64(1) || got["capacity"] != float64(1) {
 		t.Fatalf("another business's slot changed: %v", got)
 	}
+	// The same for its waitlist, offers and messages.
+	var entry map[string]any
+	sb.must(sb.do("POST", "/v1/businesses/"+other["id"].(string)+"/waitlist:join", other["api_key"].(string),
+		`{"name":"Zed","email":"zed@example.com","service":"cut"}`), 201, &entry)
+	var rel struct {
+		Moves []map[string]any `json:"moves"`
+	}
+	sb.must(sb.do("POST", "/v1/slots/"+sid+":release", other["api_key"].(string), `{"reason":"cancellation"}`), 200, &rel)
+	var msgs struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	sb.must(sb.do("GET", "/v1/businesses/"+other["id"].(string)+"/messages", other["api_key"].(string), ""), 200, &msgs)
+	eid, oid, mid := entry["id"].(string), rel.Moves[0]["offer_id"].(string), msgs.Messages[0]["id"].(string)
+	for _, path := range []string{"/dash/waitlist/" + eid, "/dash/waitlist/" + eid + "/remove", "/dash/offers/" + oid + "/withdraw", "/dash/messages/" + mid + "/retry"} {
+		if p := b.do("POST", path, url.Values{"csrf": {d.csrf(t)}, "priority": {"1"}}); p.status != http.StatusNotFound {
+			t.Errorf("POST %s of another business: %d", path, p.status)
+		}
+	}
+	for _, page := range []string{"/dash/waitlist", "/dash/messages"} {
+		if p := b.do("GET", page, nil); strings.Contains(p.body, "Zed") || strings.Contains(p.body, "zed@example.com") {
+			t.Errorf("%s shows another business's customer", page)
+		}
+	}
+	var o map[string]any
+	sb.must(sb.do("GET", "/v1/offers/"+oid, other["api_key"].(string), ""), 200, &o)
+	sb.must(sb.do("GET", "/v1/waitlist/"+eid, other["api_key"].(string), ""), 200, &entry)
+	if o["state"] != "offered" || entry["priority"] == true {
+		t.Fatalf("another business's offer %v or entry %v changed", o["state"], entry["priority"])
+	}
 }
 
 // Five wrong passwords lock the account for a quarter of an hour, even

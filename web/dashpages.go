@@ -1,0 +1,396 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
+)
+
+// The dashboard's other pages: the waitlist, hand-backs, messages and
+// settings. Each reads through package waitlist for the signed-in staff
+// member's business only; another business's ids are 404s.
+
+// listEntry is one person on the waitlist page.
+type listEntry struct {
+	ID, Name, Contact, Service, Staff, Window, State, Joined string
+	Position, PartySize                                      int
+	Priority                                                 bool
+	Earliest, Latest                                         string // yyyy-mm-dd, for the edit form
+}
+
+// pagesData fills the dashboard's list pages.
+type pagesData struct {
+	Title, Business, Staff, CSRF, Error, Notice string
+	Entries                                     []listEntry
+	Services, StaffNames                        []string
+	Filter                                      struct{ Service, Staff, Date string }
+	How                                         []string
+	HandBacks                                   []listHandBack
+	Messages                                    []listMessage
+	MessageState                                string
+	Rules                                       nextup.Rules
+	RulesHistory                                []storyLine
+	QuietStart, QuietEnd                        string
+	Profile                                     nextup.Profile
+}
+
+type listHandBack struct {
+	ID, Slot, Reason, Note, At string
+}
+
+type listMessage struct {
+	ID, To, Kind, Channel, State, At, Subject, Error string
+	Attempts                                         int
+	CanRetry                                         bool
+}
+
+func (s *Server) pagesBase(sc staffCtx, title string) pagesData {
+	d := pagesData{Title: title, Business: sc.Business.Name, Staff: sc.Staff.Email, CSRF: sc.CSRF,
+		StaffNames: sc.Business.Profile.Staff, Rules: sc.Business.Rules, Profile: sc.Business.Profile}
+	for _, sv := range sc.Business.Profile.Services {
+		d.Services = append(d.Services, sv.Name)
+	}
+	return d
+}
+
+func bizLoc(b nextup.Business) *time.Location {
+	loc, err := b.Location()
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// dashWaitlist is GET /dash/waitlist: everyone on the list in fair order,
+// with their positions (per service queue), filtered by service, staff or a
+// date they can come on.
+func (s *Server) dashWaitlist(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	ctx := r.Context()
+	d := s.pagesBase(sc, "Waitlist")
+	q := r.URL.Query()
+	d.Notice, d.Error = q.Get("notice"), q.Get("error")
+	d.How = waitlist.HowTheOrderWorks(sc.Business.Rules)
+	d.Filter.Service, d.Filter.Staff, d.Filter.Date = q.Get("service"), q.Get("staff"), q.Get("date")
+	loc := bizLoc(sc.Business)
+	var day time.Time
+	if d.Filter.Date != "" {
+		var err error
+		if day, err = time.ParseInLocation("2006-01-02", d.Filter.Date, loc); err != nil {
+			d.Error, d.Filter.Date = "The date must look like 2026-12-24.", ""
+		}
+	}
+	entries, err := s.Svc.ListEntries(ctx, nextup.EntryFilter{BusinessID: sc.Business.ID, Service: d.Filter.Service, Limit: 1000})
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	positions := map[string]int{}
+	for _, e := range entries {
+		queue := e.Service + "\x00" + e.EventID
+		if e.State == nextup.EntryWaiting {
+			positions[queue]++
+		}
+		if d.Filter.Staff != "" && e.Staff != "" && e.Staff != d.Filter.Staff {
+			continue
+		}
+		if !day.IsZero() && !availableOn(e, day) {
+			continue
+		}
+		le := listEntry{ID: e.ID, Name: e.Name, Contact: strings.TrimSpace(e.Email + " " + e.Phone), Service: e.Service,
+			Staff: e.Staff, State: string(e.State), PartySize: e.PartySize, Priority: e.Priority,
+			Joined: e.JoinedAt.In(loc).Format("Mon 2 Jan 3:04 pm"), Window: windowWords(e, loc)}
+		if e.State == nextup.EntryWaiting {
+			le.Position = positions[queue]
+		}
+		if !e.Earliest.IsZero() {
+			le.Earliest = e.Earliest.In(loc).Format("2006-01-02")
+		}
+		if !e.Latest.IsZero() {
+			le.Latest = e.Latest.In(loc).Format("2006-01-02")
+		}
+		d.Entries = append(d.Entries, le)
+	}
+	s.renderStaff(w, http.StatusOK, "waitlist", d)
+}
+
+// availableOn says whether an entry could take a slot on day (its window
+// and weekly availability allow that date).
+func availableOn(e nextup.Entry, day time.Time) bool {
+	end := day.AddDate(0, 0, 1)
+	if !e.Earliest.IsZero() && !e.Earliest.Before(end) || !e.Latest.IsZero() && e.Latest.Before(day) {
+		return false
+	}
+	if len(e.Availability) == 0 {
+		return true
+	}
+	for _, a := range e.Availability {
+		for _, wd := range a.Days {
+			if wd == day.Weekday() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func windowWords(e nextup.Entry, loc *time.Location) string {
+	var parts []string
+	switch {
+	case !e.Earliest.IsZero() && !e.Latest.IsZero():
+		parts = append(parts, e.Earliest.In(loc).Format("2 Jan")+" – "+e.Latest.In(loc).Format("2 Jan"))
+	case !e.Earliest.IsZero():
+		parts = append(parts, "from "+e.Earliest.In(loc).Format("2 Jan"))
+	case !e.Latest.IsZero():
+		parts = append(parts, "until "+e.Latest.In(loc).Format("2 Jan"))
+	}
+	for _, a := range e.Availability {
+		var days []string
+		for _, d := range a.Days {
+			days = append(days, d.String()[:3])
+		}
+		parts = append(parts, strings.Join(days, " ")+" "+a.From.String()+"–"+a.To.String())
+	}
+	if len(parts) == 0 {
+		return "any time"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// dashAddEntry is POST /dash/waitlist: staff put someone on the list (a
+// phone call, a walk-in); no confirmation is asked, staff vouch for them.
+func (s *Server) dashAddEntry(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	n, err := strconv.Atoi(cmpOr(r.PostFormValue("party_size"), "1"))
+	if err != nil {
+		s.pagesFail(w, r, sc, nextup.Errorf(nextup.ErrInvalid, nextup.CodeValidation, "the party size must be a number"))
+		return
+	}
+	loc := bizLoc(sc.Business)
+	p := waitlist.JoinParams{Name: r.PostFormValue("name"), Email: r.PostFormValue("email"), Phone: r.PostFormValue("phone"),
+		Service: r.PostFormValue("service"), Staff: r.PostFormValue("staff"), PartySize: n,
+		Priority: r.PostFormValue("priority") == "1", Source: "staff"}
+	if p.Earliest, err = dayOf(r.PostFormValue("earliest"), loc, false); err != nil {
+		s.pagesFail(w, r, sc, err)
+		return
+	}
+	if p.Latest, err = dayOf(r.PostFormValue("latest"), loc, true); err != nil {
+		s.pagesFail(w, r, sc, err)
+		return
+	}
+	res, err := s.Svc.Join(r.Context(), sc.Business.ID, p)
+	if err != nil {
+		s.pagesFail(w, r, sc, err)
+		return
+	}
+	http.Redirect(w, r, "/dash/waitlist?notice="+queryWords(p.Name+" is on the list. "+describeMoves(res.Moves)), http.StatusSeeOther)
+}
+
+func dayOf(v string, loc *time.Location, end bool) (time.Time, error) {
+	if strings.TrimSpace(v) == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.ParseInLocation("2006-01-02", v, loc)
+	if err != nil {
+		return t, nextup.Errorf(nextup.ErrInvalid, nextup.CodeValidation, "dates must look like 2026-12-24")
+	}
+	if end {
+		t = t.AddDate(0, 0, 1).Add(-time.Second)
+	}
+	return t, nil
+}
+
+// dashEditEntry is POST /dash/waitlist/{eid}: priority and dates.
+func (s *Server) dashEditEntry(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	loc := bizLoc(sc.Business)
+	prio := r.PostFormValue("priority") == "1"
+	earliest, err := dayOf(r.PostFormValue("earliest"), loc, false)
+	if err != nil {
+		s.pagesFail(w, r, sc, err)
+		return
+	}
+	latest, err := dayOf(r.PostFormValue("latest"), loc, true)
+	if err != nil {
+		s.pagesFail(w, r, sc, err)
+		return
+	}
+	e, moves, err := s.Svc.UpdateEntry(r.Context(), sc.Business.ID, r.PathValue("eid"),
+		waitlist.EntryPatch{Priority: &prio, Earliest: &earliest, Latest: &latest})
+	if err != nil {
+		s.pagesFail(w, r, sc, err)
+		return
+	}
+	http.Redirect(w, r, "/dash/waitlist?notice="+queryWords(e.Name+" updated. "+describeMoves(moves)), http.StatusSeeOther)
+}
+
+// dashRemoveEntry is POST /dash/waitlist/{eid}/remove.
+func (s *Server) dashRemoveEntry(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	e, moves, err := s.Svc.Leave(r.Context(), sc.Business.ID, r.PathValue("eid"), nextup.ActorStaff)
+	if err != nil {
+		s.pagesFail(w, r, sc, err)
+		return
+	}
+	http.Redirect(w, r, "/dash/waitlist?notice="+queryWords(e.Name+" is off the list. "+describeMoves(moves)), http.StatusSeeOther)
+}
+
+// pagesFail shows a problem on the waitlist page (where the forms are),
+// or the error page for what is not the person's to fix.
+func (s *Server) pagesFail(w http.ResponseWriter, r *http.Request, sc staffCtx, err error) {
+	status := statusOf(err)
+	if status >= 500 || status == http.StatusNotFound {
+		s.errorPage(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/dash/waitlist?error="+queryWords(problemWords(err)), http.StatusSeeOther)
+}
+
+func problemWords(err error) string {
+	var e *nextup.Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	msg := e.Message
+	for _, f := range e.Fields {
+		msg += fmt.Sprintf(" (%s %s)", f.Field, f.Message)
+	}
+	return msg
+}
+
+// dashHandBacks is GET /dash/handbacks: the slots the engine gave back, with
+// its note on who was offered what and what each did.
+func (s *Server) dashHandBacks(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	ctx := r.Context()
+	d := s.pagesBase(sc, "Hand-backs")
+	d.Notice = r.URL.Query().Get("notice")
+	hbs, err := s.Svc.ListHandBacks(ctx, sc.Business.ID, nextup.HandBackOpen)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	loc := bizLoc(sc.Business)
+	for _, h := range hbs {
+		slot := h.SlotID
+		if v, err := s.Svc.GetSlot(ctx, sc.Business.ID, h.SlotID); err == nil {
+			slot = v.Slot.StartsAt.In(loc).Format("Mon 2 Jan 3:04 pm") + " " + v.Slot.Service
+		}
+		d.HandBacks = append(d.HandBacks, listHandBack{ID: h.ID, Slot: slot, Reason: strings.ReplaceAll(h.Reason, "_", " "),
+			Note: h.Note, At: h.CreatedAt.In(loc).Format("Mon 2 Jan 3:04 pm")})
+	}
+	s.renderStaff(w, http.StatusOK, "handbacks", d)
+}
+
+func (s *Server) dashResolve(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	if _, err := s.Svc.ResolveHandBack(r.Context(), sc.Business.ID, r.PathValue("hid")); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/dash/handbacks?notice=Resolved.", http.StatusSeeOther)
+}
+
+// dashMessages is GET /dash/messages: what was sent to whom, and what is
+// stuck (failed, dead) with a retry.
+func (s *Server) dashMessages(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	d := s.pagesBase(sc, "Messages")
+	d.Notice = r.URL.Query().Get("notice")
+	d.MessageState = r.URL.Query().Get("state")
+	msgs, err := s.Svc.ListMessages(r.Context(), nextup.MessageFilter{BusinessID: sc.Business.ID,
+		State: nextup.MessageState(d.MessageState), Limit: 200})
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	loc := bizLoc(sc.Business)
+	for _, m := range msgs {
+		d.Messages = append(d.Messages, listMessage{ID: m.ID, To: m.To, Kind: strings.ReplaceAll(m.Kind, "_", " "), Channel: string(m.Channel),
+			State: string(m.State), At: m.CreatedAt.In(loc).Format("Mon 2 Jan 3:04 pm"), Subject: m.Subject, Error: m.LastError,
+			Attempts: m.Attempts, CanRetry: m.State == nextup.MessageDead || m.State == nextup.MessageFailed})
+	}
+	s.renderStaff(w, http.StatusOK, "messages", d)
+}
+
+func (s *Server) dashRetry(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	if _, err := s.Svc.RetryMessage(r.Context(), sc.Business.ID, r.PathValue("mid")); err != nil {
+		status := statusOf(err)
+		if status >= 500 || status == http.StatusNotFound {
+			s.errorPage(w, r, err)
+			return
+		}
+		http.Redirect(w, r, "/dash/messages?notice="+queryWords(problemWords(err)), http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/dash/messages?notice=Queued+again.", http.StatusSeeOther)
+}
+
+// dashSettings is GET /dash/settings: the rules in force, their history,
+// and the business's details.
+func (s *Server) dashSettings(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	d := s.pagesBase(sc, "Settings")
+	d.Notice, d.Error = r.URL.Query().Get("notice"), r.URL.Query().Get("error")
+	d.How = waitlist.HowTheOrderWorks(sc.Business.Rules)
+	if q := sc.Business.Rules.QuietHours; q != nil {
+		d.QuietStart, d.QuietEnd = q.Start.String(), q.End.String()
+	}
+	history, err := s.Svc.RulesHistory(r.Context(), sc.Business.ID)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	loc := bizLoc(sc.Business)
+	for _, ev := range history {
+		d.RulesHistory = append(d.RulesHistory, storyLine{At: ev.At.In(loc).Format("Mon 2 Jan 2006 3:04 pm"),
+			Text: fmt.Sprintf("%s → %s by %s: %v", ev.From, ev.To, ev.Actor, ev.Detail["patch"])})
+	}
+	s.renderStaff(w, http.StatusOK, "settings", d)
+}
+
+// dashRules is POST /dash/settings/rules: the rules form, as one patch of
+// the rules (a new version when anything changed).
+func (s *Server) dashRules(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	f := r.PostFormValue
+	patch := map[string]any{}
+	num := func(field string) {
+		if v := strings.TrimSpace(f(field)); v != "" {
+			if n, err := strconv.Atoi(v); err == nil {
+				patch[field] = n
+			} else {
+				patch[field] = v // the rules say why it is wrong
+			}
+		}
+	}
+	num("claim_window_seconds")
+	num("min_lead_seconds")
+	num("max_offers_per_person_per_day")
+	if f("quiet") == "off" {
+		patch["quiet_hours"] = nil
+	} else if f("quiet_start") != "" || f("quiet_end") != "" {
+		patch["quiet_hours"] = map[string]string{"start": f("quiet_start"), "end": f("quiet_end")}
+	}
+	patch["time_critical_through_quiet"] = f("time_critical") == "1"
+	if v := f("position_visibility"); v != "" {
+		patch["position_visibility"] = v
+	}
+	raw, err := json.Marshal(patch)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	rules, err := s.Svc.UpdateRules(r.Context(), sc.Business.ID, raw)
+	if err != nil {
+		if statusOf(err) >= 500 {
+			s.errorPage(w, r, err)
+			return
+		}
+		http.Redirect(w, r, "/dash/settings?error="+queryWords(problemWords(err)), http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, fmt.Sprintf("/dash/settings?notice=Rules+version+%d+in+force.", rules.Version), http.StatusSeeOther)
+}
+
+// queryWords puts a sentence in a redirect's query.
+func queryWords(s string) string { return url.QueryEscape(s) }

@@ -1,0 +1,132 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestDashboardPages: the waitlist in fair order with positions and
+// filters, adding, editing and removing people; hand-backs with their note
+// and resolving them; messages with retry; the rules form making a new
+// version with its history. All behind the sign-in, with CSRF.
+func TestDashboardPages(t *testing.T) {
+	t.Parallel()
+	sb := setupStaff(t)
+	sb.must(sb.do("PATCH", "/v1/businesses/"+sb.bid, sb.key, `{"slug":"salon","services":[{"name":"haircut"},{"name":"colour"}],"staff":["Ana","Ben"]}`), 200, nil)
+	for _, body := range []string{
+		`{"name":"Ann","email":"ann@example.com","service":"haircut"}`,
+		`{"name":"Bob","email":"bob@example.com","service":"haircut","staff":"Ben"}`,
+		`{"name":"Cat","email":"cat@example.com","service":"colour","earliest":"2026-12-10","latest":"2026-12-12"}`,
+	} {
+		sb.must(sb.do("POST", "/v1/businesses/"+sb.bid+"/waitlist:join", sb.key, body), 201, nil)
+	}
+	b := sb.client()
+	sb.signIn(b, sb.email, sb.pass)
+
+	wl := b.do("GET", "/dash/waitlist", nil)
+	ann, bob, cat := strings.Index(wl.body, ">Ann"), strings.Index(wl.body, ">Bob"), strings.Index(wl.body, ">Cat")
+	if wl.status != 200 || ann < 0 || bob < ann || cat < 0 || !strings.Contains(wl.body, "How the order works") {
+		t.Fatalf("waitlist page: %d\n%s", wl.status, wl.body)
+	}
+	if f := b.do("GET", "/dash/waitlist?staff=Ana", nil); strings.Contains(f.body, ">Bob") || !strings.Contains(f.body, ">Ann") {
+		t.Errorf("filter by staff Ana shows Bob (who wants Ben) or hides Ann")
+	}
+	if f := b.do("GET", "/dash/waitlist?date=2026-12-05", nil); strings.Contains(f.body, ">Cat") || !strings.Contains(f.body, ">Ann") {
+		t.Errorf("filter by 5 Dec shows Cat (10–12 Dec) or hides Ann")
+	}
+	if f := b.do("GET", "/dash/waitlist?service=colour", nil); strings.Contains(f.body, ">Ann") || !strings.Contains(f.body, ">Cat") {
+		t.Errorf("filter by colour")
+	}
+	csrf := wl.csrf(t)
+	// Add Dee as a priority: she goes to the front of the haircut line.
+	p := b.do("POST", "/dash/waitlist", url.Values{"csrf": {csrf}, "name": {"Dee"}, "phone": {"+447700900555"}, "service": {"haircut"}, "priority": {"1"}})
+	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "Dee+is+on+the+list") {
+		t.Fatalf("add: %d %q %s", p.status, p.location, p.body)
+	}
+	wl = b.do("GET", "/dash/waitlist?service=haircut", nil)
+	if dee, ann := strings.Index(wl.body, ">Dee"), strings.Index(wl.body, ">Ann"); dee < 0 || dee > ann {
+		t.Fatalf("Dee (priority) is not first:\n%s", wl.body)
+	}
+	// Give Bob priority too, then remove Ann.
+	var entries struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	sb.must(sb.do("GET", "/v1/businesses/"+sb.bid+"/waitlist", sb.key, ""), 200, &entries)
+	ids := map[string]string{}
+	for _, e := range entries.Entries {
+		ids[e["name"].(string)] = e["id"].(string)
+	}
+	if p := b.do("POST", "/dash/waitlist/"+ids["Bob"], url.Values{"csrf": {csrf}, "priority": {"1"}, "latest": {"2026-12-31"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("edit Bob: %d %s", p.status, p.body)
+	}
+	if p := b.do("POST", "/dash/waitlist/"+ids["Ann"]+"/remove", url.Values{"csrf": {csrf}}); p.status != http.StatusSeeOther {
+		t.Fatalf("remove Ann: %d", p.status)
+	}
+	if p := b.do("POST", "/dash/waitlist/"+ids["Ann"]+"/remove", url.Values{}); p.status != http.StatusForbidden {
+		t.Fatalf("remove without csrf: %d", p.status)
+	}
+	var bobNow map[string]any
+	sb.must(sb.do("GET", "/v1/waitlist/"+ids["Bob"], sb.key, ""), 200, &bobNow)
+	var annNow map[string]any
+	sb.must(sb.do("GET", "/v1/waitlist/"+ids["Ann"], sb.key, ""), 200, &annNow)
+	if bobNow["priority"] != true || annNow["state"] != "left" {
+		t.Fatalf("Bob %v, Ann %v", bobNow, annNow)
+	}
+	// A bad date is explained, nothing changes.
+	p = b.do("POST", "/dash/waitlist", url.Values{"csrf": {csrf}, "name": {"Eve"}, "email": {"eve@example.com"}, "service": {"haircut"}, "earliest": {"soon"}})
+	if p.status != http.StatusSeeOther || !strings.Contains(b.do("GET", p.location, nil).body, "dates must look like 2026-12-24") {
+		t.Fatalf("bad date: %d %q", p.status, p.location)
+	}
+	if strings.Contains(b.do("GET", "/dash/waitlist", nil).body, ">Eve") {
+		t.Fatal("a refused add put Eve on the list")
+	}
+
+	// A slot nobody fits is handed back; staff resolve it.
+	sl := sb.slot(`{"service":"massage","starts_at":"2026-12-02T10:00:00Z","ends_at":"2026-12-02T11:00:00Z"}`)
+	sb.must(sb.do("POST", "/v1/businesses/"+sb.bid+"/waitlist:join", sb.key, `{"name":"Fay","email":"fay@example.com","service":"massage"}`), 201, nil)
+	_, tok := sb.offerFor(sl["id"].(string))
+	sb.must(sb.do("POST", "/v1/claims/"+tok+":decline", "", ""), 200, nil)
+	hb := b.do("GET", "/dash/handbacks", nil)
+	if !strings.Contains(hb.body, "list exhausted") || !strings.Contains(hb.body, "Fay") {
+		t.Fatalf("hand-backs page:\n%s", hb.body)
+	}
+	var hbs struct {
+		HandBacks []map[string]any `json:"handbacks"`
+	}
+	sb.must(sb.do("GET", "/v1/businesses/"+sb.bid+"/handbacks", sb.key, ""), 200, &hbs)
+	if p := b.do("POST", "/dash/handbacks/"+hbs.HandBacks[0]["id"].(string)+"/resolve", url.Values{"csrf": {hb.csrf(t)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("resolve: %d", p.status)
+	}
+	if hb := b.do("GET", "/dash/handbacks", nil); !strings.Contains(hb.body, "Nothing handed back") {
+		t.Fatalf("after resolving:\n%s", hb.body)
+	}
+
+	// Messages: what went to whom.
+	ms := b.do("GET", "/dash/messages", nil)
+	if !strings.Contains(ms.body, "fay@example.com") || !strings.Contains(ms.body, "offer") {
+		t.Fatalf("messages page:\n%s", ms.body)
+	}
+
+	// Rules: a new version, told to customers, in the history.
+	st := b.do("GET", "/dash/settings", nil)
+	if !strings.Contains(st.body, "Rules — version 1") || !strings.Contains(st.body, "/b/salon/join") {
+		t.Fatalf("settings:\n%s", st.body)
+	}
+	p = b.do("POST", "/dash/settings/rules", url.Values{"csrf": {st.csrf(t)}, "claim_window_seconds": {"900"}, "min_lead_seconds": {"900"},
+		"max_offers_per_person_per_day": {"3"}, "quiet": {"on"}, "quiet_start": {"22:00"}, "quiet_end": {"07:30"}, "position_visibility": {"band"}})
+	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "version+2") {
+		t.Fatalf("rules: %d %q", p.status, p.location)
+	}
+	st = b.do("GET", "/dash/settings", nil)
+	for _, want := range []string{"Rules — version 2", "yours for 15 minutes", "between 22:00 and 07:30", "rules/v1 → rules/v2"} {
+		if !strings.Contains(st.body, want) {
+			t.Errorf("settings after the change lack %q", want)
+		}
+	}
+	p = b.do("POST", "/dash/settings/rules", url.Values{"csrf": {st.csrf(t)}, "claim_window_seconds": {"5"}})
+	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "error=") {
+		t.Fatalf("bad rules: %d %q", p.status, p.location)
+	}
+}

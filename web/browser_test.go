@@ -130,7 +130,6 @@ func waitFor(t *testing.T, ctx context.Context, what, js string) {
 func TestDashboardInBrowser(t *testing.T) {
 	t.Parallel()
 	sb := setupStaff(t)
-	sid := sb.slot(`{"service":"haircut","staff":"Ana","starts_at":"2026-12-02T14:00:00Z","ends_at":"2026-12-02T14:45:00Z"}`)["id"].(string)
 	sb.slot(`{"service":"haircut","staff":"Ben","starts_at":"2026-12-02T15:00:00Z","ends_at":"2026-12-02T15:45:00Z"}`)
 	sb.must(sb.do("POST", "/v1/businesses/"+sb.bid+"/waitlist:join", sb.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
 
@@ -155,7 +154,34 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, staff, "the dashboard", `location.pathname === "/dash" && !!document.getElementById("slot-`+sid+`")`)
+	waitFor(t, staff, "the dashboard", `location.pathname === "/dash"`)
+	// Staff add tomorrow's 2 pm haircut with Ana, booked already.
+	for _, step := range []chromedp.Action[struct{}]{
+		chromedp.SendKeys(chromedp.ID("service"), "haircut"),
+		chromedp.SendKeys(chromedp.ID("staff"), "Ana"),
+	} {
+		if err := chromedp.Do(staff, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, staff, chromedp.Evaluate[string](`document.getElementById("date").value = "2026-12-02"; document.getElementById("time").value = "14:00"; document.getElementById("minutes").value = "45"`))
+	if err := chromedp.Do(staff, chromedp.Click(chromedp.CSS(`form[action="/dash/slots"] button`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, staff, "the new slot", `!!document.getElementById("notice") && document.getElementById("notice").textContent.startsWith("Slot added")`)
+	var slots struct {
+		Slots []map[string]any `json:"slots"`
+	}
+	sb.must(sb.do("GET", "/v1/businesses/"+sb.bid+"/slots", sb.key, ""), 200, &slots)
+	sid := ""
+	for _, sl := range slots.Slots {
+		if sl["staff"] == "Ana" && sl["starts_at"] == "2026-12-02T14:00:00Z" && sl["state"] == "full" {
+			sid = sl["id"].(string)
+		}
+	}
+	if sid == "" {
+		t.Fatalf("the slot added in the browser is not there: %v", slots.Slots)
+	}
 	if err := chromedp.Do(staff, chromedp.Click(chromedp.CSS(`#slot-`+sid+` button`))); err != nil { // the first: "Cancelled"
 		t.Fatal(err)
 	}

@@ -393,6 +393,17 @@ func TestStaffDashboardRelease(t *testing.T) {
 	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "Slot+added") {
 		t.Fatalf("add slot: %d %q\n%s", p.status, p.location, p.body)
 	}
+	// Capacity edits of a class: up is fine, below what is taken is
+	// refused, saying why; a held chair cannot be resized at all.
+	class := sb.slot(`{"service":"yoga","seating":"shared","capacity":4,"booked_seats":4,"starts_at":"2026-12-05T09:00:00Z","ends_at":"2026-12-05T10:00:00Z"}`)["id"].(string)
+	if p := b.do("POST", "/dash/slots/"+class+"/resize", url.Values{"csrf": {d.csrf(t)}, "capacity": {"6"}}); p.status != http.StatusSeeOther || !strings.Contains(p.location, "Capacity+set+to+6") {
+		t.Fatalf("resize to 6: %d %q\n%s", p.status, p.location, p.body)
+	}
+	for _, tc := range []struct{ id, capacity, want string }{{class, "1", "below the 4 seats"}, {sid, "2", "cannot be resized"}} {
+		if p := b.do("POST", "/dash/slots/"+tc.id+"/resize", url.Values{"csrf": {d.csrf(t)}, "capacity": {tc.capacity}}); p.status != http.StatusConflict || !strings.Contains(p.body, `role="alert"`) || !strings.Contains(p.body, tc.want) {
+			t.Fatalf("refused resize of %s: %d %q\n%s", tc.id, p.status, p.location, p.body)
+		}
+	}
 	// A form with a bad time keeps the page and says why.
 	p = b.do("POST", "/dash/slots", url.Values{"csrf": {d.csrf(t)}, "service": {"cut"}, "date": {"2026-12-04"}, "time": {"half past"}})
 	if p.status != http.StatusBadRequest || !strings.Contains(p.body, "date and a time") {

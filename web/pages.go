@@ -77,28 +77,12 @@ var joinTemplates = func() map[string]*template.Template {
 
 // renderJoin renders a public join page.
 func (s *Server) renderJoin(w http.ResponseWriter, status int, page string, d joinData) {
-	var b bytes.Buffer
-	if err := joinTemplates[page].ExecuteTemplate(&b, "layout", d); err != nil {
-		s.logger().Error("render page", "page", page, "error", err)
-		http.Error(w, "something went wrong on our side", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
+	s.execute(w, status, joinTemplates[page], "layout", page, d)
 }
 
 // renderStaff renders a staff page (or the dashboard's live fragment).
 func (s *Server) renderStaff(w http.ResponseWriter, status int, page string, data any) {
-	var b bytes.Buffer
-	if err := staffTemplates[page].ExecuteTemplate(&b, page, data); err != nil {
-		s.logger().Error("render page", "page", page, "error", err)
-		http.Error(w, "something went wrong on our side", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
+	s.execute(w, status, staffTemplates[page], page, page, data)
 }
 
 // staffError is a staff page saying what went wrong, with a way back.
@@ -107,8 +91,15 @@ func (s *Server) staffError(w http.ResponseWriter, r *http.Request, status int, 
 }
 
 func (s *Server) render(w http.ResponseWriter, status int, page string, d pageData) {
+	s.execute(w, status, pageTemplates[page], page, page, d)
+}
+
+// execute renders template name of set into a buffer and only then writes
+// it with status, so that a template error is a clean 500 (logged as page),
+// never half a page.
+func (s *Server) execute(w http.ResponseWriter, status int, set *template.Template, name, page string, data any) {
 	var b bytes.Buffer
-	if err := pageTemplates[page].ExecuteTemplate(&b, page, d); err != nil {
+	if err := set.ExecuteTemplate(&b, name, data); err != nil {
 		s.logger().Error("render page", "page", page, "error", err)
 		http.Error(w, "something went wrong on our side", http.StatusInternalServerError)
 		return

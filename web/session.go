@@ -139,16 +139,7 @@ func safeNext(next string) string {
 func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
 	d := loginData{Title: "Sign in", Email: r.PostFormValue("email"), Next: safeNext(r.PostFormValue("next"))}
-	d.CSRF = s.preCSRF(w, r)
-	if !checkPreCSRF(r) {
-		d.Error = "This form had expired. Please try again."
-		s.renderStaff(w, http.StatusForbidden, "login", d)
-		return
-	}
-	if !s.signIns.allow(clientIP(r)) {
-		w.Header().Set("Retry-After", "60")
-		d.Error = "Too many attempts from here. Wait a minute and try again."
-		s.renderStaff(w, http.StatusTooManyRequests, "login", d)
+	if s.preFormRefused(w, r, "login", &d) {
 		return
 	}
 	token, _, err := s.Svc.SignIn(r.Context(), d.Email, r.PostFormValue("password"))
@@ -175,6 +166,25 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
 }
 
+// preFormRefused answers a form shown before sign-in that lacks its CSRF
+// token (403) or comes too often from one address (429), re-showing page
+// with what was typed; it reports whether it did.
+func (s *Server) preFormRefused(w http.ResponseWriter, r *http.Request, page string, d *loginData) bool {
+	d.CSRF = s.preCSRF(w, r)
+	switch {
+	case !checkPreCSRF(r):
+		d.Error = "This form had expired. Please try again."
+		s.renderStaff(w, http.StatusForbidden, page, d)
+	case !s.signIns.allow(clientIP(r)):
+		w.Header().Set("Retry-After", "60")
+		d.Error = "Too many attempts from here. Wait a minute and try again."
+		s.renderStaff(w, http.StatusTooManyRequests, page, d)
+	default:
+		return false
+	}
+	return true
+}
+
 // logoutPost is POST /logout (signed in, with CSRF).
 func (s *Server) logoutPost(w http.ResponseWriter, r *http.Request, _ staffCtx) {
 	c, _ := r.Cookie(sessionCookie)
@@ -195,16 +205,8 @@ func (s *Server) forgotPage(w http.ResponseWriter, r *http.Request) {
 // address has an account.
 func (s *Server) forgotPost(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
-	d := loginData{Title: "Forgot your password?", CSRF: s.preCSRF(w, r), Email: r.PostFormValue("email")}
-	if !checkPreCSRF(r) {
-		d.Error = "This form had expired. Please try again."
-		s.renderStaff(w, http.StatusForbidden, "forgot", d)
-		return
-	}
-	if !s.signIns.allow(clientIP(r)) {
-		w.Header().Set("Retry-After", "60")
-		d.Error = "Too many attempts from here. Wait a minute and try again."
-		s.renderStaff(w, http.StatusTooManyRequests, "forgot", d)
+	d := loginData{Title: "Forgot your password?", Email: r.PostFormValue("email")}
+	if s.preFormRefused(w, r, "forgot", &d) {
 		return
 	}
 	if err := s.Svc.RequestPasswordReset(r.Context(), d.Email); err != nil {

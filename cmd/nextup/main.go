@@ -26,7 +26,8 @@ const usage = `nextup — a waitlist that fills cancelled slots.
 
 Usage:
   nextup serve [--addr :8080] [--db FILE] [--base-url URL] [--admin-token T | --admin-token-file F]
-               [--clock real|fake] [--notify capture,smtp] [--smtp-url URL --mail-from ADDR]
+               [--clock real|fake] [--notify capture,smtp,twilio] [--smtp-url URL --mail-from ADDR]
+               [--twilio-account-sid SID --twilio-auth-token-file F --twilio-from NUMBER]
                [--instance NAME] [--db-max-conns N] [--db-statement-timeout D] [--db-listen]
                                              run the API v1, the dashboard, timers and the outbox relay
   nextup demo [--addr :8080] [--db FILE]     a demo salon on a fresh embedded store, served with

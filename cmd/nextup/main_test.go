@@ -101,7 +101,8 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{"frobnicate"}, {"business"}, {"migrate", "--nope"}, {"migrate", "extra"},
 		{"serve", "--clock", "sideways"}, {"serve", "--notify", "pigeon"}, {"serve", "--smtp-url", "smtp://localhost:25"},
 		{"serve", "--notify", "capture,smtp"}, {"serve", "--smtp-url", "http://x", "--mail-from", "a@b.example"},
-		{"serve", "--db-max-conns", "-1"}} {
+		{"serve", "--db-max-conns", "-1"}, {"serve", "--notify", "twilio"},
+		{"serve", "--twilio-account-sid", "AC1", "--twilio-auth-token", "abc"}} {
 		_, err := runCLI(t, args...)
 		var ue usageError
 		if !errors.As(err, &ue) {

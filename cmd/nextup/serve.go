@@ -17,6 +17,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/notify/smtp"
+	"github.com/nextup-dev/nextup/notify/twilio"
 	"github.com/nextup-dev/nextup/outbox"
 	"github.com/nextup-dev/nextup/store/postgres"
 	"github.com/nextup-dev/nextup/timer"
@@ -36,6 +37,7 @@ type serveConfig struct {
 	SMTPURL    string
 	MailFrom   string
 	Instance   string // names this process on the timers it claims
+	Twilio     twilio.Config
 	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
 
 	// PostgreSQL only.
@@ -57,6 +59,12 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.SMTPURL, "smtp-url", "", "outbound mail: smtp://[user:pass@]host[:port][?tls=starttls|require|none] or smtps://…; email goes through it")
 	smtpFile := fs.String("smtp-url-file", "", "read --smtp-url from this file (it may hold a password)")
 	fs.StringVar(&c.MailFrom, "mail-from", "", "outbound mail: the From address, e.g. 'Salon <offers@salon.example>'")
+	fs.StringVar(&c.Twilio.AccountSID, "twilio-account-sid", "", "SMS: the Twilio account SID (texts go through Twilio when set)")
+	fs.StringVar(&c.Twilio.AuthToken, "twilio-auth-token", "", "SMS: the Twilio auth token (prefer --twilio-auth-token-file)")
+	twilioTokenFile := fs.String("twilio-auth-token-file", "", "SMS: read the Twilio auth token from this file")
+	fs.StringVar(&c.Twilio.From, "twilio-from", "", "SMS: the Twilio number texts come from (E.164)")
+	fs.StringVar(&c.Twilio.MessagingServiceSID, "twilio-messaging-service", "", "SMS: a Twilio Messaging Service SID, instead of --twilio-from")
+	fs.StringVar(&c.Twilio.APIBase, "twilio-api-base", "", "SMS: another base URL for Twilio's API (a local fake; default https://api.twilio.com)")
 	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers it claims (default: host name and process id)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "PostgreSQL: connections in this instance's pool (default: the larger of 4 and the CPUs)")
 	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", 30*time.Second, "PostgreSQL: the server aborts a statement running longer, and ends a session idle in a transaction for twice as long (0: the server's settings)")
@@ -76,7 +84,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, f := range []struct {
 		path string
 		dst  *string
-	}{{*adminFile, &c.AdminToken}, {*smtpFile, &c.SMTPURL}} {
+	}{{*adminFile, &c.AdminToken}, {*smtpFile, &c.SMTPURL}, {*twilioTokenFile, &c.Twilio.AuthToken}} {
 		if f.path == "" {
 			continue
 		}
@@ -92,18 +100,28 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	if c.DBMaxConns < 0 || c.DBStatementTimeout < 0 {
 		return usageError{"serve: --db-max-conns and --db-statement-timeout must not be negative"}
 	}
-	smtpListed := false
+	smtpListed, twilioListed := false, false
 	for _, ch := range strings.Split(c.Notify, ",") {
 		switch strings.TrimSpace(ch) {
 		case "capture":
 		case "smtp":
 			smtpListed = true
+		case "twilio":
+			twilioListed = true
 		default:
-			return usageError{fmt.Sprintf("serve: --notify: channel %q is not built yet (capture and smtp are)", ch)}
+			return usageError{fmt.Sprintf("serve: --notify: channel %q is not built yet (capture, smtp and twilio are)", ch)}
 		}
 	}
 	if smtpListed && c.SMTPURL == "" {
 		return usageError{"serve: --notify smtp needs --smtp-url and --mail-from"}
+	}
+	if twilioListed && c.Twilio.AccountSID == "" {
+		return usageError{"serve: --notify twilio needs --twilio-account-sid, an auth token and --twilio-from"}
+	}
+	if c.Twilio.AccountSID != "" {
+		if _, err := twilio.New(c.Twilio); err != nil {
+			return usageError{"serve: " + err.Error()}
+		}
 	}
 	if (c.SMTPURL == "") != (c.MailFrom == "") {
 		return usageError{"serve: --smtp-url and --mail-from go together"}
@@ -147,7 +165,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc := waitlist.New(st, clock, c.BaseURL)
 	svc.Logger = logger
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: c.Instance, Logger: logger}
-	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger}
+	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger, Senders: map[nextup.Channel]nextup.Sender{}}
 	if c.SMTPURL != "" {
 		cfg, err := smtp.ParseURL(c.SMTPURL, c.MailFrom)
 		if err != nil {
@@ -157,7 +175,14 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		if err != nil {
 			return err
 		}
-		relay.Senders = map[nextup.Channel]nextup.Sender{nextup.ChannelEmail: mail}
+		relay.Senders[nextup.ChannelEmail] = mail
+	}
+	if c.Twilio.AccountSID != "" {
+		sms, err := twilio.New(c.Twilio)
+		if err != nil {
+			return err
+		}
+		relay.Senders[nextup.ChannelSMS] = sms
 	}
 	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
 	metrics := web.NewMetrics(st)
@@ -183,7 +208,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	logger.Info("nextup serving", "addr", ln.Addr().String(), "base_url", c.BaseURL, "db", redactDSN(c.DB),
-		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "")
+		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "", "sms", c.Twilio.AccountSID != "")
 
 	select {
 	case err = <-serveErr:

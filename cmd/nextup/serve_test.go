@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
+	"github.com/nextup-dev/nextup/notify/twilio/twiliotest"
 )
 
 // TestMain lets a test run this binary as the real nextup process.
@@ -153,5 +156,51 @@ func TestServeProcess(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "nextup stopped") {
 		t.Fatalf("no clean stop in the logs:\n%s", logs.String())
+	}
+}
+
+// TestServeTextsThroughTwilio runs `nextup serve` with Twilio configured by
+// environment (pointed at a local fake of the Messages API): a person who
+// asked for texts gets the offer by SMS through the official SDK, claims
+// with its link, and is texted the confirmation.
+func TestServeTextsThroughTwilio(t *testing.T) {
+	fake := twiliotest.Start(t)
+	mail := smtptest.Start(t)
+	t.Setenv("NEXTUP_TWILIO_ACCOUNT_SID", twiliotest.AccountSID)
+	t.Setenv("NEXTUP_TWILIO_AUTH_TOKEN", twiliotest.AuthToken)
+	t.Setenv("NEXTUP_TWILIO_FROM", "+15005550006")
+	t.Setenv("NEXTUP_TWILIO_API_BASE", fake.URL)
+	in := startInstance(t, "solo", filepath.Join(t.TempDir(), "n.db"), mail.Addr, "--notify", "capture,smtp,twilio")
+	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+
+	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Corner Cuts","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
+	bid, key := biz["id"].(string), biz["api_key"].(string)
+	at := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Hour)
+	sl := c.must(0, "POST", "/v1/businesses/"+bid+"/slots", key, fmt.Sprintf(`{"service":"cut","starts_at":%q,"ends_at":%q}`,
+		at.Format(time.RFC3339), at.Add(time.Hour).Format(time.RFC3339)), 201)
+	c.must(0, "POST", "/v1/businesses/"+bid+"/waitlist:join", key, `{"name":"Tom","phone":"+447700900123","channel":"sms","service":"cut"}`, 201)
+	c.must(0, "POST", "/v1/slots/"+sl["id"].(string)+":release", key, `{"reason":"cancellation"}`, 200)
+	c.setClock(time.Now().UTC().Add(time.Minute)) // the relay runs with the fake clock's moves
+
+	offer := fake.Wait(t, 1, 20*time.Second)[0]
+	tok := claimLink.FindStringSubmatch(offer.Body)
+	if offer.To != "+447700900123" || offer.From != "+15005550006" || tok == nil {
+		t.Fatalf("offer text %+v", offer)
+	}
+	if r := c.must(0, "POST", "/v1/claims/"+tok[1]+":accept", "", "", 200); r["state"] != "claimed" {
+		t.Fatalf("claim = %v", r)
+	}
+	c.setClock(time.Now().UTC().Add(2 * time.Minute))
+	if got := fake.Wait(t, 2, 20*time.Second)[1]; got.To != "+447700900123" || !strings.Contains(got.Body, "cut") {
+		t.Fatalf("confirmation text %+v", got)
+	}
+	if n := len(mail.Mails()); n != 0 {
+		t.Fatalf("%d mails for a person who asked for texts", n)
+	}
+	msgs := c.must(0, "GET", "/v1/businesses/"+bid+"/messages", key, "", 200)["messages"].([]any)
+	for _, m := range msgs {
+		if mm := m.(map[string]any); mm["state"] != "sent" || mm["channel"] != "sms" {
+			t.Errorf("message %v", mm)
+		}
 	}
 }

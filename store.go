@@ -188,6 +188,9 @@ type Tx interface {
 	SuppressionAdd(ctx context.Context, s Suppression) error
 	// SuppressionList returns the suppressions of these addresses.
 	SuppressionList(ctx context.Context, businessID string, addresses []string) ([]Suppression, error)
+	// SuppressionDelete lets an address be contacted on a channel again
+	// (an SMS START) and reports whether it was suppressed.
+	SuppressionDelete(ctx context.Context, businessID string, ch Channel, address string) (bool, error)
 
 	// StaffCreate stores a staff account; an email another account has
 	// (compared lower-cased) is ErrConflict, a missing business ErrNotFound.

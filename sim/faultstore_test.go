@@ -601,6 +601,13 @@ func (t *faultTx) SuppressionAdd(ctx context.Context, s nextup.Suppression) erro
 	return t.Tx.SuppressionAdd(ctx, s)
 }
 
+func (t *faultTx) SuppressionDelete(ctx context.Context, businessID string, ch nextup.Channel, address string) (bool, error) {
+	if err := t.hit("SuppressionDelete"); err != nil {
+		return false, err
+	}
+	return t.Tx.SuppressionDelete(ctx, businessID, ch, address)
+}
+
 func (t *faultTx) SuppressionList(ctx context.Context, businessID string, addresses []string) ([]nextup.Suppression, error) {
 	if err := t.hit("SuppressionList"); err != nil {
 		return nil, err

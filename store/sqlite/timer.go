@@ -154,6 +154,15 @@ func (t *tx) SuppressionAdd(ctx context.Context, s nextup.Suppression) error {
 	return dbErr("add suppression", err)
 }
 
+func (t *tx) SuppressionDelete(ctx context.Context, businessID string, ch nextup.Channel, address string) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, sqlstore.SuppressionDelete, businessID, ch, address)
+	if err != nil {
+		return false, dbErr("delete suppression", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, dbErr("delete suppression", err)
+}
+
 func (t *tx) SuppressionList(ctx context.Context, businessID string, addresses []string) ([]nextup.Suppression, error) {
 	if len(addresses) == 0 {
 		return nil, nil

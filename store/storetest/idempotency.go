@@ -218,4 +218,31 @@ func testSuppressionAddList(t *testing.T, b *bundle) {
 		}
 		return nil
 	})
+	// START lifts a suppression: once, for that business and channel only.
+	b.tx(func(tx nextup.Tx) error {
+		for _, c := range []struct {
+			biz     string
+			ch      nextup.Channel
+			address string
+			want    bool
+		}{
+			{biz.ID, nextup.ChannelEmail, "+15550100", false}, // other channel
+			{other.ID, nextup.ChannelSMS, "+15550100", false}, // other business
+			{biz.ID, nextup.ChannelSMS, "+15550100", true},
+			{biz.ID, nextup.ChannelSMS, "+15550100", false}, // already lifted
+		} {
+			got, err := tx.SuppressionDelete(b.ctx, c.biz, c.ch, c.address)
+			if wantOK(t, err, "SuppressionDelete(%s, %s, %s)", c.biz, c.ch, c.address) && got != c.want {
+				t.Errorf("SuppressionDelete(%s, %s, %s) = %v, want %v", c.biz, c.ch, c.address, got, c.want)
+			}
+		}
+		return nil
+	})
+	b.read(func(tx nextup.Tx) error {
+		got, err := tx.SuppressionList(b.ctx, biz.ID, []string{"+15550100", "bounce@example.com"})
+		if wantOK(t, err, "SuppressionList after a delete") && (len(got) != 1 || got[0].Address != "bounce@example.com") {
+			t.Errorf("after lifting the SMS suppression: %v", ids(got, addr))
+		}
+		return nil
+	})
 }

@@ -137,6 +137,9 @@ const (
 	SuppressionAdd = `INSERT INTO suppressions (business_id, channel, address, reason, at)
 		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (business_id, channel, address) DO UPDATE SET reason = excluded.reason, at = excluded.at`
+
+	// SuppressionDelete lifts one suppression.
+	SuppressionDelete = `DELETE FROM suppressions WHERE business_id = ? AND channel = ? AND address = ?`
 )
 
 // SuppressionList returns the query of Tx.SuppressionList and its

@@ -224,6 +224,28 @@ func (r *Relay) RunOnce(ctx context.Context) (sent, failed int, err error) {
 	return sent, failed, nil
 }
 
+// optedOut returns the reason m's address may not be contacted on its
+// channel, or "" when it may.
+func (r *Relay) optedOut(ctx context.Context, m nextup.Message) (string, error) {
+	if m.To == "" {
+		return "", nil
+	}
+	var reason string
+	err := r.Store.Read(ctx, func(tx nextup.Tx) error {
+		sups, err := tx.SuppressionList(ctx, m.BusinessID, []string{m.To})
+		for _, s := range sups {
+			if s.Channel == m.Channel {
+				reason = s.Reason
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("outbox: suppressions of message %s: %w", m.ID, err)
+	}
+	return reason, nil
+}
+
 // outcome is what became of one claimed message.
 type outcome int
 
@@ -240,7 +262,16 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	attempt := m.Attempts + 1
 	var providerID string
 	var sendErr error
-	if s := r.sender(m.Channel); s == nil {
+	optedOut, err := r.optedOut(ctx, m)
+	if err != nil {
+		return outcomeLost, err
+	}
+	if s := r.sender(m.Channel); optedOut != "" {
+		// Checked at the last moment, so an opt-out (an SMS STOP, a
+		// bounce) is honoured before the next message, even one queued
+		// earlier. Permanent: the message goes dead, visibly.
+		sendErr = fmt.Errorf("%w: %s opted out of %s (%s)", nextup.ErrInvalid, m.To, m.Channel, optedOut)
+	} else if s == nil {
 		sendErr = fmt.Errorf("%w: no sender for channel %q (and no default sender)", nextup.ErrInvalid, m.Channel)
 	} else {
 		// A provider that hangs must not hold the relay: give up on
@@ -281,7 +312,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		log.LogAttrs(ctx, slog.LevelWarn, "outbox send failed", attrs...)
 	}
 
-	err := r.Store.InTx(ctx, func(tx nextup.Tx) error {
+	err = r.Store.InTx(ctx, func(tx nextup.Tx) error {
 		return tx.MessageFinish(ctx, m.ID, *m.ClaimedUntil, res)
 	})
 	if errors.Is(err, nextup.ErrConflict) {

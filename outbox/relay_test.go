@@ -539,3 +539,30 @@ func TestRunNeedsAStore(t *testing.T) {
 		t.Error("Run without a store succeeded")
 	}
 }
+
+// An opt-out is honoured before the next message, even one queued before
+// it: the message goes dead saying why, and the provider never sees it.
+// Other channels and other businesses are not affected.
+func TestOptedOutAddressIsNotSent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	stopped := b.message()
+	email := b.message(func(m *nextup.Message) { m.Channel = nextup.ChannelEmail; m.To = "+447700900123" })
+	elsewhere := b.message(func(m *nextup.Message) { m.BusinessID = "biz_2" })
+	b.r.Default = newProvider(nextup.ChannelEmail)
+	if err := b.st.InTx(b.ctx, func(tx nextup.Tx) error {
+		return tx.SuppressionAdd(b.ctx, nextup.Suppression{BusinessID: "biz_1", Channel: nextup.ChannelSMS, Address: "+447700900123", Reason: "STOP", At: b.clock.Now()})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.runOnce(2, 1)
+	got := b.get(stopped.ID)
+	if got.State != nextup.MessageDead || !strings.Contains(got.LastError, "opted out") || b.sms.callsFor(stopped.ID) != 0 {
+		t.Errorf("the stopped number's text: %s %q, %d sends", got.State, got.LastError, b.sms.callsFor(stopped.ID))
+	}
+	for _, m := range []nextup.Message{email, elsewhere} {
+		if got := b.get(m.ID); got.State != nextup.MessageSent {
+			t.Errorf("message %s (%s, %s) is %s, want sent", m.ID, m.Channel, m.BusinessID, got.State)
+		}
+	}
+}

@@ -114,10 +114,15 @@ type ClaimResult struct {
 // and the confirmation message are written. Repeating a successful claim
 // returns the same booking.
 func (s *Service) Claim(ctx context.Context, token string) (ClaimResult, error) {
+	return s.claimByHash(ctx, nextup.HashToken(token))
+}
+
+// claimByHash is Claim by the hash of the offer's token: the link's token
+// hashed, or the hash an offer row keeps (a YES texted back).
+func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, error) {
 	var res ClaimResult
 	err := s.tx(ctx, func(w *work) error {
 		w.actor = nextup.ActorCustomer
-		hash := nextup.HashToken(token)
 		o, err := w.tx.OfferClaim(ctx, hash, w.now)
 		if err != nil {
 			if !errors.Is(err, nextup.ErrConflict) {

@@ -31,6 +31,9 @@ type Server struct {
 	Debug *DebugClock
 	// Metrics, when set, are recorded and served at GET /metrics.
 	Metrics *Metrics
+	// SMSSignature checks an inbound SMS webhook's X-Twilio-Signature for
+	// the public URL and form parameters; nil turns the webhook off.
+	SMSSignature func(url string, params map[string]string, signature string) bool
 	// DevOutbox, when set (nextup demo only), is the business whose
 	// captured messages GET /dev/outbox lists.
 	DevOutbox string
@@ -98,6 +101,7 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/handbacks/{hid}:resolve", s.key(s.resolveHandBack)},
 		{"GET", "/v1/businesses/{bid}/messages", s.biz(s.listMessages)},
 		{"POST", "/v1/messages/{mid}:retry", s.key(s.retryMessage)},
+		{"POST", "/v1/businesses/{bid}/sms/inbound", s.smsInbound},
 	}
 	if s.Metrics != nil {
 		rs = append(rs, route{"GET", "/metrics", s.Metrics.Handler().ServeHTTP})

@@ -188,6 +188,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	metrics := web.NewMetrics(st)
 	sweeper.OnHandled = metrics.TimerHandled
 	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
+	if c.Twilio.AccountSID != "" {
+		api.SMSSignature = twilio.SignatureValidator(c.Twilio.AuthToken)
+	}
 	api.DevOutbox = c.DevOutbox
 	if fake != nil {
 		api.Debug = &web.DebugClock{Clock: fake, Sweeper: sweeper, Relay: relay}

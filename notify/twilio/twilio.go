@@ -131,3 +131,14 @@ func (s *Sender) Send(_ context.Context, msg nextup.Message) (string, error) {
 	}
 	return *res.Sid, nil
 }
+
+// SignatureValidator returns the check of an inbound webhook's
+// X-Twilio-Signature under this account's auth token: the SDK's
+// RequestValidator, over the public URL Twilio called and its form
+// parameters.
+func SignatureValidator(authToken string) func(url string, params map[string]string, signature string) bool {
+	rv := client.NewRequestValidator(authToken)
+	return func(u string, params map[string]string, signature string) bool {
+		return rv.Validate(u, params, signature)
+	}
+}

@@ -31,6 +31,9 @@ type Profile struct {
 	InboundSenders []string  `json:"inbound_senders,omitempty"`
 	Services       []Service `json:"services,omitempty"`
 	Staff          []string  `json:"staff,omitempty"`
+	// WebhookURL, when set, receives the business's events (offer.created,
+	// offer.claimed, booking.cancelled, ...) as signed JSON POSTs.
+	WebhookURL string `json:"webhook_url,omitempty"`
 }
 
 // Service is one bookable service of a business's catalogue.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -195,6 +196,7 @@ type ProfilePatch struct {
 	InboundSenders *[]string
 	Services       *[]nextup.Service
 	Staff          *[]string
+	WebhookURL     *string
 }
 
 var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
@@ -228,6 +230,9 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 		if p.Staff != nil {
 			prof.Staff = *p.Staff
 		}
+		if p.WebhookURL != nil {
+			prof.WebhookURL = strings.TrimSpace(*p.WebhookURL)
+		}
 		if f := validateProfile(&prof); len(f) > 0 {
 			return invalid(f...)
 		}
@@ -253,6 +258,11 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 	if p.OwnerEmail != "" {
 		if a, err := mail.ParseAddress(p.OwnerEmail); err != nil || a.Address != p.OwnerEmail {
 			f = append(f, nextup.FieldError{Field: "owner_email", Message: "is not an email address"})
+		}
+	}
+	if p.WebhookURL != "" {
+		if u, err := url.Parse(p.WebhookURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			f = append(f, nextup.FieldError{Field: "webhook_url", Message: "must be an http(s) URL"})
 		}
 	}
 	if p.Country != "" && (len(p.Country) != 2 || strings.Trim(p.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {

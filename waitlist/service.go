@@ -121,7 +121,7 @@ func (w *work) audit(ctx context.Context, bi *bizInfo, ev nextup.AuditEvent) err
 	if err := w.tx.AuditAppend(ctx, ev); err != nil {
 		return fmt.Errorf("audit %s %s: %w", ev.SubjectType, ev.SubjectID, err)
 	}
-	return nil
+	return w.webhook(ctx, bi, ev)
 }
 
 func (w *work) schedule(ctx context.Context, t nextup.Timer) error {
@@ -135,6 +135,12 @@ func (w *work) schedule(ctx context.Context, t nextup.Timer) error {
 
 func (w *work) queue(ctx context.Context, m nextup.Message) error {
 	m.ID = w.s.Random.ID("msg")
+	return w.queueWithID(ctx, m)
+}
+
+// queueWithID is queue for a message whose id is already chosen (a
+// webhook event names its delivery id in its body).
+func (w *work) queueWithID(ctx context.Context, m nextup.Message) error {
 	m.State = nextup.MessageQueued
 	m.CreatedAt = w.now
 	if m.NotBefore.IsZero() {

@@ -18,6 +18,7 @@ import (
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/notify/smtp"
 	"github.com/nextup-dev/nextup/notify/twilio"
+	"github.com/nextup-dev/nextup/notify/webhook"
 	"github.com/nextup-dev/nextup/outbox"
 	"github.com/nextup-dev/nextup/store/postgres"
 	"github.com/nextup-dev/nextup/timer"
@@ -177,6 +178,12 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		}
 		relay.Senders[nextup.ChannelEmail] = mail
 	}
+	// Webhook events are signed with the hex SHA-256 of the business's API
+	// key: the integrator can compute it, and nextup keeps only that.
+	relay.Senders[nextup.ChannelWebhook] = &webhook.Sender{Clock: clock, Key: func(ctx context.Context, bid string) ([]byte, error) {
+		b, err := svc.GetBusiness(ctx, bid)
+		return []byte(b.APIKeyHash), err
+	}}
 	if c.Twilio.AccountSID != "" {
 		sms, err := twilio.New(c.Twilio)
 		if err != nil {

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,5 +206,74 @@ func TestServeTextsThroughTwilio(t *testing.T) {
 		if mm := m.(map[string]any); mm["state"] != "sent" || mm["channel"] != "sms" {
 			t.Errorf("message %v", mm)
 		}
+	}
+}
+
+// TestServeWebhookEvents: a business that sets a webhook URL receives its
+// events from a running `nextup serve` — the offer, the claim, the
+// booking — as JSON POSTs signed with the hex SHA-256 of its API key.
+func TestServeWebhookEvents(t *testing.T) {
+	type delivery struct {
+		typ, id string
+		ok      bool
+	}
+	got := make(chan delivery, 16)
+	var key []byte
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		ts, sig, _ := strings.Cut(strings.TrimPrefix(r.Header.Get("Nextup-Signature"), "t="), ",v1=")
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(ts + "." + string(body)))
+		var ev struct {
+			ID, Type string
+		}
+		_ = json.Unmarshal(body, &ev)
+		got <- delivery{typ: ev.Type, id: ev.ID, ok: hmac.Equal([]byte(sig), []byte(hex.EncodeToString(mac.Sum(nil)))) && ev.ID == r.Header.Get("Nextup-Event-Id")}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+	in := startInstance(t, "solo", filepath.Join(t.TempDir(), "n.db"), smtptest.Start(t).Addr)
+	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Corner Cuts","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
+	bid, apiKey := biz["id"].(string), biz["api_key"].(string)
+	sum := sha256.Sum256([]byte(apiKey))
+	key = []byte(hex.EncodeToString(sum[:]))
+	c.must(0, "PATCH", "/v1/businesses/"+bid, apiKey, fmt.Sprintf(`{"webhook_url":%q}`, receiver.URL+"/hooks"), 200)
+	at := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Hour)
+	sl := c.must(0, "POST", "/v1/businesses/"+bid+"/slots", apiKey, fmt.Sprintf(`{"service":"cut","starts_at":%q,"ends_at":%q}`,
+		at.Format(time.RFC3339), at.Add(time.Hour).Format(time.RFC3339)), 201)
+	c.must(0, "POST", "/v1/businesses/"+bid+"/waitlist:join", apiKey, `{"name":"Ann","email":"ann@example.com","service":"cut"}`, 201)
+	rel := c.must(0, "POST", "/v1/slots/"+sl["id"].(string)+":release", apiKey, `{"reason":"cancellation"}`, 200)
+	oid := rel["moves"].([]any)[0].(map[string]any)["offer_id"].(string)
+	msgs := c.must(0, "GET", "/v1/businesses/"+bid+"/messages?to=ann@example.com", apiKey, "", 200)["messages"].([]any)
+	link := msgs[0].(map[string]any)["claim_url"].(string)
+	c.must(0, "POST", "/v1/claims/"+link[strings.LastIndex(link, "/")+1:]+":accept", "", "", 200)
+	c.setClock(time.Now().UTC().Add(time.Minute))
+
+	seen := map[string]bool{}
+	ids := map[string]bool{}
+	for len(seen) < 3 {
+		select {
+		case d := <-got:
+			if !d.ok {
+				t.Fatalf("delivery %+v has a bad signature", d)
+			}
+			seen[d.typ], ids[d.id] = true, true
+		case <-time.After(20 * time.Second):
+			t.Fatalf("events received: %v", seen)
+		}
+	}
+	for _, want := range []string{"offer.created", "offer.claimed", "booking.created"} {
+		if !seen[want] {
+			t.Errorf("no %s event (got %v)", want, seen)
+		}
+	}
+	if len(ids) != len(seen) {
+		t.Errorf("event ids %v for types %v", ids, seen)
+	}
+	var offer map[string]any
+	offer = c.must(0, "GET", "/v1/offers/"+oid, apiKey, "", 200)
+	if offer["state"] != "claimed" {
+		t.Fatalf("offer %v", offer)
 	}
 }

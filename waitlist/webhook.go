@@ -1,0 +1,82 @@
+package waitlist
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// MessageWebhook is the kind of the outbox message that carries one event
+// to the business's webhook URL.
+const MessageWebhook = "webhook"
+
+// WebhookEvent is the JSON body of a webhook delivery. ID is the outbox
+// message id: the same event delivered twice carries the same ID.
+type WebhookEvent struct {
+	ID         string         `json:"id"`
+	Type       string         `json:"type"`
+	BusinessID string         `json:"business_id"`
+	CreatedAt  string         `json:"created_at"`
+	Data       map[string]any `json:"data"`
+}
+
+// webhookType names the integrator's event for an audit row, or "" for
+// rows integrators are not sent.
+func webhookType(ev nextup.AuditEvent) string {
+	switch ev.SubjectType {
+	case nextup.SubjectOffer:
+		switch ev.To {
+		case string(nextup.OfferOffered):
+			if ev.Reason == "seen" {
+				return "offer.seen"
+			}
+			return "offer.created"
+		case string(nextup.OfferPending):
+			return "offer.created"
+		case string(nextup.OfferClaimed):
+			return "offer.claimed"
+		case string(nextup.OfferDeclined):
+			return "offer.declined"
+		case string(nextup.OfferExpired):
+			return "offer.expired"
+		case string(nextup.OfferCancelled):
+			return "offer.cancelled"
+		}
+	case nextup.SubjectSlot:
+		if ev.To == string(nextup.SlotHandedBack) {
+			return "slot.handed_back"
+		}
+	case nextup.SubjectBooking:
+		switch ev.To {
+		case string(nextup.BookingBooked):
+			return "booking.created"
+		case string(nextup.BookingCancelled):
+			return "booking.cancelled"
+		case string(nextup.BookingNoShow):
+			return "booking.no_show"
+		}
+	}
+	return ""
+}
+
+// webhook queues the integrator's event for an audit row, in the same
+// transaction, when the business has a webhook URL.
+func (w *work) webhook(ctx context.Context, bi *bizInfo, ev nextup.AuditEvent) error {
+	typ := webhookType(ev)
+	if typ == "" || bi.b.Profile.WebhookURL == "" {
+		return nil
+	}
+	id := w.s.Random.ID("msg")
+	body, err := json.Marshal(WebhookEvent{ID: id, Type: typ, BusinessID: bi.b.ID, CreatedAt: w.now.UTC().Format("2006-01-02T15:04:05.000000Z"),
+		Data: map[string]any{"subject_type": ev.SubjectType, "subject_id": ev.SubjectID, "slot_id": ev.SlotID, "from": ev.From,
+			"to": ev.To, "reason": ev.Reason, "actor": ev.Actor, "rule_version": ev.RuleVersion, "detail": ev.Detail}})
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", typ, err)
+	}
+	// No OfferID on the message: an offer's unsent messages are cancelled
+	// when it ends, and its events must still go out.
+	return w.queueWithID(ctx, nextup.Message{ID: id, BusinessID: bi.b.ID, Kind: MessageWebhook, Channel: nextup.ChannelWebhook,
+		To: bi.b.Profile.WebhookURL, Subject: typ, Body: string(body)})
+}

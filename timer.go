@@ -4,10 +4,11 @@ import "time"
 
 // Timer kinds.
 const (
-	TimerOfferExpire  = "offer_expire"  // an offer's claim window ends: expire it and roll on
-	TimerOfferRelease = "offer_release" // quiet hours end: send a pending offer
-	TimerHousekeeping = "housekeeping"  // daily: expire entries past their window, purge old idempotency records
-	TimerEntryRematch = "entry_rematch" // local midnight after an entry hit the daily offer cap: match it again
+	TimerOfferExpire   = "offer_expire"   // an offer's claim window ends: expire it and roll on
+	TimerOfferRelease  = "offer_release"  // quiet hours end: send a pending offer
+	TimerHousekeeping  = "housekeeping"   // daily: expire entries past their window, purge old idempotency records
+	TimerEntryRematch  = "entry_rematch"  // local midnight after an entry hit the daily offer cap: match it again
+	TimerOfferEscalate = "offer_escalate" // half an offer's window (of 30 min or more), not seen: follow up on the other channel
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

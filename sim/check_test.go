@@ -9,6 +9,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist"
 )
 
 // checkStep holds the state after a step against the state before it and
@@ -329,15 +330,29 @@ func (w *world) messagesOf(biz, offerID string) []nextup.Message {
 // unclaimed; one confirmation once claimed, with the offer's booking.
 func (w *world) checkOfferMessages(o nextup.Offer, cur *snapshot) {
 	me := w.m.entries[o.EntryID]
-	var offerMsgs, confirms []nextup.Message
+	var offerMsgs, confirms, followUps []nextup.Message
 	for _, m := range w.messagesOf(o.BusinessID, o.ID) {
 		switch m.Kind {
 		case nextup.MessageOffer:
 			offerMsgs = append(offerMsgs, m)
 		case nextup.MessageConfirmation:
 			confirms = append(confirms, m)
+		case waitlist.MessageEscalation:
+			followUps = append(followUps, m)
 		default:
 			w.fail("check 6 messages: offer %s has a %q message", o.ID, m.Kind)
+		}
+	}
+	// A follow-up of an offer not seen: at most one, on the other channel,
+	// with the same link, and only for a window of 30 minutes or more.
+	if len(followUps) > 1 {
+		w.fail("check 6 messages: offer %s has %d follow-ups", o.ID, len(followUps))
+	}
+	if len(followUps) == 1 {
+		f := followUps[0]
+		if o.SentAt == nil || o.ExpiresAt.Sub(*o.SentAt) < 30*time.Minute || len(offerMsgs) != 1 ||
+			f.Channel == offerMsgs[0].Channel || f.ClaimURL != offerMsgs[0].ClaimURL || f.CreatedAt.Before(*o.SentAt) {
+			w.fail("check 6 messages: offer %s has a follow-up %s that does not fit the offer %s", o.ID, js(f), js(o))
 		}
 	}
 	if o.SentAt == nil {
@@ -787,6 +802,17 @@ func (w *world) checkTimers(cur *snapshot) {
 		o := cur.offers[id]
 		exp, hasExp := cur.timers[nextup.TimerOfferExpire+":"+id]
 		rel, hasRel := cur.timers[nextup.TimerOfferRelease+":"+id]
+		esc, hasEsc := cur.timers[nextup.TimerOfferEscalate+":"+id]
+		// An offer sent with a window of 30 minutes or more is followed up
+		// half way through it, if it was not seen by then.
+		if o.State == nextup.OfferOffered && o.SentAt != nil && o.ExpiresAt.Sub(*o.SentAt) >= 30*time.Minute {
+			half := o.SentAt.Add(o.ExpiresAt.Sub(*o.SentAt) / 2)
+			if now.Before(half) && (!hasEsc || !esc.DueAt.Equal(half)) {
+				w.fail("check 8 timers: offer %s (sent %s, expires %s) has follow-up timer %s, want one due %s", id, fmtT(*o.SentAt), fmtT(o.ExpiresAt), js(esc), fmtT(half))
+			}
+		} else if hasEsc {
+			w.fail("check 8 timers: %s offer %s has a follow-up timer %s", o.State, id, js(esc))
+		}
 		switch {
 		case o.State == nextup.OfferOffered && (!hasExp || !exp.DueAt.Equal(o.ExpiresAt) || exp.SubjectID != id):
 			w.fail("check 8 timers: offer %s (expires %s) has expiry timer %s", id, fmtT(o.ExpiresAt), js(exp))
@@ -802,7 +828,7 @@ func (w *world) checkTimers(cur *snapshot) {
 	for _, key := range sortedKeys(cur.timers) {
 		t := cur.timers[key]
 		switch t.Kind {
-		case nextup.TimerOfferExpire, nextup.TimerOfferRelease:
+		case nextup.TimerOfferExpire, nextup.TimerOfferRelease, nextup.TimerOfferEscalate:
 			if _, ok := cur.offers[t.SubjectID]; !ok {
 				w.fail("check 8 timers: timer %s is for unknown offer %s", key, t.SubjectID)
 			}
@@ -959,6 +985,9 @@ func (w *world) deepCheck() {
 		}
 		if o.State == nextup.OfferClaimed {
 			want[nextup.MessageConfirmation] = 1
+		}
+		if got := perOffer[o.ID]; got[waitlist.MessageEscalation] == 1 && want != nil {
+			want[waitlist.MessageEscalation] = 1 // a follow-up: its fit is checked per offer
 		}
 		if got := perOffer[o.ID]; len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 			w.fail("check 6 messages (whole outbox): offer %s (%s) has messages %v, want %v", o.ID, o.State, got, want)

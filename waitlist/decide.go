@@ -273,8 +273,13 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 			SubjectID: offer.ID, Key: releaseKey(offer.ID), DueAt: offer.SendAt}); err != nil {
 			return err
 		}
-	} else if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token)); err != nil {
-		return err
+	} else {
+		if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token)); err != nil {
+			return err
+		}
+		if err := w.scheduleEscalation(ctx, offer); err != nil {
+			return err
+		}
 	}
 	return w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferExpire,
 		SubjectID: offer.ID, Key: expireKey(offer.ID), DueAt: offer.ExpiresAt})

@@ -154,7 +154,7 @@ func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, er
 		if err := w.tx.BookingCreate(ctx, b); err != nil {
 			return fmt.Errorf("create booking: %w", err)
 		}
-		for _, key := range []string{expireKey(o.ID), releaseKey(o.ID)} {
+		for _, key := range []string{expireKey(o.ID), releaseKey(o.ID), escalateKey(o.ID)} {
 			if err := w.tx.TimerCancel(ctx, key); err != nil {
 				return fmt.Errorf("cancel timer %s: %w", key, err)
 			}
@@ -296,7 +296,7 @@ func (w *work) endOffer(ctx context.Context, o nextup.Offer, to nextup.OfferStat
 	if _, err := w.tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats}); err != nil {
 		return o, fmt.Errorf("free %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
 	}
-	for _, key := range []string{expireKey(o.ID), releaseKey(o.ID)} {
+	for _, key := range []string{expireKey(o.ID), releaseKey(o.ID), escalateKey(o.ID)} {
 		if err := w.tx.TimerCancel(ctx, key); err != nil {
 			return o, fmt.Errorf("cancel timer %s: %w", key, err)
 		}

@@ -34,6 +34,8 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			err = w.sendPendingOffer(ctx, t.SubjectID)
 		case nextup.TimerHousekeeping:
 			err = w.housekeeping(ctx, t)
+		case nextup.TimerOfferEscalate:
+			err = w.escalate(ctx, t.SubjectID)
 		case nextup.TimerEntryRematch:
 			err = w.matchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		default:
@@ -126,6 +128,9 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 		return err
 	}
 	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, sent, token)); err != nil {
+		return err
+	}
+	if err := w.scheduleEscalation(ctx, sent); err != nil {
 		return err
 	}
 	if !expires.Equal(o.ExpiresAt) {

@@ -1,0 +1,133 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/template"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
+)
+
+// MessageEscalation is the kind of the follow-up of an offer not seen.
+const MessageEscalation = "escalation"
+
+// escalateAfter is the shortest claim window that gets a follow-up: below
+// it there is no time for one to help.
+const escalateAfter = 30 * time.Minute
+
+func escalateKey(offerID string) string { return nextup.TimerOfferEscalate + ":" + offerID }
+
+// scheduleEscalation arranges the follow-up of an offer just sent: half
+// way through a window of 30 minutes or more.
+func (w *work) scheduleEscalation(ctx context.Context, o nextup.Offer) error {
+	if o.SentAt == nil || o.ExpiresAt.Sub(*o.SentAt) < escalateAfter {
+		return nil
+	}
+	return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferEscalate, SubjectID: o.ID,
+		Key: escalateKey(o.ID), DueAt: o.SentAt.Add(o.ExpiresAt.Sub(*o.SentAt) / 2)})
+}
+
+// escalate is the follow-up of an offer nobody has opened by half its
+// window: the same claim link once more, on the person's other channel if
+// they have one they have not opted out of, and not inside quiet hours.
+// Anything else is audited as a skipped follow-up.
+func (w *work) escalate(ctx context.Context, offerID string) error {
+	o, err := w.tx.OfferGet(ctx, offerID)
+	if errors.Is(err, nextup.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.State != nextup.OfferOffered || o.SeenAt != nil || !w.now.Before(o.ExpiresAt) {
+		return nil // claimed, ended, or opened: no follow-up needed
+	}
+	bi, err := w.business(ctx, o.BusinessID)
+	if err != nil {
+		return err
+	}
+	skip := func(reason string) error {
+		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+			From: string(o.State), To: string(o.State), Reason: "escalation_skipped:" + reason})
+	}
+	if quiet, _ := engine.InQuietHours(w.now, bi.b.Rules.QuietHours, bi.loc); quiet {
+		return skip("quiet_hours")
+	}
+	entry, err := w.tx.EntryGet(ctx, o.EntryID)
+	if err != nil {
+		return err
+	}
+	other, to := nextup.ChannelEmail, entry.Email
+	if o.Channel == nextup.ChannelEmail {
+		other, to = nextup.ChannelSMS, entry.Phone
+	}
+	if to == "" {
+		return skip("no_other_channel")
+	}
+	sups, err := w.tx.SuppressionList(ctx, o.BusinessID, []string{to})
+	if err != nil {
+		return err
+	}
+	for _, s := range sups {
+		if s.Channel == other {
+			return skip("opted_out")
+		}
+	}
+	msgs, err := w.tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
+	if err != nil {
+		return err
+	}
+	var first *nextup.Message
+	for i := range msgs {
+		if msgs[i].Kind == nextup.MessageOffer && msgs[i].ClaimURL != "" {
+			first = &msgs[i]
+		}
+	}
+	if first == nil {
+		return skip("no_link")
+	}
+	slot, err := w.tx.SlotGet(ctx, o.SlotID)
+	if err != nil {
+		return err
+	}
+	m := escalationMessage(bi, slot, entry, o, first.ClaimURL, w.now)
+	m.Channel, m.To = other, to
+	if other == nextup.ChannelSMS {
+		m.Subject = ""
+	}
+	if err := w.queue(ctx, m); err != nil {
+		return err
+	}
+	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+		From: string(o.State), To: string(o.State), Reason: "escalated", Detail: map[string]any{"channel": string(other)}})
+}
+
+var (
+	escalationSMS = template.Must(template.New("escalation_sms").Parse(
+		`{{.Business}}: in case you missed it, a {{.Service}} slot on {{.When}} is still held for you until {{.Until}}. Claim it: {{.Link}}`))
+	escalationEmail = template.Must(template.New("escalation_email").Parse(`Hi {{.Name}},
+
+In case you missed our text: a {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on {{.When}} is still held for you until {{.Until}}.
+
+Claim it here:
+{{.Link}}
+
+If it doesn't suit you, decline it on the same page and the next person gets their chance. You keep your place either way.
+`))
+)
+
+// escalationMessage is the follow-up of an offer, on the other channel,
+// with the same claim link.
+func escalationMessage(bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, now time.Time) nextup.Message {
+	d := messageData{Business: bi.b.Name, Name: e.Name, Service: slotService(sl), Staff: sl.Staff,
+		When: FormatWhen(sl.StartsAt, bi.loc), Until: FormatUntil(o.ExpiresAt, now, bi.loc), Link: link, Seats: o.PartySize}
+	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageEscalation, ClaimURL: link, OfferID: o.ID, EntryID: e.ID,
+		Subject: fmt.Sprintf("Still yours until %s: a %s slot", d.Until, d.Service), Body: render(escalationEmail, d)}
+	if o.Channel == nextup.ChannelEmail { // the follow-up goes by text
+		m.Body = render(escalationSMS, d)
+	}
+	return m
+}

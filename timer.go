@@ -1,6 +1,9 @@
 package nextup
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Timer kinds.
 const (
@@ -43,6 +46,25 @@ type IdempotencyRecord struct {
 
 // Suppression records that a person may not be contacted on a channel (SMS
 // STOP, an email bounce).
+// AddressKey is the form in which an address is kept and compared for
+// opt-outs: an email address trimmed and lower-cased, a phone number as its
+// digits with a leading + ("+44 7700 900123" and "+447700900123" are one
+// number). Suppressions are written and looked up by it.
+func AddressKey(ch Channel, address string) string {
+	address = strings.TrimSpace(address)
+	if ch == ChannelSMS {
+		return strings.Map(func(r rune) rune {
+			if r == '+' || (r >= '0' && r <= '9') {
+				return r
+			}
+			return -1
+		}, address)
+	}
+	return strings.ToLower(address)
+}
+
+// Suppression is an address that may not be contacted on a channel (an
+// SMS STOP, an email bounce); Address is its AddressKey.
 type Suppression struct {
 	BusinessID string
 	Channel    Channel

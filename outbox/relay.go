@@ -232,7 +232,7 @@ func (r *Relay) optedOut(ctx context.Context, m nextup.Message) (string, error) 
 	}
 	var reason string
 	err := r.Store.Read(ctx, func(tx nextup.Tx) error {
-		sups, err := tx.SuppressionList(ctx, m.BusinessID, []string{m.To})
+		sups, err := tx.SuppressionList(ctx, m.BusinessID, []string{nextup.AddressKey(m.Channel, m.To)})
 		for _, s := range sups {
 			if s.Channel == m.Channel {
 				reason = s.Reason

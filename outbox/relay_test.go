@@ -546,7 +546,7 @@ func TestRunNeedsAStore(t *testing.T) {
 func TestOptedOutAddressIsNotSent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	stopped := b.message()
+	stopped := b.message(func(m *nextup.Message) { m.To = "+44 7700 900123" }) // the same number, written otherwise
 	email := b.message(func(m *nextup.Message) { m.Channel = nextup.ChannelEmail; m.To = "+447700900123" })
 	elsewhere := b.message(func(m *nextup.Message) { m.BusinessID = "biz_2" })
 	b.r.Default = newProvider(nextup.ChannelEmail)

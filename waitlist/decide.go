@@ -128,10 +128,10 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 				}
 				var addrs []string
 				if e.Email != "" {
-					addrs = append(addrs, e.Email)
+					addrs = append(addrs, nextup.AddressKey(nextup.ChannelEmail, e.Email))
 				}
 				if e.Phone != "" {
-					addrs = append(addrs, e.Phone)
+					addrs = append(addrs, nextup.AddressKey(nextup.ChannelSMS, e.Phone))
 				}
 				sups, err := w.tx.SuppressionList(ctx, e.BusinessID, addrs)
 				if err != nil {

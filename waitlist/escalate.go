@@ -67,7 +67,7 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 	if to == "" {
 		return skip("no_other_channel")
 	}
-	sups, err := w.tx.SuppressionList(ctx, o.BusinessID, []string{to})
+	sups, err := w.tx.SuppressionList(ctx, o.BusinessID, []string{nextup.AddressKey(other, to)})
 	if err != nil {
 		return err
 	}

@@ -47,11 +47,12 @@ func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string)
 	if err != nil {
 		return SMSReply{}, err
 	}
+	number := nextup.AddressKey(nextup.ChannelSMS, from)
 	switch {
 	case stopWords[word]:
 		already := false
 		err := s.tx(ctx, func(w *work) error {
-			sups, err := w.tx.SuppressionList(ctx, businessID, []string{from})
+			sups, err := w.tx.SuppressionList(ctx, businessID, []string{number})
 			if err != nil {
 				return err
 			}
@@ -59,7 +60,7 @@ func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string)
 				already = already || sp.Channel == nextup.ChannelSMS
 			}
 			if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: businessID, Channel: nextup.ChannelSMS,
-				Address: from, Reason: "sms " + word, At: w.now}); err != nil {
+				Address: number, Reason: "sms " + word, At: w.now}); err != nil {
 				return err
 			}
 			bi, err := w.business(ctx, businessID)
@@ -78,7 +79,7 @@ func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string)
 		return SMSReply{Action: "opted_out", Text: fmt.Sprintf("%s: you will get no more texts from us. Reply START to get them again.", b.Name)}, nil
 	case startWords[word]:
 		err := s.tx(ctx, func(w *work) error {
-			lifted, err := w.tx.SuppressionDelete(ctx, businessID, nextup.ChannelSMS, from)
+			lifted, err := w.tx.SuppressionDelete(ctx, businessID, nextup.ChannelSMS, number)
 			if err != nil || !lifted {
 				return err
 			}

@@ -66,7 +66,7 @@ func TestInboundSMS(t *testing.T) {
 	sid := a.slot(chair)["id"].(string)
 	var tom map[string]any
 	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key,
-		`{"name":"Tom","phone":"+447700900123","email":"tom@example.com","channel":"sms","service":"haircut"}`), 201, &tom)
+		`{"name":"Tom","phone":"+44 7700 900123","email":"tom@example.com","channel":"sms","service":"haircut"}`), 201, &tom)
 
 	// Wrong or missing signatures change nothing.
 	for _, sig := range []string{"", "bm90IGEgc2lnbmF0dXJl"} {

@@ -190,7 +190,9 @@ func (m *model) unitPartyFits(s *mSlot, party int) bool {
 // opted-out channels; "" when nothing is left.
 func (m *model) channelFor(e *mEntry) nextup.Channel {
 	ok := func(c nextup.Channel) bool {
-		if m.suppress[supKey{e.biz, c, e.email}] || m.suppress[supKey{e.biz, c, e.phone}] {
+		// Opt-outs are kept by address key: a STOP from +447700900123
+		// stops texts to "+44 7700 900123".
+		if m.suppress[supKey{e.biz, c, nextup.AddressKey(c, e.email)}] || m.suppress[supKey{e.biz, c, nextup.AddressKey(c, e.phone)}] {
 			return false
 		}
 		if c == nextup.ChannelSMS {

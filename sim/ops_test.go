@@ -809,6 +809,7 @@ func (w *world) opSuppress() bool {
 	if me.phone == "" || (me.email != "" && w.chance(0.5)) {
 		s.Channel, s.Address, s.Reason = nextup.ChannelEmail, me.email, "bounce"
 	}
+	s.Address = nextup.AddressKey(s.Channel, s.Address) // as the relay and the SMS webhook write it
 	err := w.fs.InTx(w.ctx, func(tx nextup.Tx) error { return tx.SuppressionAdd(w.ctx, s) })
 	if err != nil {
 		w.fail("add suppression: %v", err)

@@ -155,6 +155,11 @@ type Tx interface {
 	MessageFinish(ctx context.Context, id string, claimedUntil time.Time, r MessageResult) error
 	// MessageRequeue puts a dead message back in the queue.
 	MessageRequeue(ctx context.Context, id string, now time.Time) (Message, error)
+	// MessageUndelivered records that the provider could not deliver a
+	// sent message after all (a carrier's report): it goes dead with the
+	// reason, visible to staff and retryable. Only a sent message can be;
+	// another state is ErrConflict.
+	MessageUndelivered(ctx context.Context, id, reason string) (Message, error)
 	// MessageCancelByOffer cancels the queued messages of an offer (a
 	// pending offer that ends before quiet hours are over is never sent).
 	MessageCancelByOffer(ctx context.Context, offerID string) error

@@ -601,6 +601,13 @@ func (t *faultTx) SuppressionAdd(ctx context.Context, s nextup.Suppression) erro
 	return t.Tx.SuppressionAdd(ctx, s)
 }
 
+func (t *faultTx) MessageUndelivered(ctx context.Context, id, reason string) (nextup.Message, error) {
+	if err := t.hit("MessageUndelivered"); err != nil {
+		return nextup.Message{}, err
+	}
+	return t.Tx.MessageUndelivered(ctx, id, reason)
+}
+
 func (t *faultTx) SuppressionDelete(ctx context.Context, businessID string, ch nextup.Channel, address string) (bool, error) {
 	if err := t.hit("SuppressionDelete"); err != nil {
 		return false, err

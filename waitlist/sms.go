@@ -143,3 +143,29 @@ func (s *Service) claimByText(ctx context.Context, b nextup.Business, from strin
 	}
 	return SMSReply{}, err
 }
+
+// SMSDelivery records a provider's delivery report for a message: a text
+// the carrier could not deliver ("undelivered", "failed") goes dead with
+// the reason, visible to staff on the Messages page and retryable; other
+// reports ("sent", "delivered", ...) change nothing. A report for a message
+// that is no longer sent (a retry queued it again) is ignored.
+func (s *Service) SMSDelivery(ctx context.Context, messageID, status, errorCode string) error {
+	if status != "undelivered" && status != "failed" {
+		return nil
+	}
+	reason := status
+	if errorCode != "" {
+		reason += " (carrier error " + errorCode + ")"
+	}
+	err := s.Store.InTx(ctx, func(tx nextup.Tx) error {
+		_, err := tx.MessageUndelivered(ctx, messageID, reason)
+		return err
+	})
+	switch {
+	case errors.Is(err, nextup.ErrConflict):
+		return nil
+	case errors.Is(err, nextup.ErrNotFound):
+		return notFound("message", messageID, err)
+	}
+	return err
+}

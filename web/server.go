@@ -102,6 +102,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/businesses/{bid}/messages", s.biz(s.listMessages)},
 		{"POST", "/v1/messages/{mid}:retry", s.key(s.retryMessage)},
 		{"POST", "/v1/businesses/{bid}/sms/inbound", s.smsInbound},
+		{"POST", "/v1/sms/status", s.smsStatus},
 	}
 	if s.Metrics != nil {
 		rs = append(rs, route{"GET", "/metrics", s.Metrics.Handler().ServeHTTP})

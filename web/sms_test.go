@@ -1,15 +1,18 @@
 package web_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/twilio"
@@ -118,5 +121,78 @@ func TestInboundSMSOff(t *testing.T) {
 	a := setup(t)
 	if status, _ := a.text("+447700900123", "STOP", "sign"); status != http.StatusNotFound {
 		t.Fatalf("inbound SMS without Twilio configured: %d", status)
+	}
+}
+
+// TestSMSDeliveryReport: Twilio's report that a text could not be
+// delivered makes the message dead, with the carrier's reason, for staff to
+// see and retry; a delivered report changes nothing; an unsigned report is
+// refused.
+func TestSMSDeliveryReport(t *testing.T) {
+	t.Parallel()
+	a := setup(t, func(s *web.Server) { s.SMSSignature = twilio.SignatureValidator(smsToken) })
+	sid := a.slot(chair)["id"].(string)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Tom","phone":"+447700900123","service":"haircut"}`), 201, nil)
+	oid, _ := a.offerFor(sid)
+	var msgs struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/messages", a.key, ""), 200, &msgs)
+	mid := msgs.Messages[0]["id"].(string)
+	// As the relay would have: the text went out.
+	if err := a.store.InTx(context.Background(), func(tx nextup.Tx) error {
+		ms, err := tx.MessageClaimDue(context.Background(), a.clock.Now(), time.Minute, 10)
+		if err != nil || len(ms) != 1 {
+			return fmt.Errorf("claim: %v %v", ms, err)
+		}
+		return tx.MessageFinish(context.Background(), mid, *ms[0].ClaimedUntil, nextup.MessageResult{State: nextup.MessageSent, At: a.clock.Now(), ProviderID: "SM1"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	report := func(status, code, sig string) int {
+		t.Helper()
+		path := "/v1/sms/status?message=" + mid
+		form := url.Values{"MessageSid": {"SM1"}, "MessageStatus": {status}, "ErrorCode": {code}, "AccountSid": {"AC1"}}
+		if sig == "sign" {
+			sig = twilioSignature(smsToken, "https://nextup.test"+path, form)
+		}
+		req, _ := http.NewRequest("POST", a.srv.URL+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Twilio-Signature", sig)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	state := func() (string, string) {
+		var m map[string]any
+		a.must(a.do("GET", "/v1/businesses/"+a.bid+"/messages", a.key, ""), 200, &msgs)
+		m = msgs.Messages[0]
+		return m["state"].(string), fmt.Sprint(m["last_error"])
+	}
+	if status := report("undelivered", "30003", "forged"); status != http.StatusUnauthorized {
+		t.Fatalf("forged report: %d", status)
+	}
+	if status := report("delivered", "", "sign"); status != http.StatusNoContent {
+		t.Fatalf("delivered report: %d", status)
+	}
+	if st, _ := state(); st != "sent" {
+		t.Fatalf("after a delivered report: %s", st)
+	}
+	if status := report("undelivered", "30003", "sign"); status != http.StatusNoContent {
+		t.Fatalf("undelivered report: %d", status)
+	}
+	if st, why := state(); st != "dead" || !strings.Contains(why, "30003") {
+		t.Fatalf("after an undelivered report: %s %q", st, why)
+	}
+	if status := report("failed", "30005", "sign"); status != http.StatusNoContent { // repeated: harmless
+		t.Fatalf("second report: %d", status)
+	}
+	var o map[string]any
+	a.must(a.do("GET", "/v1/offers/"+oid, a.key, ""), 200, &o)
+	if o["state"] != "offered" {
+		t.Fatalf("the offer changed: %v", o["state"])
 	}
 }

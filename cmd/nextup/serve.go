@@ -185,6 +185,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		return []byte(b.APIKeyHash), err
 	}}
 	if c.Twilio.AccountSID != "" {
+		if c.Twilio.StatusCallback == "" {
+			c.Twilio.StatusCallback = c.BaseURL + "/v1/sms/status"
+		}
 		sms, err := twilio.New(c.Twilio)
 		if err != nil {
 			return err

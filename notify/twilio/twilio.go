@@ -32,7 +32,8 @@ type Config struct {
 	// MessagingServiceSID a Messaging Service that picks one.
 	From                string
 	MessagingServiceSID string
-	// StatusCallback, if set, is the URL Twilio posts delivery updates to.
+	// StatusCallback, if set, is the URL Twilio posts delivery reports to;
+	// each message's report names it: "?message=<outbox id>" is added.
 	StatusCallback string
 	// APIBase replaces https://api.twilio.com (tests, proxies).
 	APIBase string
@@ -116,7 +117,11 @@ func (s *Sender) Send(_ context.Context, msg nextup.Message) (string, error) {
 		p.SetMessagingServiceSid(s.cfg.MessagingServiceSID)
 	}
 	if s.cfg.StatusCallback != "" {
-		p.SetStatusCallback(s.cfg.StatusCallback)
+		sep := "?"
+		if strings.Contains(s.cfg.StatusCallback, "?") {
+			sep = "&"
+		}
+		p.SetStatusCallback(s.cfg.StatusCallback + sep + "message=" + url.QueryEscape(msg.ID))
 	}
 	res, err := s.rest.Api.CreateMessage(p)
 	if err != nil {

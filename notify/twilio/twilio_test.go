@@ -36,7 +36,7 @@ func TestSendThroughTheSDK(t *testing.T) {
 		t.Fatalf("provider id %q, the fake's %q", id, got.SID)
 	}
 	if got.To != "+447700900123" || got.From != "+15005550006" || !strings.Contains(got.Body, "/c/tok") ||
-		got.StatusHook != "https://nextup.example/v1/twilio/status" {
+		got.StatusHook != "https://nextup.example/v1/twilio/status?message=msg_1" {
 		t.Fatalf("request %+v", got)
 	}
 }

@@ -78,6 +78,18 @@ func (t *tx) MessageRequeue(ctx context.Context, id string, now time.Time) (next
 	return nextup.Message{}, dbErr(op, err)
 }
 
+func (t *tx) MessageUndelivered(ctx context.Context, id, reason string) (nextup.Message, error) {
+	op := "message " + id + " undelivered"
+	m, err := sqlstore.ScanMessage(t.tx.QueryRowContext(ctx, sqlstore.MessageUndelivered, reason, id))
+	if err == nil {
+		return m, nil
+	}
+	if isNoRows(err) {
+		return nextup.Message{}, t.missOrConflict(ctx, op, "messages", id)
+	}
+	return nextup.Message{}, dbErr(op, err)
+}
+
 // MessageCancelByOffer cancels the offer's messages that are still waiting
 // to go (queued, or failed and due for a retry). One being sent right now
 // keeps its lease and its outcome.

@@ -331,6 +331,33 @@ func testMessageRequeue(t *testing.T, b *bundle) {
 	}
 }
 
+func testMessageUndelivered(t *testing.T, b *bundle) {
+	biz := b.business()
+	sent := b.message(biz.ID, func(m *nextup.Message) { m.State, m.SentAt = nextup.MessageSent, ptr(b.now) })
+	queued := b.message(biz.ID)
+	b.messages(sent, queued)
+	b.tx(func(tx nextup.Tx) error {
+		got, err := tx.MessageUndelivered(b.ctx, sent.ID, "undelivered: 30003 unreachable handset")
+		if wantOK(t, err, "MessageUndelivered(sent)") && (got.State != nextup.MessageDead || got.LastError != "undelivered: 30003 unreachable handset") {
+			t.Errorf("MessageUndelivered returned %s %q", got.State, got.LastError)
+		}
+		_, err = tx.MessageUndelivered(b.ctx, queued.ID, "late report")
+		wantErr(t, err, nextup.ErrConflict, "MessageUndelivered of a queued message")
+		_, err = tx.MessageUndelivered(b.ctx, sent.ID, "again")
+		wantErr(t, err, nextup.ErrConflict, "MessageUndelivered of a dead message")
+		_, err = tx.MessageUndelivered(b.ctx, "msg_missing", "x")
+		wantErr(t, err, nextup.ErrNotFound, "MessageUndelivered of a missing message")
+		return nil
+	})
+	checkEqual(t, "queued message after a refused report", queued, b.getMessage(queued.ID))
+	// Dead after all: staff can requeue it.
+	b.tx(func(tx nextup.Tx) error {
+		_, err := tx.MessageRequeue(b.ctx, sent.ID, b.at(time.Minute))
+		wantOK(t, err, "MessageRequeue of an undelivered message")
+		return nil
+	})
+}
+
 func testMessageCancelByOffer(t *testing.T, b *bundle) {
 	biz := b.business()
 	s := b.slot(biz.ID, shared(4))

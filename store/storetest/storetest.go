@@ -154,6 +154,7 @@ var groups = []group{
 		{"ClaimDue", testMessageClaimDue},
 		{"Finish", testMessageFinish},
 		{"Requeue", testMessageRequeue},
+		{"Undelivered", testMessageUndelivered},
 		{"CancelByOffer", testMessageCancelByOffer},
 	}},
 	{"Timer", []test{

@@ -117,6 +117,12 @@ const (
 		WHERE id = ? AND state = 'dead'
 		RETURNING ` + MessageCols
 
+	// MessageUndelivered turns a sent message dead with the provider's
+	// reason.
+	MessageUndelivered = `UPDATE messages SET state = 'dead', last_error = ?
+		WHERE id = ? AND state = 'sent'
+		RETURNING ` + MessageCols
+
 	// MessageCancelByOffer cancels an offer's queued and failed messages.
 	// It repeats offer_id <> '' so the partial index messages_offer is used.
 	MessageCancelByOffer = `UPDATE messages SET state = 'cancelled'

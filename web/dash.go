@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -101,10 +100,7 @@ var stateLabels = map[string]string{
 // slots, the live offers and the counts.
 func (s *Server) dashboard(r *http.Request, sc staffCtx) (dashData, error) {
 	ctx := r.Context()
-	loc, err := time.LoadLocation(sc.Business.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := bizLoc(sc.Business)
 	now := s.now().In(loc)
 	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	views, err := s.Svc.ListSlots(ctx, nextup.SlotFilter{BusinessID: sc.Business.ID, From: from, To: from.AddDate(0, 0, 7), Limit: 500})
@@ -216,14 +212,7 @@ func (s *Server) dashFail(w http.ResponseWriter, r *http.Request, sc staffCtx, e
 		s.errorPage(w, r, derr)
 		return
 	}
-	d.Error = err.Error()
-	var e *nextup.Error
-	if errors.As(err, &e) {
-		d.Error = e.Message
-		for _, f := range e.Fields {
-			d.Error += fmt.Sprintf(" (%s: %s)", f.Field, f.Message)
-		}
-	}
+	d.Error = problemWords(err)
 	s.renderStaff(w, status, "dash", d)
 }
 
@@ -286,10 +275,7 @@ func (s *Server) dashWithdraw(w http.ResponseWriter, r *http.Request, sc staffCt
 // dashCreateSlot is the "add a slot" form: date and time in the business's
 // time zone, a length in minutes, the seats, and whether it is free now.
 func (s *Server) dashCreateSlot(w http.ResponseWriter, r *http.Request, sc staffCtx) {
-	loc, err := time.LoadLocation(sc.Business.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := bizLoc(sc.Business)
 	start, err := time.ParseInLocation("2006-01-02 15:04", r.PostFormValue("date")+" "+r.PostFormValue("time"), loc)
 	if err != nil {
 		s.dashFail(w, r, sc, nextup.Errorf(nextup.ErrInvalid, nextup.CodeValidation, "give the slot a date and a time"))
@@ -348,10 +334,7 @@ func (s *Server) dashSlotStory(w http.ResponseWriter, r *http.Request, sc staffC
 		s.errorPage(w, r, err)
 		return
 	}
-	loc, err := time.LoadLocation(sc.Business.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := bizLoc(sc.Business)
 	names := map[string]string{}
 	name := func(entryID string) string {
 		if n, ok := names[entryID]; ok {

@@ -250,6 +250,8 @@ func (s *Server) pagesFail(w http.ResponseWriter, r *http.Request, sc staffCtx, 
 	http.Redirect(w, r, "/dash/waitlist?error="+queryWords(problemWords(err)), http.StatusSeeOther)
 }
 
+// problemWords is an error as staff read it: the message and the fields
+// it names.
 func problemWords(err error) string {
 	var e *nextup.Error
 	if !errors.As(err, &e) {
@@ -257,7 +259,7 @@ func problemWords(err error) string {
 	}
 	msg := e.Message
 	for _, f := range e.Fields {
-		msg += fmt.Sprintf(" (%s %s)", f.Field, f.Message)
+		msg += fmt.Sprintf(" (%s: %s)", f.Field, f.Message)
 	}
 	return msg
 }

@@ -11,10 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -25,38 +22,6 @@ const (
 	confirmLinkTTL = 24 * time.Hour
 	confirmCodeTTL = 30 * time.Minute
 )
-
-// keyLimiter limits attempts per key (a client address, a contact) in this
-// process, forgetting keys now and then.
-type keyLimiter struct {
-	every time.Duration
-	burst int
-
-	mu    sync.Mutex
-	byKey map[string]*rate.Limiter
-	reset time.Time
-}
-
-// setup sets the rate (one more attempt every `every`) and the burst.
-func (l *keyLimiter) setup(every time.Duration, burst int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.every, l.burst = every, burst
-}
-
-func (l *keyLimiter) allow(key string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.byKey == nil || time.Since(l.reset) > 6*time.Hour {
-		l.byKey, l.reset = map[string]*rate.Limiter{}, time.Now()
-	}
-	lim := l.byKey[key]
-	if lim == nil {
-		lim = rate.NewLimiter(rate.Every(l.every), l.burst)
-		l.byKey[key] = lim
-	}
-	return lim.Allow()
-}
 
 // pendingJoin is what a confirmation link or code form carries, sealed
 // (AES-GCM) so that it can be neither read nor changed: the request as
@@ -282,21 +247,11 @@ func joinParamsOf(f joinForm, b nextup.Business) (waitlist.JoinParams, map[strin
 		errs["party_size"] = "must be a number from 1 to 50"
 	}
 	p.PartySize = n
-	loc, lerr := b.Location()
-	if lerr != nil {
-		loc = time.UTC
-	}
+	loc := bizLoc(b)
 	day := func(field, v string, end bool) time.Time {
-		if strings.TrimSpace(v) == "" {
-			return time.Time{}
-		}
-		t, err := time.ParseInLocation("2006-01-02", v, loc)
+		t, err := dayOf(v, loc, end) // the whole last day when end
 		if err != nil {
 			errs[field] = "must be a date"
-			return time.Time{}
-		}
-		if end {
-			t = t.AddDate(0, 0, 1).Add(-time.Second) // the whole last day
 		}
 		return t
 	}
@@ -402,13 +357,4 @@ func (s *Server) confirmPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/s/"+res.StatusToken, http.StatusSeeOther)
-}
-
-// clientIP is the address the request came from.
-func clientIP(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndex(host, ":"); i > 0 {
-		host = host[:i]
-	}
-	return host
 }

@@ -28,26 +28,34 @@ const (
 // that caused it, sent later by the relay. Its ID is the idempotency key
 // given to the provider.
 type Message struct {
-	ID            string
-	BusinessID    string
-	Kind          string
-	Channel       Channel
-	To            string
-	Subject       string
-	Body          string
-	ClaimURL      string
-	OfferID       string
-	EntryID       string
-	BookingID     string
-	State         MessageState
-	Attempts      int
-	LastError     string
-	NotBefore     time.Time // not sent before this (end of quiet hours for a pending offer)
-	NextAttemptAt time.Time
-	ClaimedUntil  *time.Time // relay lease
-	CreatedAt     time.Time
-	SentAt        *time.Time
-	ProviderID    string
+	ID         string
+	BusinessID string
+	Kind       string
+	Channel    Channel
+	To         string
+	Subject    string
+	Body       string // plain text; an SMS is only this
+	// HTML is the HTML alternative of an email's Body ("" sends text only).
+	HTML string
+	// Calendar is an iCalendar (RFC 5545) object a confirmation carries
+	// as an invite attachment ("" for none).
+	Calendar string
+	// UnsubscribeURL is the one-click unsubscribe link (RFC 8058) of mail
+	// a person may stop; "" for transactional mail (a confirmation).
+	UnsubscribeURL string
+	ClaimURL       string
+	OfferID        string
+	EntryID        string
+	BookingID      string
+	State          MessageState
+	Attempts       int
+	LastError      string
+	NotBefore      time.Time // not sent before this (end of quiet hours for a pending offer)
+	NextAttemptAt  time.Time
+	ClaimedUntil   *time.Time // relay lease
+	CreatedAt      time.Time
+	SentAt         *time.Time
+	ProviderID     string
 }
 
 // Sender delivers messages over one channel (email, SMS, webhook, capture).

@@ -88,6 +88,9 @@ func testMessageRoundTrip(t *testing.T, b *bundle) {
 			m.State, m.Attempts = nextup.MessageSent, 1
 			m.SentAt = ptr(b.at(time.Second))
 			m.ProviderID = "prov-123"
+			m.HTML = "<p>Booked: <b>Cut &amp; colour</b></p>"
+			m.Calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
+			m.UnsubscribeURL = "https://example.test/u/tok"
 		}),
 		b.message(biz.ID, func(m *nextup.Message) { m.Kind, m.Channel = nextup.MessageCancellation, nextup.ChannelCapture }),
 	}

@@ -7,8 +7,12 @@
 // recipient as two copies of one Message-ID, which mail clients fold into
 // one.
 //
-// This is the plain-text sender; per-business HTML templates, calendar
-// invites and one-click unsubscribe come with the email channel proper.
+// A message is multipart/alternative text and HTML when it has an HTML
+// part, carries its iCalendar invite (a confirmation) as an invite.ics
+// attachment, and mail a person may stop carries the RFC 8058 one-click
+// unsubscribe headers: List-Unsubscribe with the HTTPS link and
+// List-Unsubscribe-Post: List-Unsubscribe=One-Click, so a mail client's
+// unsubscribe button POSTs to the link with no page in between.
 package smtp
 
 import (
@@ -133,6 +137,17 @@ func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
 	m.SetGenHeader("X-Nextup-Message-Id", msg.ID)
 	m.SetDateWithValue(msg.CreatedAt)
 	m.SetBodyString(gomail.TypeTextPlain, msg.Body)
+	if msg.HTML != "" {
+		m.AddAlternativeString(gomail.TypeTextHTML, msg.HTML)
+	}
+	if msg.Calendar != "" {
+		m.AttachReadSeeker("invite.ics", strings.NewReader(msg.Calendar),
+			gomail.WithFileContentType("text/calendar; charset=utf-8; method=PUBLISH"))
+	}
+	if msg.UnsubscribeURL != "" {
+		m.SetGenHeader("List-Unsubscribe", "<"+msg.UnsubscribeURL+">")
+		m.SetGenHeader("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
+	}
 
 	c, err := s.client()
 	if err != nil {

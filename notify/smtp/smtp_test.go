@@ -1,6 +1,7 @@
 package smtp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	ics "github.com/arran4/golang-ical"
 	gosmtp "github.com/emersion/go-smtp"
 
 	"github.com/nextup-dev/nextup"
@@ -174,4 +176,48 @@ func FuzzParseURL(f *testing.F) {
 			t.Fatalf("ParseURL accepted a config New refuses: %v", err)
 		}
 	})
+}
+
+// A message with every part arrives as text and HTML alternatives, the
+// invite as a valid iCalendar attachment, and the RFC 8058 headers.
+func TestSendMultipartInviteUnsubscribe(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	s := sender(t, srv.Addr)
+	m := msg("msg_9", "cy@example.com")
+	m.HTML = `<p>Tap to <a href="https://nextup.example/c/tok">claim</a>.</p>`
+	m.Calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//nextup//booking//EN\r\nMETHOD:PUBLISH\r\n" +
+		"BEGIN:VEVENT\r\nUID:bkg_1@nextup\r\nDTSTAMP:20310310T140000Z\r\nDTSTART:20310311T150000Z\r\n" +
+		"DTEND:20310311T160000Z\r\nSUMMARY:Cut with Anna — Salon\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+	m.UnsubscribeURL = "https://nextup.example/u/biz_1/tok"
+	if _, err := s.Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Wait(t, 1, 5*time.Second)[0]
+	if !strings.Contains(got.Text, "https://nextup.example/c/tok") || !strings.Contains(got.HTML, `href="https://nextup.example/c/tok"`) {
+		t.Errorf("text %q html %q", got.Text, got.HTML)
+	}
+	if ct, _, _ := got.Header.ContentType(); ct != "multipart/mixed" {
+		t.Errorf("Content-Type %q, want multipart/mixed", ct)
+	}
+	if len(got.Attachments) != 1 {
+		t.Fatalf("attachments %+v", got.Attachments)
+	}
+	a := got.Attachments[0]
+	if a.Filename != "invite.ics" || a.ContentType != "text/calendar" || a.Params["method"] != "PUBLISH" {
+		t.Errorf("attachment %q %q %v", a.Filename, a.ContentType, a.Params)
+	}
+	cal, err := ics.ParseCalendar(bytes.NewReader(a.Body))
+	if err != nil {
+		t.Fatalf("invite is not iCalendar: %v\n%s", err, a.Body)
+	}
+	if evs := cal.Events(); len(evs) != 1 || evs[0].Id() != "bkg_1@nextup" {
+		t.Errorf("events %d", len(evs))
+	}
+	if u := got.Header.Get("List-Unsubscribe"); u != "<https://nextup.example/u/biz_1/tok>" {
+		t.Errorf("List-Unsubscribe %q", u)
+	}
+	if p := got.Header.Get("List-Unsubscribe-Post"); p != "List-Unsubscribe=One-Click" {
+		t.Errorf("List-Unsubscribe-Post %q", p)
+	}
 }

@@ -28,9 +28,21 @@ type Mail struct {
 	Header    mail.Header
 	MessageID string
 	Subject   string
-	// Text is the first text/plain part, decoded.
+	// Text is the first text/plain part, decoded; HTML the first
+	// text/html part ("" for none).
 	Text string
-	Raw  []byte
+	HTML string
+	// Attachments are the parts sent as attachments, decoded.
+	Attachments []Attachment
+	Raw         []byte
+}
+
+// Attachment is one attached part of a mail.
+type Attachment struct {
+	Filename    string
+	ContentType string // without parameters, e.g. "text/calendar"
+	Params      map[string]string
+	Body        []byte
 }
 
 // Server is a running SMTP server. Its fields may be set before the first
@@ -187,14 +199,23 @@ func parse(raw []byte) (Mail, error) {
 		if err != nil {
 			return Mail{}, err
 		}
-		if h, ok := p.Header.(*mail.InlineHeader); ok && m.Text == "" {
-			if ct, _, _ := h.ContentType(); ct == "text/plain" || ct == "" {
-				b, err := io.ReadAll(p.Body)
-				if err != nil {
-					return Mail{}, err
-				}
+		b, err := io.ReadAll(p.Body)
+		if err != nil {
+			return Mail{}, err
+		}
+		switch h := p.Header.(type) {
+		case *mail.InlineHeader:
+			switch ct, _, _ := h.ContentType(); {
+			case (ct == "text/plain" || ct == "") && m.Text == "":
 				m.Text = strings.ReplaceAll(string(b), "\r\n", "\n")
+			case ct == "text/html" && m.HTML == "":
+				m.HTML = string(b)
 			}
+		case *mail.AttachmentHeader:
+			a := Attachment{Body: b}
+			a.Filename, _ = h.Filename()
+			a.ContentType, a.Params, _ = h.ContentType()
+			m.Attachments = append(m.Attachments, a)
 		}
 	}
 	return m, nil

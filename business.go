@@ -34,6 +34,21 @@ type Profile struct {
 	// WebhookURL, when set, receives the business's events (offer.created,
 	// offer.claimed, booking.cancelled, ...) as signed JSON POSTs.
 	WebhookURL string `json:"webhook_url,omitempty"`
+	// Templates word the business's messages its own way, by kind
+	// (offer, confirmation, reminder, ...); a kind or part left out
+	// keeps the default.
+	Templates map[string]MessageTemplate `json:"templates,omitempty"`
+}
+
+// MessageTemplate is a business's wording of one kind of message: Go
+// templates (text/template; html/template for HTML, which escapes what it
+// fills in) over the fields the waitlist package documents. Empty parts
+// keep the default.
+type MessageTemplate struct {
+	Subject string `json:"subject,omitempty"`
+	Text    string `json:"text,omitempty"`
+	HTML    string `json:"html,omitempty"`
+	SMS     string `json:"sms,omitempty"`
 }
 
 // Service is one bookable service of a business's catalogue.

@@ -197,6 +197,9 @@ type ProfilePatch struct {
 	Services       *[]nextup.Service
 	Staff          *[]string
 	WebhookURL     *string
+	// Templates replaces the business's own message templates as a whole
+	// (an empty map goes back to the defaults).
+	Templates *map[string]nextup.MessageTemplate
 }
 
 var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
@@ -233,6 +236,9 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 		if p.WebhookURL != nil {
 			prof.WebhookURL = strings.TrimSpace(*p.WebhookURL)
 		}
+		if p.Templates != nil {
+			prof.Templates = *p.Templates
+		}
 		if f := validateProfile(&prof); len(f) > 0 {
 			return invalid(f...)
 		}
@@ -265,6 +271,7 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 			f = append(f, nextup.FieldError{Field: "webhook_url", Message: "must be an http(s) URL"})
 		}
 	}
+	f = append(f, validateTemplates(p.Templates)...)
 	if p.Country != "" && (len(p.Country) != 2 || strings.Trim(p.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
 		f = append(f, nextup.FieldError{Field: "country", Message: "must be a two-letter ISO 3166 code such as GB"})
 	}

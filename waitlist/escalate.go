@@ -3,8 +3,6 @@ package waitlist
 import (
 	"context"
 	"errors"
-	"fmt"
-	"text/template"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -93,11 +91,7 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 	if err != nil {
 		return err
 	}
-	m := escalationMessage(bi, slot, entry, o, first.ClaimURL, w.now)
-	m.Channel, m.To = other, to
-	if other == nextup.ChannelSMS {
-		m.Subject = ""
-	}
+	m := escalationMessage(w.s, bi, slot, entry, o, first.ClaimURL, other, w.now)
 	if err := w.queue(ctx, m); err != nil {
 		return err
 	}
@@ -105,29 +99,16 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 		From: string(o.State), To: string(o.State), Reason: "escalated", Detail: map[string]any{"channel": string(other)}})
 }
 
-var (
-	escalationSMS = template.Must(template.New("escalation_sms").Parse(
-		`{{.Business}}: in case you missed it, a {{.Service}} slot on {{.When}} is still held for you until {{.Until}}. Claim it: {{.Link}}`))
-	escalationEmail = template.Must(template.New("escalation_email").Parse(`Hi {{.Name}},
-
-In case you missed our text: a {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on {{.When}} is still held for you until {{.Until}}.
-
-Claim it here:
-{{.Link}}
-
-If it doesn't suit you, decline it on the same page and the next person gets their chance. You keep your place either way.
-`))
-)
-
 // escalationMessage is the follow-up of an offer, on the other channel,
 // with the same claim link.
-func escalationMessage(bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, now time.Time) nextup.Message {
-	d := messageData{Business: bi.b.Name, Name: e.Name, Service: slotService(sl), Staff: sl.Staff,
-		When: FormatWhen(sl.StartsAt, bi.loc), Until: FormatUntil(o.ExpiresAt, now, bi.loc), Link: link, Seats: o.PartySize}
-	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageEscalation, ClaimURL: link, OfferID: o.ID, EntryID: e.ID,
-		Subject: fmt.Sprintf("Still yours until %s: a %s slot", d.Until, d.Service), Body: render(escalationEmail, d)}
-	if o.Channel == nextup.ChannelEmail { // the follow-up goes by text
-		m.Body = render(escalationSMS, d)
+func escalationMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, ch nextup.Channel, now time.Time) nextup.Message {
+	d := slotData(bi, sl, e, o.PartySize)
+	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, now, bi.loc), Countdown(o.ExpiresAt.Sub(now)), link
+	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageEscalation, Channel: ch, To: addressOf(e, ch), ClaimURL: link,
+		OfferID: o.ID, EntryID: e.ID}
+	if ch == nextup.ChannelEmail {
+		m.UnsubscribeURL = s.unsubscribeURL(bi.b, m.To)
 	}
+	compose(bi, TemplateEscalation, d, &m)
 	return m
 }

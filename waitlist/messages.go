@@ -1,47 +1,12 @@
 package waitlist
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/nextup-dev/nextup"
 )
-
-// The default message templates. Per-business templates come with the real
-// channels; these say what a person needs in the fewest words: what, when,
-// until when, and the link.
-var (
-	offerSMS = template.Must(template.New("offer_sms").Parse(
-		`{{.Business}}: a {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} opened up on {{.When}}. It's yours if you claim it until {{.Until}}: {{.Link}}`))
-	offerEmail = template.Must(template.New("offer_email").Parse(`Hi {{.Name}},
-
-A {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened up on {{.When}}{{if gt .Seats 1}} for {{.Seats}}{{end}}.
-
-It is held for you until {{.Until}}. Claim it here:
-{{.Link}}
-
-If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away. You keep your place either way.
-`))
-	confirmText = template.Must(template.New("confirm").Parse(
-		`{{.Business}}: you're booked for {{.Service}}{{if .Staff}} with {{.Staff}}{{end}} on {{.When}}{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.{{if .Link}} Add it to your calendar: {{.Link}}{{end}}`))
-)
-
-type messageData struct {
-	Business, Name, Service, Staff, When, Until, Link string
-	Seats                                             int
-}
-
-func render(t *template.Template, d messageData) string {
-	var b bytes.Buffer
-	if err := t.Execute(&b, d); err != nil {
-		// The templates are fixed and the data is plain strings.
-		panic(fmt.Sprintf("render %s: %v", t.Name(), err))
-	}
-	return b.String()
-}
 
 // FormatWhen is a slot start as a customer reads it, in the business
 // timezone: "Tue 1 Dec at 3:00 pm".
@@ -69,40 +34,76 @@ func slotService(sl nextup.Slot) string {
 	return sl.Service
 }
 
+// Countdown is a claim window in words: "10 minutes", "2 hours",
+// "1 hour 30 minutes", "2 days".
+func Countdown(d time.Duration) string {
+	d = d.Round(time.Minute)
+	unit := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days > 0 && hours == 0:
+		return unit(days, "day")
+	case days > 0:
+		return unit(days, "day") + " " + unit(hours, "hour")
+	case hours > 0 && mins == 0:
+		return unit(hours, "hour")
+	case hours > 0:
+		return unit(hours, "hour") + " " + unit(mins, "minute")
+	}
+	return unit(max(mins, 1), "minute")
+}
+
+// slotData is what every message about a slot says.
+func slotData(bi *bizInfo, sl nextup.Slot, e nextup.Entry, seats int) TemplateData {
+	return TemplateData{Name: e.Name, Service: slotService(sl), Staff: sl.Staff,
+		When: FormatWhen(sl.StartsAt, bi.loc), Seats: seats}
+}
+
+// addressOf is where a message on ch reaches the person behind e.
+func addressOf(e nextup.Entry, ch nextup.Channel) string {
+	if ch == nextup.ChannelSMS {
+		return e.Phone
+	}
+	return e.Email
+}
+
 func offerMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, token string) nextup.Message {
 	link := s.ClaimURL(token)
-	d := messageData{
-		Business: bi.b.Name, Name: e.Name, Service: slotService(sl), Staff: sl.Staff,
-		When: FormatWhen(sl.StartsAt, bi.loc), Until: FormatUntil(o.ExpiresAt, o.SendAt, bi.loc), Link: link, Seats: o.PartySize,
-	}
+	d := slotData(bi, sl, e, o.PartySize)
+	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, o.SendAt, bi.loc), Countdown(o.ExpiresAt.Sub(o.SendAt)), link
 	m := nextup.Message{
-		BusinessID: bi.b.ID, Kind: nextup.MessageOffer, Channel: o.Channel, ClaimURL: link,
+		BusinessID: bi.b.ID, Kind: nextup.MessageOffer, Channel: o.Channel, To: addressOf(e, o.Channel), ClaimURL: link,
 		OfferID: o.ID, EntryID: e.ID, NotBefore: o.SendAt,
 	}
-	if o.Channel == nextup.ChannelSMS {
-		m.To, m.Body = e.Phone, render(offerSMS, d)
-	} else {
-		m.To, m.Subject, m.Body = e.Email, fmt.Sprintf("A %s slot opened up: claim it until %s", d.Service, d.Until), render(offerEmail, d)
+	if m.Channel == nextup.ChannelEmail {
+		m.UnsubscribeURL = s.unsubscribeURL(bi.b, m.To)
 	}
+	compose(bi, TemplateOffer, d, &m)
 	return m
 }
 
 func confirmationMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, b nextup.Booking, calToken string) nextup.Message {
-	d := messageData{
-		Business: bi.b.Name, Name: e.Name, Service: slotService(sl), Staff: sl.Staff,
-		When: FormatWhen(sl.StartsAt, bi.loc), Seats: o.PartySize,
-	}
+	d := slotData(bi, sl, e, o.PartySize)
 	if calToken != "" {
-		d.Link = s.url("/v1/bookings/" + b.ID + "/calendar.ics?token=" + calToken)
+		d.CalendarLink = s.calendarURL(b.ID, calToken)
 	}
 	m := nextup.Message{
-		BusinessID: bi.b.ID, Kind: nextup.MessageConfirmation, Channel: o.Channel, OfferID: o.ID,
-		EntryID: e.ID, BookingID: b.ID, Body: render(confirmText, d),
+		BusinessID: bi.b.ID, Kind: nextup.MessageConfirmation, Channel: o.Channel, To: addressOf(e, o.Channel), OfferID: o.ID,
+		EntryID: e.ID, BookingID: b.ID,
 	}
-	if o.Channel == nextup.ChannelSMS {
-		m.To = e.Phone
-	} else {
-		m.To, m.Subject = e.Email, fmt.Sprintf("Booked: %s on %s", d.Service, d.When)
+	if m.Channel == nextup.ChannelEmail {
+		m.Calendar = CalendarICS(b, sl, bi.b.Name)
 	}
+	compose(bi, TemplateConfirmation, d, &m)
 	return m
+}
+
+// calendarURL is the public link to a booking's invite.
+func (s *Service) calendarURL(bookingID, calToken string) string {
+	return s.url("/v1/bookings/" + bookingID + "/calendar.ics?token=" + calToken)
 }

@@ -54,20 +54,22 @@ func (s *Server) getBusiness(w http.ResponseWriter, r *http.Request, b nextup.Bu
 // patchBusiness is PATCH /v1/businesses/{bid}: the profile and catalogue.
 func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.Business) {
 	var in struct {
-		Slug           *string           `json:"slug"`
-		OwnerEmail     *string           `json:"owner_email"`
-		Country        *string           `json:"country"`
-		InboundSenders *[]string         `json:"inbound_senders"`
-		Services       *[]nextup.Service `json:"services"`
-		Staff          *[]string         `json:"staff"`
-		WebhookURL     *string           `json:"webhook_url"`
+		Slug           *string                            `json:"slug"`
+		OwnerEmail     *string                            `json:"owner_email"`
+		Country        *string                            `json:"country"`
+		InboundSenders *[]string                          `json:"inbound_senders"`
+		Services       *[]nextup.Service                  `json:"services"`
+		Staff          *[]string                          `json:"staff"`
+		WebhookURL     *string                            `json:"webhook_url"`
+		Templates      *map[string]nextup.MessageTemplate `json:"templates"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	out, err := s.Svc.UpdateProfile(r.Context(), b.ID, waitlist.ProfilePatch{Slug: in.Slug, OwnerEmail: in.OwnerEmail,
-		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff, WebhookURL: in.WebhookURL})
+		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff, WebhookURL: in.WebhookURL,
+		Templates: in.Templates})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

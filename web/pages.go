@@ -19,10 +19,51 @@ var templateFS embed.FS
 // pageTemplates are parsed once at start-up: one set per page, each with
 // the shared layout.
 var pageTemplates = map[string]*template.Template{
-	"offer":     template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/offer.html")),
-	"result":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/result.html")),
-	"devoutbox": template.Must(template.ParseFS(templateFS, "templates/devoutbox.html")),
-	"status":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/status.html")),
+	"offer":       template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/offer.html")),
+	"result":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/result.html")),
+	"devoutbox":   template.Must(template.ParseFS(templateFS, "templates/devoutbox.html")),
+	"status":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/status.html")),
+	"unsubscribe": template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/unsubscribe.html")),
+}
+
+// unsubscribePage is GET /u/{bid}/{token}, the page behind an email's
+// unsubscribe link: which address, and a button. Viewing changes nothing
+// (a link scanner opening it unsubscribes nobody).
+func (s *Server) unsubscribePage(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	u, err := s.Svc.UnsubscribeStatus(r.Context(), r.PathValue("bid"), r.PathValue("token"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "unsubscribe", unsubscribeData(u, r))
+}
+
+// unsubscribePost is POST /u/{bid}/{token}: RFC 8058 one-click (a mail
+// client posts List-Unsubscribe=One-Click) and the page's button alike.
+func (s *Server) unsubscribePost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	u, err := s.Svc.Unsubscribe(r.Context(), r.PathValue("bid"), r.PathValue("token"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "unsubscribe", unsubscribeData(u, r))
+}
+
+func unsubscribeData(u waitlist.Unsubscription, r *http.Request) pageData {
+	d := pageData{Title: "Email from " + u.Business, Business: u.Business,
+		Token: r.PathValue("bid") + "/" + r.PathValue("token")}
+	if u.Done {
+		d.Heading = "You're unsubscribed"
+		d.Message = u.Address + " will get no more emails from " + u.Business + "."
+		d.Detail = "Your place on the waitlist is kept; offers reach you by text if you gave a number. To hear by email again, ask " + u.Business + "."
+		return d
+	}
+	d.Heading, d.CanLeave = "Stop emails from "+u.Business+"?", true
+	d.Message = "Emails to " + u.Address + " about the " + u.Business + " waitlist will stop."
+	return d
 }
 
 // devOutbox is GET /dev/outbox, mounted by `nextup demo` only: the captured

@@ -201,3 +201,59 @@ func TestStatusPage(t *testing.T) {
 		t.Fatalf("unknown status link: %d", status)
 	}
 }
+
+// TestUnsubscribeOneClick: an offer email's List-Unsubscribe link shows a
+// page that changes nothing, and a one-click POST (RFC 8058, as a mail
+// client sends it) stops the business's email to that address at once;
+// the business's own templates are patched and validated over HTTP.
+func TestUnsubscribeOneClick(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	a.must(a.do("PATCH", "/v1/businesses/"+a.bid, a.key, `{"templates":{"offer":{"subject":"Yours: {{.Service}} until {{.Until}}"}}}`), 200, nil)
+	a.problem(a.do("PATCH", "/v1/businesses/"+a.bid, a.key, `{"templates":{"offer":{"subject":"{{.Nope}}"}}}`), 400, "validation_failed")
+	sid := a.slot(chair)["id"].(string)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
+	offerID, _ := a.offerFor(sid)
+	var list struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/messages?offer_id="+offerID, a.key, ""), 200, &list)
+	if len(list.Messages) != 1 || list.Messages[0]["subject"] != "Yours: haircut until 10:10 am" {
+		t.Fatalf("messages %v", list.Messages)
+	}
+	var unsub string
+	err := a.store.Read(context.Background(), func(tx nextup.Tx) error {
+		m, err := tx.MessageGet(context.Background(), list.Messages[0]["id"].(string))
+		unsub = m.UnsubscribeURL
+		return err
+	})
+	if err != nil || !strings.HasPrefix(unsub, "https://nextup.test/u/") {
+		t.Fatalf("unsubscribe link %q, %v", unsub, err)
+	}
+	path := strings.TrimPrefix(unsub, "https://nextup.test")
+	suppressed := func() bool {
+		var n int
+		_ = a.store.Read(context.Background(), func(tx nextup.Tx) error {
+			sups, err := tx.SuppressionList(context.Background(), a.bid, []string{"ann@example.com"})
+			n = len(sups)
+			return err
+		})
+		return n > 0
+	}
+	status, _, body := a.page("GET", path)
+	if status != 200 || !strings.Contains(body, "a***@example.com") || !strings.Contains(body, `action="`+path+`"`) || suppressed() {
+		t.Fatalf("unsubscribe page %d, suppressed %v:\n%s", status, suppressed(), body)
+	}
+	res, err := http.Post(a.srv.URL+path, "application/x-www-form-urlencoded", strings.NewReader("List-Unsubscribe=One-Click"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(b), "You&#39;re unsubscribed") || !suppressed() {
+		t.Fatalf("one-click: %d, suppressed %v:\n%s", res.StatusCode, suppressed(), b)
+	}
+	if status, _, _ := a.page("POST", "/u/"+a.bid+"/forged"); status != http.StatusNotFound {
+		t.Errorf("forged link: %d", status)
+	}
+}

@@ -91,6 +91,8 @@ func (s *Server) routes() []route {
 		{"POST", "/c/{token}/decline", s.declinePost},
 		{"GET", "/s/{token}", s.statusPage},
 		{"POST", "/s/{token}/leave", s.statusLeavePost},
+		{"GET", "/u/{bid}/{token}", s.unsubscribePage},
+		{"POST", "/u/{bid}/{token}", s.unsubscribePost},
 
 		{"GET", "/v1/bookings/{id}", s.key(s.getBooking)},
 		{"GET", "/v1/bookings/{id}/calendar.ics", s.calendar},

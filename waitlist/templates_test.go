@@ -1,0 +1,169 @@
+package waitlist_test
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
+)
+
+// A business's own offer wording is used (its HTML escaping what it fills
+// in), the parts it left out keep the default, and the other kinds stay
+// default.
+func TestBusinessTemplates(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil })
+	own := map[string]nextup.MessageTemplate{
+		waitlist.TemplateOffer: {
+			Subject: "{{.Business}} has a {{.Service}} for you",
+			HTML:    `<h2>Good news, {{.Name}}</h2><p><a href="{{.Link}}">Take it</a> ({{.Countdown}} left)</p>`,
+		},
+	}
+	if _, err := b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{Templates: &own}); err != nil {
+		t.Fatal(err)
+	}
+	b.join(t, `Zoë <script>`, waitlist.JoinParams{Email: "zoe@example.com"})
+	sl := b.slot(t, waitlist.SlotParams{StartsAt: b.at(1, 15, 0)})
+	_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := onlyMove(t, moves, nextup.MoveOffer)
+	msgs := b.messages(t, o.OfferID)
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages", len(msgs))
+	}
+	m := msgs[0]
+	if m.Subject != "Salon has a haircut for you" {
+		t.Errorf("subject %q", m.Subject)
+	}
+	if !strings.Contains(m.HTML, "Good news, Zoë &lt;script&gt;") || strings.Contains(m.HTML, "<script>") {
+		t.Errorf("HTML does not escape the name:\n%s", m.HTML)
+	}
+	if !strings.Contains(m.HTML, `href="`+m.ClaimURL+`"`) || !strings.Contains(m.HTML, "(10 minutes left)") {
+		t.Errorf("HTML lacks the link or the countdown:\n%s", m.HTML)
+	}
+	// The text part was left out: the default's, with the link.
+	if !strings.Contains(m.Body, m.ClaimURL) || !strings.Contains(m.Body, "held for you for 10 minutes") {
+		t.Errorf("text part %q", m.Body)
+	}
+	// Mail a person may stop carries the one-click link, and the footer
+	// offers it too.
+	if !strings.HasPrefix(m.UnsubscribeURL, "https://nextup.test/u/"+b.biz.ID+"/") || !strings.Contains(m.HTML, m.UnsubscribeURL) {
+		t.Errorf("unsubscribe link %q", m.UnsubscribeURL)
+	}
+
+	// The claim's confirmation keeps the default wording and carries the
+	// invite, and no unsubscribe link (it is about a booking they made).
+	if _, err := b.svc.Claim(b.ctx, b.token(t, o.OfferID)); err != nil {
+		t.Fatal(err)
+	}
+	var conf nextup.Message
+	for _, m := range b.messages(t, o.OfferID) {
+		if m.Kind == nextup.MessageConfirmation {
+			conf = m
+		}
+	}
+	if !strings.HasPrefix(conf.Subject, "Booked: haircut on Wed 2 Dec at 3:00 pm") || conf.UnsubscribeURL != "" {
+		t.Errorf("confirmation %q unsubscribe %q", conf.Subject, conf.UnsubscribeURL)
+	}
+	if !strings.Contains(conf.Calendar, "BEGIN:VEVENT") || !strings.Contains(conf.Calendar, "DTSTART:20261202T150000Z") ||
+		!strings.Contains(conf.Calendar, "STATUS:CONFIRMED") {
+		t.Errorf("confirmation invite:\n%s", conf.Calendar)
+	}
+}
+
+// A template that does not parse, names a field that does not exist, or
+// is of an unknown kind is refused when saved, and nothing changes.
+func TestBusinessTemplatesValidated(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	for name, c := range map[string]struct {
+		ts    map[string]nextup.MessageTemplate
+		field string
+	}{
+		"parse":   {map[string]nextup.MessageTemplate{"offer": {Text: "{{.Link"}}, "templates.offer.text"},
+		"field":   {map[string]nextup.MessageTemplate{"reminder": {SMS: "{{.Price}}"}}, "templates.reminder"},
+		"kind":    {map[string]nextup.MessageTemplate{"birthday": {Text: "hi"}}, "templates.birthday"},
+		"html":    {map[string]nextup.MessageTemplate{"offer": {HTML: "<a href='{{.Link}}>"}}, "templates.offer"},
+		"toolong": {map[string]nextup.MessageTemplate{"joined": {Text: strings.Repeat("x", 17<<10)}}, "templates.joined.text"},
+	} {
+		_, err := b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{Templates: &c.ts})
+		var e *nextup.Error
+		if !errors.As(err, &e) || e.Kind != nextup.ErrInvalid {
+			t.Errorf("%s: err %v, want invalid", name, err)
+			continue
+		}
+		found := false
+		for _, f := range e.Fields {
+			found = found || strings.HasPrefix(f.Field, c.field)
+		}
+		if !found {
+			t.Errorf("%s: fields %+v, want %s", name, e.Fields, c.field)
+		}
+	}
+	got, err := b.svc.GetBusiness(b.ctx, b.biz.ID)
+	if err != nil || len(got.Profile.Templates) != 0 {
+		t.Errorf("templates after refusals: %v, %v", got.Profile.Templates, err)
+	}
+}
+
+// The one-click link opts the address out of the business's email at
+// once: the page only shows it, the POST does it (once), and the next offer
+// goes by text, or is skipped when the person has no other channel.
+func TestUnsubscribeLink(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil })
+	ann := b.join(t, "Ann", waitlist.JoinParams{Email: "Ann@Example.com", Phone: "+447700900123", Channel: nextup.ChannelEmail})
+	sl := b.slot(t, waitlist.SlotParams{StartsAt: b.at(1, 15, 0)})
+	_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := onlyMove(t, moves, nextup.MoveOffer)
+	m := b.messages(t, o.OfferID)[0]
+	if m.Channel != nextup.ChannelEmail || m.UnsubscribeURL == "" {
+		t.Fatalf("offer message %s unsubscribe %q", m.Channel, m.UnsubscribeURL)
+	}
+	u, _ := url.Parse(m.UnsubscribeURL)
+	parts := strings.Split(strings.TrimPrefix(u.Path, "/u/"), "/")
+	bid, tok := parts[0], parts[1]
+	if strings.Contains(m.UnsubscribeURL, "ann") || strings.Contains(m.UnsubscribeURL, "Ann") {
+		t.Errorf("the link shows the address: %s", m.UnsubscribeURL)
+	}
+	st, err := b.svc.UnsubscribeStatus(b.ctx, bid, tok)
+	if err != nil || st.Done || st.Address != "a***@example.com" || st.Business != "Salon" {
+		t.Fatalf("status %+v, %v", st, err)
+	}
+	// A tampered token or another business is not found.
+	for _, bad := range [][2]string{{bid, tok[:len(tok)-2] + "xx"}, {"biz_other", tok}, {bid, "!!"}} {
+		if _, err := b.svc.Unsubscribe(b.ctx, bad[0], bad[1]); !errors.Is(err, nextup.ErrNotFound) {
+			t.Errorf("unsubscribe %v: %v, want not found", bad, err)
+		}
+	}
+	for range 2 {
+		st, err = b.svc.Unsubscribe(b.ctx, bid, tok)
+		if err != nil || !st.Done {
+			t.Fatalf("unsubscribe: %+v, %v", st, err)
+		}
+	}
+	// Ann declines; the next offer to her goes by text.
+	if _, _, err := b.svc.Decline(b.ctx, b.token(t, o.OfferID)); err != nil {
+		t.Fatal(err)
+	}
+	sl2 := b.slot(t, waitlist.SlotParams{StartsAt: b.at(2, 15, 0)})
+	_, moves, err = b.svc.Release(b.ctx, b.biz.ID, sl2.ID, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2 := onlyMove(t, moves, nextup.MoveOffer)
+	if o2.EntryID != ann.ID {
+		t.Fatalf("second offer to %s", o2.EntryID)
+	}
+	if m2 := b.messages(t, o2.OfferID)[0]; m2.Channel != nextup.ChannelSMS || m2.UnsubscribeURL != "" {
+		t.Errorf("second offer goes by %s (unsubscribe %q), want sms", m2.Channel, m2.UnsubscribeURL)
+	}
+}

@@ -104,7 +104,7 @@ func TestRulesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"version":1,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact"}`
+	want := `{"version":1,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact","reminder_offsets_seconds":[86400,3600]}`
 	if string(b) != want {
 		t.Fatalf("default rules JSON\n got %s\nwant %s", b, want)
 	}
@@ -121,7 +121,28 @@ func TestRulesJSON(t *testing.T) {
 	if errs := r.Validate(); len(errs) != 1 || errs[0].Field != "max_offers_per_slot" {
 		t.Fatalf("max_offers_per_slot 0: Validate = %v", errs)
 	}
+	// Reminders: a patch replaces the list; [] turns them off.
+	if err := r.UnmarshalJSON([]byte(`{"max_offers_per_slot":null,"reminder_offsets_seconds":[7200]}`)); err != nil || len(r.ReminderOffsets) != 1 || r.ReminderOffsets[0] != 2*time.Hour {
+		t.Fatalf("reminders patch: %+v, %v", r.ReminderOffsets, err)
+	}
+	if err := r.UnmarshalJSON([]byte(`{"claim_window_seconds":600}`)); err != nil || len(r.ReminderOffsets) != 1 {
+		t.Fatalf("a patch without reminders dropped them: %+v, %v", r.ReminderOffsets, err)
+	}
+	if err := r.UnmarshalJSON([]byte(`{"reminder_offsets_seconds":[]}`)); err != nil || len(r.ReminderOffsets) != 0 || len(r.Validate()) != 0 {
+		t.Fatalf("no reminders: %+v, %v, %v", r.ReminderOffsets, err, r.Validate())
+	}
+	for _, bad := range []string{`[60]`, `[3600,3600]`, `[1,2,3,4,5,6]`, `[3000000]`} {
+		x := r
+		if err := x.UnmarshalJSON([]byte(`{"reminder_offsets_seconds":` + bad + `}`)); err != nil {
+			t.Fatal(err)
+		}
+		if errs := x.Validate(); len(errs) == 0 {
+			t.Errorf("reminders %s pass Validate", bad)
+		}
+	}
 	for _, bad := range []string{
+		`{"reminder_offsets_seconds":[18446744134]}`,
+		`{"reminder_offsets_seconds":3600}`,
 		`{"quiet_hours":{"start":"25:00","end":"08:00"}}`,
 		`{"claim_window_secs":600}`,                 // unknown field (a typo)
 		`{"claim_window_seconds":18446744134}`,      // would overflow into a valid-looking minute

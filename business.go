@@ -92,6 +92,9 @@ type Rules struct {
 	MaxOffersPerSlot         int // 0: try the whole list (null in the API)
 	DownFit                  bool
 	PositionVisibility       string
+	// ReminderOffsets are how long before a booked slot starts its
+	// reminders go (moved out of quiet hours); empty sends none.
+	ReminderOffsets []time.Duration
 }
 
 // DefaultRules returns the defaults of API.md.
@@ -104,6 +107,7 @@ func DefaultRules() Rules {
 		MinLead:                  900 * time.Second,
 		MaxOffersPerPersonPerDay: 3,
 		PositionVisibility:       PositionExact,
+		ReminderOffsets:          []time.Duration{24 * time.Hour, time.Hour},
 	}
 }
 
@@ -133,6 +137,19 @@ func (r Rules) Validate() []FieldError {
 	default:
 		errs = append(errs, FieldError{"position_visibility", "must be exact, band or hidden"})
 	}
+	if len(r.ReminderOffsets) > 5 {
+		errs = append(errs, FieldError{"reminder_offsets_seconds", "at most 5 reminders"})
+	}
+	for i, d := range r.ReminderOffsets {
+		if d < 5*time.Minute || d > 30*24*time.Hour {
+			errs = append(errs, FieldError{fmt.Sprintf("reminder_offsets_seconds[%d]", i), "must be between 300 and 2592000"})
+		}
+		for _, e := range r.ReminderOffsets[:i] {
+			if e == d {
+				errs = append(errs, FieldError{fmt.Sprintf("reminder_offsets_seconds[%d]", i), "appears twice"})
+			}
+		}
+	}
 	return errs
 }
 
@@ -152,6 +169,7 @@ type rulesJSON struct {
 	MaxOffersPerSlot         *int        `json:"max_offers_per_slot"`
 	DownFit                  bool        `json:"down_fit"`
 	PositionVisibility       string      `json:"position_visibility"`
+	ReminderOffsetsSeconds   []int64     `json:"reminder_offsets_seconds"`
 }
 
 // MarshalJSON writes the API.md shape.
@@ -171,6 +189,7 @@ func (r Rules) MarshalJSON() ([]byte, error) {
 		n := r.MaxOffersPerSlot
 		w.MaxOffersPerSlot = &n
 	}
+	w.ReminderOffsetsSeconds = durationsToSeconds(r.ReminderOffsets)
 	return json.Marshal(w)
 }
 
@@ -192,6 +211,7 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		n := r.MaxOffersPerSlot
 		w.MaxOffersPerSlot = &n
 	}
+	w.ReminderOffsetsSeconds = durationsToSeconds(r.ReminderOffsets)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields() // a typo must be an error, not a silent no-op
 	if err := dec.Decode(&w); err != nil {
@@ -207,6 +227,16 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("rules: %s out of range", name)
 		}
 	}
+	if len(w.ReminderOffsetsSeconds) > 100 {
+		return errors.New("rules: reminder_offsets_seconds: too many")
+	}
+	var reminders []time.Duration
+	for _, v := range w.ReminderOffsetsSeconds {
+		if v < -maxRuleSeconds || v > maxRuleSeconds {
+			return errors.New("rules: reminder_offsets_seconds out of range")
+		}
+		reminders = append(reminders, time.Duration(v)*time.Second)
+	}
 	*r = Rules{
 		Version:                  w.Version,
 		ClaimWindow:              time.Duration(w.ClaimWindowSeconds) * time.Second,
@@ -217,6 +247,7 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		MaxOffersPerPersonPerDay: w.MaxOffersPerPersonPerDay,
 		DownFit:                  w.DownFit,
 		PositionVisibility:       w.PositionVisibility,
+		ReminderOffsets:          reminders,
 	}
 	if w.MaxOffersPerSlot != nil {
 		r.MaxOffersPerSlot = *w.MaxOffersPerSlot
@@ -225,6 +256,16 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// durationsToSeconds writes durations as whole seconds; never null, so
+// "no reminders" reads as [] in the API.
+func durationsToSeconds(ds []time.Duration) []int64 {
+	out := make([]int64, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, int64(d/time.Second))
+	}
+	return out
 }
 
 // QuietHours is a daily interval in business local time during which offers

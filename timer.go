@@ -12,6 +12,7 @@ const (
 	TimerHousekeeping  = "housekeeping"   // daily: expire entries past their window, purge old idempotency records
 	TimerEntryRematch  = "entry_rematch"  // local midnight after an entry hit the daily offer cap: match it again
 	TimerOfferEscalate = "offer_escalate" // half an offer's window (of 30 min or more), not seen: follow up on the other channel
+	TimerBookingRemind = "booking_remind" // a reminder of a booked slot, at one of the business's offsets before it
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

@@ -196,3 +196,37 @@ func OfferWindow(now, slotStart time.Time, rules nextup.Rules, loc *time.Locatio
 	}
 	return state, sendAt, expiresAt, expiresAt.After(sendAt)
 }
+
+// ReminderAt places a booking reminder that is due at due, for a slot
+// starting at startsAt, outside the quiet hours q: a reminder due in quiet
+// hours goes when they end if that is still before the slot starts (the
+// 24-hour reminder of a 07:30 appointment goes at 08:00 the day before),
+// else a minute before they began (the 1-hour reminder of a 07:30
+// appointment goes at 20:59 the evening before). ok is false when the
+// time it lands on is not after now or not before the start: that
+// reminder is skipped (a booking made an hour before its slot gets no
+// 24-hour reminder; its confirmation says it all).
+func ReminderAt(due, startsAt, now time.Time, q *nextup.QuietHours, loc *time.Location) (at time.Time, ok bool) {
+	if in, end := InQuietHours(due, q, loc); in {
+		if end.Before(startsAt) {
+			due = end
+		} else {
+			due = quietBegan(due, q, loc).Add(-time.Minute)
+		}
+	}
+	return due, due.After(now) && due.Before(startsAt)
+}
+
+// quietBegan is the start of the quiet period t is in: the latest start of
+// quiet hours at or before t.
+func quietBegan(t time.Time, q *nextup.QuietHours, loc *time.Location) time.Time {
+	start, _, _ := quietMinutes(q)
+	if loc == nil {
+		loc = time.UTC
+	}
+	y, m, d := t.In(loc).Date()
+	if s := wallTime(y, m, d, start, loc); !s.After(t) {
+		return s
+	}
+	return wallTime(y, m, d-1, start, loc)
+}

@@ -235,3 +235,40 @@ func TestDayStart(t *testing.T) {
 		})
 	}
 }
+
+func TestReminderAt(t *testing.T) {
+	t.Parallel()
+	loc, _ := time.LoadLocation("Europe/London")
+	at := func(day, h, m int) time.Time { return time.Date(2026, 12, day, h, m, 0, 0, loc) }
+	q := quiet(21, 0, 8, 0)
+	now := at(1, 10, 0)
+	for _, c := range []struct {
+		name          string
+		due, startsAt time.Time
+		want          time.Time
+		ok            bool
+	}{
+		{"awake", at(3, 14, 0), at(4, 14, 0), at(3, 14, 0), true},
+		{"quiet morning, moved to its end", at(3, 7, 30), at(4, 7, 30), at(3, 8, 0), true},
+		{"quiet evening, moved to its end", at(3, 22, 0), at(4, 22, 0), at(4, 8, 0), true},
+		{"the end is after the start: a minute before quiet began", at(4, 6, 30), at(4, 7, 30), at(3, 20, 59), true},
+		{"evening quiet, start after midnight", at(3, 23, 30), at(4, 0, 30), at(3, 20, 59), true},
+		{"already past", at(1, 9, 0), at(1, 12, 0), at(1, 9, 0), false},
+		{"moved before now", at(2, 6, 0), at(2, 7, 0), at(1, 20, 59), true},
+		{"moved before now, skipped", at(1, 22, 0), at(1, 23, 0), at(1, 20, 59), true},
+	} {
+		n := now
+		if c.name == "moved before now, skipped" {
+			n = at(1, 21, 30)
+			c.ok = false
+		}
+		got, ok := engine.ReminderAt(c.due, c.startsAt, n, q, loc)
+		if !got.Equal(c.want) || ok != c.ok {
+			t.Errorf("%s: ReminderAt(%s, start %s) = %s, %v; want %s, %v", c.name, c.due, c.startsAt, got, ok, c.want, c.ok)
+		}
+	}
+	// Without quiet hours it is the due time, while before the start.
+	if got, ok := engine.ReminderAt(at(3, 3, 0), at(3, 4, 0), now, nil, loc); !got.Equal(at(3, 3, 0)) || !ok {
+		t.Errorf("no quiet hours: %s %v", got, ok)
+	}
+}

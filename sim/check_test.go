@@ -339,6 +339,8 @@ func (w *world) checkOfferMessages(o nextup.Offer, cur *snapshot) {
 			confirms = append(confirms, m)
 		case waitlist.MessageEscalation:
 			followUps = append(followUps, m)
+		case waitlist.MessageReminder:
+			// A booking's reminder: checked with the booking below.
 		default:
 			w.fail("check 6 messages: offer %s has a %q message", o.ID, m.Kind)
 		}
@@ -834,6 +836,15 @@ func (w *world) checkTimers(cur *snapshot) {
 			}
 		case nextup.TimerHousekeeping:
 			house[t.BusinessID]++
+		case nextup.TimerBookingRemind:
+			// Pending only for a booked booking, due before its slot
+			// starts and after it was made.
+			b, ok := cur.bookings[t.SubjectID]
+			if !ok || b.State != nextup.BookingBooked || b.BusinessID != t.BusinessID {
+				w.fail("check 8 timers: reminder %s is for booking %s, which is not booked: %s", key, t.SubjectID, js(b))
+			} else if sl := cur.slots[b.SlotID]; !t.DueAt.Before(sl.StartsAt) || !t.DueAt.After(b.CreatedAt) {
+				w.fail("check 8 timers: reminder %s is due %s, outside booking %s (made %s) and its start %s", key, fmtT(t.DueAt), b.ID, fmtT(b.CreatedAt), fmtT(sl.StartsAt))
+			}
 		case nextup.TimerEntryRematch:
 			// Set when an entry was skipped for the daily cap: due at the
 			// next local midnight of its business, for an entry it knows.
@@ -988,6 +999,11 @@ func (w *world) deepCheck() {
 		}
 		if got := perOffer[o.ID]; got[waitlist.MessageEscalation] == 1 && want != nil {
 			want[waitlist.MessageEscalation] = 1 // a follow-up: its fit is checked per offer
+		}
+		// A claimed offer's booking gets a reminder at each offset of the
+		// rules (two by default) that was still ahead when it was booked.
+		if n := perOffer[o.ID][waitlist.MessageReminder]; n > 0 && o.State == nextup.OfferClaimed && n <= 2 {
+			want[waitlist.MessageReminder] = n
 		}
 		if got := perOffer[o.ID]; len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 			w.fail("check 6 messages (whole outbox): offer %s (%s) has messages %v, want %v", o.ID, o.State, got, want)

@@ -56,8 +56,8 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		if err != nil {
 			return err
 		}
-		if out, err = w.tx.BookingSetState(ctx, b.ID, nextup.BookingBooked, to, w.now); err != nil {
-			return fmt.Errorf("end booking %s: %w", b.ID, err)
+		if out, err = w.setBookingEnded(ctx, b.ID, to); err != nil {
+			return err
 		}
 		if _, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats}); err != nil {
 			return fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
@@ -80,6 +80,16 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		return nil
 	})
 	return out, moves, err
+}
+
+// setBookingEnded moves a booked booking to its end state and cancels its
+// pending reminders.
+func (w *work) setBookingEnded(ctx context.Context, id string, to nextup.BookingState) (nextup.Booking, error) {
+	b, err := w.tx.BookingSetState(ctx, id, nextup.BookingBooked, to, w.now)
+	if err != nil {
+		return b, fmt.Errorf("end booking %s: %w", id, err)
+	}
+	return b, w.cancelReminders(ctx, id)
 }
 
 // BookingCalendar returns a booking with its slot and business for the

@@ -173,6 +173,9 @@ func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, er
 		if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, entry, o, b, calToken)); err != nil {
 			return err
 		}
+		if err := w.scheduleReminders(ctx, bi, slot, b); err != nil {
+			return err
+		}
 		res = ClaimResult{Booking: b, CalendarToken: calToken}
 		if slot.Seating == nextup.SeatingShared && slot.FreeSeats() > 0 {
 			// A booking is not a try: the claim may bring the slot back

@@ -191,8 +191,8 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 		if b.State != nextup.BookingBooked {
 			continue
 		}
-		if _, err := w.tx.BookingSetState(ctx, b.ID, nextup.BookingBooked, bookingTo, w.now); err != nil {
-			return fmt.Errorf("end booking %s: %w", b.ID, err)
+		if _, err := w.setBookingEnded(ctx, b.ID, bookingTo); err != nil {
+			return err
 		}
 		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
 			From: string(nextup.BookingBooked), To: string(bookingTo), Reason: reason}); err != nil {

@@ -38,6 +38,8 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			err = w.escalate(ctx, t.SubjectID)
 		case nextup.TimerEntryRematch:
 			err = w.matchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
+		case nextup.TimerBookingRemind:
+			err = w.remind(ctx, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

@@ -1,0 +1,107 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
+)
+
+// MessageReminder is the kind of a booking's reminder.
+const MessageReminder = "reminder"
+
+func remindKey(bookingID string, offset time.Duration) string {
+	return fmt.Sprintf("%s:%s:%d", nextup.TimerBookingRemind, bookingID, int64(offset/time.Second))
+}
+
+// scheduleReminders arranges a new booking's reminders: one per offset of
+// the business's rules before the slot starts, moved out of quiet hours
+// (engine.ReminderAt); offsets that have already passed, or that land on
+// the same moment as an earlier one, are left out.
+func (w *work) scheduleReminders(ctx context.Context, bi *bizInfo, sl nextup.Slot, b nextup.Booking) error {
+	seen := map[time.Time]bool{}
+	for _, off := range bi.b.Rules.ReminderOffsets {
+		at, ok := engine.ReminderAt(sl.StartsAt.Add(-off), sl.StartsAt, w.now, bi.b.Rules.QuietHours, bi.loc)
+		if !ok || seen[at] {
+			continue
+		}
+		seen[at] = true
+		if err := w.schedule(ctx, nextup.Timer{BusinessID: b.BusinessID, Kind: nextup.TimerBookingRemind,
+			SubjectID: b.ID, Key: remindKey(b.ID, off), DueAt: at}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancelReminders removes a booking's pending reminders (it was cancelled,
+// or its person did not come).
+func (w *work) cancelReminders(ctx context.Context, bookingID string) error {
+	ts, err := w.tx.TimerList(ctx, nextup.TimerFilter{Kind: nextup.TimerBookingRemind, SubjectID: bookingID, PendingOnly: true})
+	if err != nil {
+		return fmt.Errorf("reminders of booking %s: %w", bookingID, err)
+	}
+	for _, t := range ts {
+		if err := w.tx.TimerCancel(ctx, t.Key); err != nil {
+			return fmt.Errorf("cancel reminder %s: %w", t.Key, err)
+		}
+	}
+	return nil
+}
+
+// remind sends a booking's reminder on the channel its offer went by, to
+// the person's current address, unless the booking has ended (its timers
+// are cancelled then; this covers a cancellation racing the sweeper) or
+// the slot has started.
+func (w *work) remind(ctx context.Context, bookingID string) error {
+	b, err := w.tx.BookingGet(ctx, bookingID)
+	if errors.Is(err, nextup.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if b.State != nextup.BookingBooked {
+		return nil
+	}
+	sl, err := w.tx.SlotGet(ctx, b.SlotID)
+	if err != nil {
+		return err
+	}
+	if !w.now.Before(sl.StartsAt) {
+		return nil
+	}
+	bi, err := w.business(ctx, b.BusinessID)
+	if err != nil {
+		return err
+	}
+	e, err := w.tx.EntryGet(ctx, b.EntryID)
+	if err != nil {
+		return err
+	}
+	ch := nextup.ChannelEmail
+	if b.OfferID != "" {
+		o, err := w.tx.OfferGet(ctx, b.OfferID)
+		if err != nil {
+			return err
+		}
+		ch = o.Channel
+	}
+	if addressOf(e, ch) == "" { // the entry changed since: use what is left
+		ch = nextup.ChannelEmail
+		if e.Phone != "" {
+			ch = nextup.ChannelSMS
+		}
+	}
+	d := slotData(bi, sl, e, b.Seats)
+	m := nextup.Message{BusinessID: b.BusinessID, Kind: MessageReminder, Channel: ch, To: addressOf(e, ch),
+		OfferID: b.OfferID, EntryID: e.ID, BookingID: b.ID}
+	if m.To == "" {
+		return nil // nobody to remind
+	}
+	compose(bi, TemplateReminder, d, &m)
+	return w.queue(ctx, m)
+}

@@ -148,7 +148,9 @@ func (s *Service) claimByText(ctx context.Context, b nextup.Business, from strin
 // the carrier could not deliver ("undelivered", "failed") goes dead with
 // the reason, visible to staff on the Messages page and retryable; other
 // reports ("sent", "delivered", ...) change nothing. A report for a message
-// that is no longer sent (a retry queued it again) is ignored.
+// that is no longer sent (a retry queued it again) is ignored. Then the
+// person is reached another way (Undeliverable): a carrier error that says
+// the number can never get a text opts it out.
 func (s *Service) SMSDelivery(ctx context.Context, messageID, status, errorCode string) error {
 	if status != "undelivered" && status != "failed" {
 		return nil
@@ -166,6 +168,8 @@ func (s *Service) SMSDelivery(ctx context.Context, messageID, status, errorCode 
 		return nil
 	case errors.Is(err, nextup.ErrNotFound):
 		return notFound("message", messageID, err)
+	case err != nil:
+		return err
 	}
-	return err
+	return s.Undeliverable(ctx, messageID, PermanentSMSError(errorCode), reason)
 }

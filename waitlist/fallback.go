@@ -1,0 +1,210 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// MessageFallback is the kind of a message sent again on the person's
+// other channel because the first could not be delivered.
+const MessageFallback = "fallback"
+
+// permanentSMSCodes are the carrier errors that say a number can never
+// get a text (Twilio's codes): unknown or invalid (30005, 21211), a
+// landline (30006, 21614), blocked (30004), or opted out at the carrier
+// (21610). Others (a phone switched off, 30003) may clear.
+var permanentSMSCodes = []string{"30004", "30005", "30006", "21211", "21610", "21614"}
+
+// Undeliverable handles a message that could not be delivered: the relay
+// gave it up (dead) or the carrier reported it undelivered. permanent says
+// the address itself is bad (not a provider outage): it is then opted out
+// of that channel for the business, reason recorded, so the engine stops
+// choosing it. Then, for a person's message:
+//
+//   - an offer (or its follow-up) that is still live goes again on the
+//     person's other channel, with the same claim link, once; with no other
+//     channel it ends as no_channel and the slot rolls on (guardrail 4:
+//     the person keeps their place and is skipped while unreachable);
+//   - a confirmation or reminder goes again on the other channel, once.
+//
+// Every step is audited. Handling the same message twice changes nothing.
+func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {
+	return s.tx(ctx, func(w *work) error {
+		m, err := w.tx.MessageGet(ctx, messageID)
+		if err != nil {
+			return notFound("message", messageID, err)
+		}
+		if m.EntryID == "" || (m.Channel != nextup.ChannelSMS && m.Channel != nextup.ChannelEmail) {
+			return nil // staff mail, webhooks: visible as dead, nothing to fall back to
+		}
+		bi, err := w.business(ctx, m.BusinessID)
+		if err != nil {
+			return err
+		}
+		key := nextup.AddressKey(m.Channel, m.To)
+		suppressed := false
+		if permanent && key != "" {
+			sups, err := w.tx.SuppressionList(ctx, m.BusinessID, []string{key})
+			if err != nil {
+				return err
+			}
+			suppressed = slices.ContainsFunc(sups, func(sp nextup.Suppression) bool { return sp.Channel == m.Channel })
+			if !suppressed {
+				if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: m.BusinessID, Channel: m.Channel,
+					Address: key, Reason: "undeliverable: " + reason, At: w.now}); err != nil {
+					return err
+				}
+				if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: m.EntryID,
+					To: string(m.Channel) + "_undeliverable", Reason: reason, Detail: map[string]any{"message_id": m.ID, "address": m.To}}); err != nil {
+					return err
+				}
+				suppressed = true
+			}
+		}
+		e, err := w.tx.EntryGet(ctx, m.EntryID)
+		if err != nil {
+			return err
+		}
+		other := nextup.ChannelEmail
+		if m.Channel == nextup.ChannelEmail {
+			other = nextup.ChannelSMS
+		}
+		to := addressOf(e, other)
+		if to != "" {
+			sups, err := w.tx.SuppressionList(ctx, m.BusinessID, []string{nextup.AddressKey(other, to)})
+			if err != nil {
+				return err
+			}
+			if slices.ContainsFunc(sups, func(sp nextup.Suppression) bool { return sp.Channel == other }) {
+				to = ""
+			}
+		}
+		switch m.Kind {
+		case nextup.MessageOffer, MessageEscalation, MessageFallback:
+			return w.offerFallback(ctx, bi, m, e, other, to, suppressed)
+		case nextup.MessageConfirmation, MessageReminder:
+			return w.bookingFallback(ctx, bi, m, e, other, to)
+		}
+		return nil
+	})
+}
+
+// offerFallback sends a live offer again on the other channel, or ends it
+// when the person cannot be reached at all.
+func (w *work) offerFallback(ctx context.Context, bi *bizInfo, m nextup.Message, e nextup.Entry, other nextup.Channel, to string, suppressed bool) error {
+	o, err := w.tx.OfferGet(ctx, m.OfferID)
+	if errors.Is(err, nextup.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.State != nextup.OfferOffered || !w.now.Before(o.ExpiresAt) {
+		return nil // claimed or ended meanwhile
+	}
+	note := func(outcome string, detail map[string]any) error {
+		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+			From: string(o.State), To: string(o.State), Reason: outcome, Detail: detail})
+	}
+	msgs, err := w.tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
+	if err != nil {
+		return err
+	}
+	for _, x := range msgs {
+		if x.Channel == other && x.State != nextup.MessageDead && x.State != nextup.MessageCancelled {
+			return nil // the other channel has it already (a follow-up or an earlier fallback)
+		}
+	}
+	if m.Kind == MessageFallback {
+		to = "" // a fallback does not fall back again
+	}
+	if done, err := w.fellBack(ctx, m); done || err != nil {
+		return err
+	}
+	if to == "" {
+		if !suppressed {
+			// A passing failure and nowhere else to send: the offer runs
+			// its course (the relay's retry, or expiry, rolls on).
+			return note("fallback_skipped:no_other_channel", map[string]any{"message_id": m.ID})
+		}
+		_, err := w.endOffer(ctx, o, nextup.OfferCancelled, "no_channel", nextup.EntryWaiting)
+		if errors.Is(err, errRedecide) {
+			return nil
+		}
+		return err
+	}
+	sl, err := w.tx.SlotGet(ctx, o.SlotID)
+	if err != nil {
+		return err
+	}
+	d := slotData(bi, sl, e, o.PartySize)
+	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, w.now, bi.loc), Countdown(o.ExpiresAt.Sub(w.now)), m.ClaimURL
+	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
+		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID}
+	if other == nextup.ChannelEmail {
+		f.UnsubscribeURL = w.s.unsubscribeURL(bi.b, to)
+	}
+	compose(bi, TemplateOffer, d, &f)
+	if err := w.queueWithID(ctx, f); err != nil {
+		return err
+	}
+	return note("fallback", map[string]any{"message_id": m.ID, "channel": string(other)})
+}
+
+// bookingFallback sends a confirmation or reminder again on the other
+// channel.
+func (w *work) bookingFallback(ctx context.Context, bi *bizInfo, m nextup.Message, e nextup.Entry, other nextup.Channel, to string) error {
+	if to == "" || m.BookingID == "" {
+		return nil
+	}
+	b, err := w.tx.BookingGet(ctx, m.BookingID)
+	if err != nil {
+		return fmt.Errorf("booking of message %s: %w", m.ID, err)
+	}
+	if b.State != nextup.BookingBooked {
+		return nil
+	}
+	if done, err := w.fellBack(ctx, m); done || err != nil {
+		return err
+	}
+	sl, err := w.tx.SlotGet(ctx, b.SlotID)
+	if err != nil {
+		return err
+	}
+	d := slotData(bi, sl, e, b.Seats)
+	kind := TemplateReminder
+	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
+		OfferID: m.OfferID, EntryID: e.ID, BookingID: b.ID}
+	if m.Kind == nextup.MessageConfirmation {
+		kind = TemplateConfirmation
+		if other == nextup.ChannelEmail {
+			f.Calendar = CalendarICS(b, sl, bi.b.Name)
+		}
+	}
+	compose(bi, kind, d, &f)
+	if err := w.queueWithID(ctx, f); err != nil {
+		return err
+	}
+	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
+		From: string(b.State), To: string(b.State), Reason: "fallback", Detail: map[string]any{"message_id": m.ID, "channel": string(other)}})
+}
+
+// fallbackID is the id of the fallback of message id: one per message.
+func fallbackID(id string) string { return id + "_fb" }
+
+// fellBack reports whether m has had its fallback already.
+func (w *work) fellBack(ctx context.Context, m nextup.Message) (bool, error) {
+	_, err := w.tx.MessageGet(ctx, fallbackID(m.ID))
+	if errors.Is(err, nextup.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// PermanentSMSError reports whether a carrier error code means the number
+// can never get a text.
+func PermanentSMSError(code string) bool { return slices.Contains(permanentSMSCodes, code) }

@@ -341,6 +341,11 @@ func (w *world) checkOfferMessages(o nextup.Offer, cur *snapshot) {
 			followUps = append(followUps, m)
 		case waitlist.MessageReminder:
 			// A booking's reminder: checked with the booking below.
+		case waitlist.MessageExpired:
+			// The lapsed hold's notice: to the offer's address.
+			if o.State != nextup.OfferExpired || m.Channel != o.Channel || m.To != map[bool]string{true: me.phone, false: me.email}[o.Channel == nextup.ChannelSMS] {
+				w.fail("check 6 messages: %s offer %s has an expiry notice %s", o.State, o.ID, js(m))
+			}
 		default:
 			w.fail("check 6 messages: offer %s has a %q message", o.ID, m.Kind)
 		}
@@ -999,6 +1004,9 @@ func (w *world) deepCheck() {
 		}
 		if got := perOffer[o.ID]; got[waitlist.MessageEscalation] == 1 && want != nil {
 			want[waitlist.MessageEscalation] = 1 // a follow-up: its fit is checked per offer
+		}
+		if o.State == nextup.OfferExpired && o.SentAt != nil {
+			want[waitlist.MessageExpired] = 1 // its hold lapsed: the person is told
 		}
 		// A claimed offer's booking gets a reminder at each offset of the
 		// rules (two by default) that was still ahead when it was booked.

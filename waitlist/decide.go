@@ -310,6 +310,9 @@ func (w *work) handBack(ctx context.Context, bi *bizInfo, slot nextup.Slot, hist
 	if err := w.tx.SlotSetHandedBack(ctx, slot.ID, true); err != nil {
 		return fmt.Errorf("hand back slot %s: %w", slot.ID, err)
 	}
+	if err := w.queueHandback(ctx, bi, slot, h); err != nil {
+		return err
+	}
 	w.moves = append(w.moves, nextup.Move{Move: nextup.MoveHandBack, SlotID: slot.ID, Reason: reason})
 	return w.audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,

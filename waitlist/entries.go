@@ -28,6 +28,9 @@ type JoinParams struct {
 	Priority     bool
 	Source       string    // default "api"
 	JoinedAt     time.Time // default now; set for entries approved from a received request
+	// Notify sends the person the "you're on the list" message with
+	// their status link (the public form does; an import does not).
+	Notify bool
 }
 
 // JoinResult is a new entry with its status-page token (only known now) and
@@ -90,6 +93,11 @@ func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (Jo
 		}
 		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
 			return err
+		}
+		if p.Notify && e.State == nextup.EntryWaiting { // an offer made at once says more
+			if err := w.queueJoined(ctx, bi, e, token); err != nil {
+				return err
+			}
 		}
 		res = JoinResult{Entry: e, StatusToken: token, Moves: w.moves}
 		return nil

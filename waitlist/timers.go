@@ -73,8 +73,14 @@ func (w *work) expireOffer(ctx context.Context, offerID string) error {
 		return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
 			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: o.ExpiresAt})
 	}
-	_, err = w.endOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting)
-	return err
+	if _, err = w.endOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting); err != nil {
+		return err
+	}
+	bi, err := w.business(ctx, o.BusinessID)
+	if err != nil {
+		return err
+	}
+	return w.queueExpired(ctx, bi, o)
 }
 
 // sendPendingOffer releases an offer held back by quiet hours: it becomes

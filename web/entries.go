@@ -23,6 +23,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, b nextup.Business)
 		Availability []availabilityJSON `json:"availability"`
 		Priority     bool               `json:"priority"`
 		Source       string             `json:"source"`
+		Notify       bool               `json:"notify"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
@@ -34,7 +35,8 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, b nextup.Business)
 		return
 	}
 	p := waitlist.JoinParams{Name: in.Name, Email: in.Email, Phone: in.Phone, Channel: nextup.Channel(in.Channel),
-		Service: in.Service, EventID: in.EventID, PartySize: in.PartySize, Staff: in.Staff, Priority: in.Priority, Source: in.Source}
+		Service: in.Service, EventID: in.EventID, PartySize: in.PartySize, Staff: in.Staff, Priority: in.Priority, Source: in.Source,
+		Notify: in.Notify}
 	if p.Earliest, err = nextup.ParseBound(in.Earliest, loc, false); err != nil {
 		s.writeError(w, r, invalidf("earliest", err.Error()))
 		return

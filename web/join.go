@@ -346,6 +346,7 @@ func (s *Server) confirmPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pj.Params.JoinedAt = time.Time{} // the place counts from the confirmation
+	pj.Params.Notify = true          // "you're on the list", with the status link
 	res, err := s.Svc.Join(r.Context(), b.ID, pj.Params)
 	if nextup.ErrorCode(err) == nextup.CodeAlreadyWaiting {
 		d.Heading, d.Message = "You're already on the list", "Your place was confirmed before. We will send you an offer when a slot that fits you frees up."

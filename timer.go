@@ -12,6 +12,7 @@ const (
 	TimerHousekeeping  = "housekeeping"   // daily: expire entries past their window, purge old idempotency records
 	TimerEntryRematch  = "entry_rematch"  // local midnight after an entry hit the daily offer cap: match it again
 	TimerOfferEscalate = "offer_escalate" // half an offer's window (of 30 min or more), not seen: follow up on the other channel
+	TimerBookingSync   = "booking_sync"   // a claim the business's booking system has not confirmed yet: ask it again
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

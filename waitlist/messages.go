@@ -34,7 +34,7 @@ type messageData struct {
 	Seats                                             int
 }
 
-func render(t *template.Template, d messageData) string {
+func render(t *template.Template, d any) string {
 	var b bytes.Buffer
 	if err := t.Execute(&b, d); err != nil {
 		// The templates are fixed and the data is plain strings.

@@ -61,13 +61,15 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.
 		Services       *[]nextup.Service `json:"services"`
 		Staff          *[]string         `json:"staff"`
 		WebhookURL     *string           `json:"webhook_url"`
+		BookingURL     *string           `json:"booking_url"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	out, err := s.Svc.UpdateProfile(r.Context(), b.ID, waitlist.ProfilePatch{Slug: in.Slug, OwnerEmail: in.OwnerEmail,
-		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff, WebhookURL: in.WebhookURL})
+		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff, WebhookURL: in.WebhookURL,
+		BookingURL: in.BookingURL})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -5,7 +5,10 @@ import "time"
 // BookingState is the state of a booking.
 type BookingState string
 
-// Booking states. Cancelled and no-show bookings have freed their seats.
+// Booking states. Cancelled and no-show bookings have freed their seats,
+// except a booking that the business's booking system did not confirm:
+// its seats stay booked, as seats booked outside nextup, until staff
+// release them (the slot is taken there, or its fate is theirs to decide).
 const (
 	BookingBooked    BookingState = "booked"
 	BookingCancelled BookingState = "cancelled"

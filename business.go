@@ -34,6 +34,10 @@ type Profile struct {
 	// WebhookURL, when set, receives the business's events (offer.created,
 	// offer.claimed, booking.cancelled, ...) as signed JSON POSTs.
 	WebhookURL string `json:"webhook_url,omitempty"`
+	// BookingURL, when set, is the business's own booking system: every
+	// claim is POSTed there and confirmed only when it answers 2xx (see
+	// BookingSystem). Empty: nextup's own bookings are the truth.
+	BookingURL string `json:"booking_url,omitempty"`
 	// Templates word the business's messages its own way, by kind
 	// (offer, confirmation, reminder, ...); a kind or part left out
 	// keeps the default.

@@ -19,12 +19,15 @@ var (
 	// ErrRateLimited means the caller tried too often; Error.Data may say
 	// "retry_after_seconds".
 	ErrRateLimited = errors.New("rate limited")
+	// ErrUnavailable means a system nextup depends on (a business's
+	// booking system) did not answer, and the request could not be done.
+	ErrUnavailable = errors.New("unavailable")
 )
 
 // Error is a domain error with a stable machine-readable code (the `code` of
 // the API's problem+json) and a kind (one of the Err* sentinels).
 type Error struct {
-	Kind    error          // ErrNotFound, ErrConflict, ErrInvalid, ErrUnauthorized or ErrRateLimited
+	Kind    error          // ErrNotFound, ErrConflict, ErrInvalid, ErrUnauthorized, ErrRateLimited or ErrUnavailable
 	Code    string         // stable code, e.g. "slot_taken"
 	Message string         // human-readable detail, safe to show
 	Fields  []FieldError   // validation failures, for ErrInvalid
@@ -88,4 +91,7 @@ const (
 	CodeAccountLocked      = "account_locked"
 	CodeIdempotencyReuse   = "idempotency_key_reuse"
 	CodeIdempotencyRunning = "idempotency_in_progress"
+	// CodeBookingSystemUnavailable: the business's booking system did not
+	// confirm a claim (kind ErrUnavailable).
+	CodeBookingSystemUnavailable = "booking_system_unavailable"
 )

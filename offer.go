@@ -4,6 +4,9 @@ import "time"
 
 // OfferState is the life of an offer. pending and offered are live (they
 // hold seats); the other four are final, and an offer ends exactly once.
+// The one exception is a claim that a business's own booking system turns
+// down: its claimed offer is undone, once, as cancelled (with the reason
+// slot_taken or booking_system_*; see package waitlist, booksys.go).
 type OfferState string
 
 // Offer states.

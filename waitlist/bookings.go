@@ -59,6 +59,11 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		if out, err = w.setBookingEnded(ctx, b.ID, to); err != nil {
 			return err
 		}
+		// Staff ended it: whatever the business's booking system still
+		// has to say about it no longer matters.
+		if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
+			return fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
+		}
 		if _, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats}); err != nil {
 			return fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
 		}

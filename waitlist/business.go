@@ -199,7 +199,8 @@ type ProfilePatch struct {
 	WebhookURL     *string
 	// Templates replaces the business's own message templates as a whole
 	// (an empty map goes back to the defaults).
-	Templates *map[string]nextup.MessageTemplate
+	Templates  *map[string]nextup.MessageTemplate
+	BookingURL *string
 }
 
 var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
@@ -239,6 +240,9 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 		if p.Templates != nil {
 			prof.Templates = *p.Templates
 		}
+		if p.BookingURL != nil {
+			prof.BookingURL = strings.TrimSpace(*p.BookingURL)
+		}
 		if f := validateProfile(&prof); len(f) > 0 {
 			return invalid(f...)
 		}
@@ -250,8 +254,12 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 		}
 		bi.b.Profile = prof
 		out = bi.b
+		detail := map[string]any{"slug": prof.Slug, "services": len(prof.Services), "staff": len(prof.Staff)}
+		if p.BookingURL != nil {
+			detail["booking_url"] = prof.BookingURL // which booking system claims go to is on the record
+		}
 		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
-			To: "profile_changed", Detail: map[string]any{"slug": prof.Slug, "services": len(prof.Services), "staff": len(prof.Staff)}})
+			To: "profile_changed", Detail: detail})
 	})
 	return out, err
 }
@@ -266,10 +274,11 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 			f = append(f, nextup.FieldError{Field: "owner_email", Message: "is not an email address"})
 		}
 	}
-	if p.WebhookURL != "" {
-		if u, err := url.Parse(p.WebhookURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			f = append(f, nextup.FieldError{Field: "webhook_url", Message: "must be an http(s) URL"})
-		}
+	if p.WebhookURL != "" && !httpURL(p.WebhookURL) {
+		f = append(f, nextup.FieldError{Field: "webhook_url", Message: "must be an http(s) URL"})
+	}
+	if p.BookingURL != "" && !httpURL(p.BookingURL) {
+		f = append(f, nextup.FieldError{Field: "booking_url", Message: "must be an absolute http(s) URL"})
 	}
 	f = append(f, validateTemplates(p.Templates)...)
 	if p.Country != "" && (len(p.Country) != 2 || strings.Trim(p.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
@@ -308,6 +317,12 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 		staff[strings.ToLower(p.Staff[i])] = true
 	}
 	return f
+}
+
+// httpURL reports whether s is an absolute http or https URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
 // RulesHistory lists a business's rules changes, oldest first: each audit

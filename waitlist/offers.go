@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -18,6 +19,9 @@ type ClaimInfo struct {
 	Location    *time.Location
 	SecondsLeft int64
 	Booking     *nextup.Booking // when claimed
+	// Confirming: claimed, and the business's booking system has not
+	// answered yet (see booksys.go).
+	Confirming bool
 }
 
 // ViewClaim returns what a claim link shows and records that the link was
@@ -94,6 +98,9 @@ func (w *work) claimInfo(ctx context.Context, o nextup.Offer) (ClaimInfo, error)
 			return info, err
 		}
 		info.Booking = &b
+		if info.Confirming, err = awaitingBookingSystem(ctx, w.tx, b.ID); err != nil {
+			return info, err
+		}
 	}
 	return info, nil
 }
@@ -113,6 +120,11 @@ type ClaimResult struct {
 // the entry becomes booked, the timers are cancelled, and the audit rows
 // and the confirmation message are written. Repeating a successful claim
 // returns the same booking.
+//
+// For a business with a booking system the confirmation waits for it:
+// after the commit the booking is booked there, and the claim ends with
+// its answer (the saga of booksys.go) — the booking, or a slot_taken
+// conflict, or booking_system_unavailable.
 func (s *Service) Claim(ctx context.Context, token string) (ClaimResult, error) {
 	return s.claimByHash(ctx, nextup.HashToken(token))
 }
@@ -121,14 +133,16 @@ func (s *Service) Claim(ctx context.Context, token string) (ClaimResult, error) 
 // hashed, or the hash an offer row keeps (a YES texted back).
 func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, error) {
 	var res ClaimResult
+	awaiting := false // the booking awaits the business's booking system
 	err := s.tx(ctx, func(w *work) error {
+		awaiting = false
 		w.actor = nextup.ActorCustomer
 		o, err := w.tx.OfferClaim(ctx, hash, w.now)
 		if err != nil {
 			if !errors.Is(err, nextup.ErrConflict) {
 				return fmt.Errorf("claim: %w", err)
 			}
-			return w.explainFailedClaim(ctx, hash, &res)
+			return w.explainFailedClaim(ctx, hash, &res, &awaiting)
 		}
 		bi, err := w.business(ctx, o.BusinessID)
 		if err != nil {
@@ -159,10 +173,15 @@ func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, er
 				return fmt.Errorf("cancel timer %s: %w", key, err)
 			}
 		}
+		awaiting = w.s.usesBookingSystem(bi.b)
+		bookingDetail := map[string]any{"offer_id": o.ID, "seats": b.Seats}
+		if awaiting {
+			bookingDetail["awaiting_booking_system"] = true
+		}
 		for _, ev := range []nextup.AuditEvent{
 			{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, From: string(nextup.OfferOffered), To: string(nextup.OfferClaimed)},
 			{SubjectType: nextup.SubjectEntry, SubjectID: entry.ID, From: string(nextup.EntryOffered), To: string(nextup.EntryBooked), Detail: map[string]any{"offer_id": o.ID}},
-			{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, To: string(nextup.BookingBooked), Detail: map[string]any{"offer_id": o.ID, "seats": b.Seats}},
+			{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, To: string(nextup.BookingBooked), Detail: bookingDetail},
 		} {
 			ev.SlotID = o.SlotID
 			ev.Reason = "claim"
@@ -170,7 +189,14 @@ func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, er
 				return err
 			}
 		}
-		if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, entry, o, b, calToken)); err != nil {
+		if awaiting {
+			// The confirmation waits for the booking system; this timer
+			// asks it again should the answer never be stored.
+			if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerBookingSync, SubjectID: b.ID,
+				Key: bookingSyncKey(b.ID), DueAt: w.now.Add(bookingSyncFirst)}); err != nil {
+				return err
+			}
+		} else if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, entry, o, b, calToken)); err != nil {
 			return err
 		}
 		if err := w.scheduleReminders(ctx, bi, slot, b); err != nil {
@@ -184,12 +210,16 @@ func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, er
 		}
 		return nil
 	})
-	return res, err
+	if err != nil || !awaiting {
+		return res, err
+	}
+	return s.bookThere(ctx, res)
 }
 
 // explainFailedClaim turns a failed conditional claim into the answer the
-// person should get: the same booking for a repeat, or why not.
-func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimResult) error {
+// person should get: the same booking for a repeat (which, while the
+// booking awaits the business's booking system, asks it again), or why not.
+func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimResult, awaiting *bool) error {
 	o, err := w.tx.OfferByTokenHash(ctx, hash)
 	if err != nil {
 		return fmt.Errorf("claim: %w", err)
@@ -201,11 +231,21 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 			return fmt.Errorf("booking of claimed offer %s: %w", o.ID, err)
 		}
 		*res = ClaimResult{Booking: b, Repeat: true}
-		return nil
+		*awaiting, err = awaitingBookingSystem(ctx, w.tx, b.ID)
+		return err
 	case nextup.OfferDeclined:
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferDeclined, "this offer was declined")
 	case nextup.OfferPending:
 		return nextup.Errorf(nextup.ErrConflict, CodeOfferPending, "this offer has not been sent yet")
+	case nextup.OfferCancelled:
+		if o.Reason == ReasonSlotTaken || strings.HasPrefix(o.Reason, "booking_system_") {
+			// Claimed, then undone by the business's booking system.
+			bi, err := w.business(ctx, o.BusinessID)
+			if err != nil {
+				return err
+			}
+			return settledAs(bi, o)
+		}
 	}
 	// Expired, withdrawn, or offered past its deadline: if somebody has
 	// booked the seats since, say politely that the slot was just filled; a

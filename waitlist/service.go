@@ -32,6 +32,13 @@ type Service struct {
 	// PasswordCost is the bcrypt cost of staff passwords; 0 means
 	// bcrypt.DefaultCost (tests lower it).
 	PasswordCost int
+	// BookingSystem books the claims of a business with a booking URL in
+	// the business's own booking system (see booksys.go). Nil leaves
+	// booking URLs unused: nextup's own bookings are the truth.
+	BookingSystem nextup.BookingSystem
+	// BookingAttempts is how many times a claim asks the booking system
+	// in a row when it does not answer, before the claim fails; 0 means 3.
+	BookingAttempts int
 }
 
 // New returns a Service with production defaults for anything left nil.

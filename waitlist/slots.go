@@ -194,6 +194,9 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 		if _, err := w.setBookingEnded(ctx, b.ID, bookingTo); err != nil {
 			return err
 		}
+		if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
+			return fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
+		}
 		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
 			From: string(nextup.BookingBooked), To: string(bookingTo), Reason: reason}); err != nil {
 			return err

@@ -136,6 +136,10 @@ func (s *Service) claimByText(ctx context.Context, b nextup.Business, from strin
 	switch code := nextup.ErrorCode(err); {
 	case err == nil:
 		return SMSReply{Action: "claimed"}, nil // the confirmation goes out through the outbox
+	case errCustomerTold(err):
+		// The business's booking system did not take it: the message
+		// saying so goes out through the outbox.
+		return SMSReply{Action: "claim_failed"}, nil
 	case code == nextup.CodeSlotTaken || code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn || code == nextup.CodeOfferDeclined:
 		return SMSReply{Action: "claim_failed", Text: fmt.Sprintf("%s: sorry, that offer has ended. You keep your place on the waitlist.", b.Name)}, nil
 	case errors.Is(err, nextup.ErrConflict):

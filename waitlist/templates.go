@@ -28,11 +28,12 @@ const (
 	TemplateHandback     = "handback"     // to the owner: the engine handed a slot back, with its note
 	TemplateReminder     = "reminder"     // your booking is coming up
 	TemplateEscalation   = "escalation"   // in case you missed it: the same claim link once more
+	TemplateUnconfirmed  = "unconfirmed"  // the business's booking system did not confirm a claim; the business will
 )
 
 // TemplateKinds lists the kinds in the order staff see them.
 var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled, TemplateExpired,
-	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation}
+	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed}
 
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
@@ -95,17 +96,33 @@ Can't make it after all? Tell us at {{.Contact}} so someone else can have the sl
 {{if .Contact}}<p style="color:#555">Can't make it after all? Tell us at <a href="mailto:{{.Contact}}">{{.Contact}}</a> so someone else can have the slot.</p>{{end}}`,
 	},
 	TemplateFilled: {
-		Subject: `Sorry, the {{.Service}} slot was just taken`,
-		SMS:     `{{.Business}}: sorry, the {{.Service}} slot on {{.When}} was just taken. You keep your place on the list.`,
+		Subject: `Sorry, the {{.Service}} slot on {{.When}} was just taken`,
+		SMS:     `{{.Business}}: sorry, the {{.Service}} slot on {{.When}} was taken just before your claim reached us, so it isn't booked. You keep your place on the waitlist.`,
 		Text: `Hi {{.Name}},
 
-Sorry: the {{.Service}} slot on {{.When}} was just taken before your claim went through. You keep your place on the list, and we'll offer you the next one that fits.
+Sorry: the {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on {{.When}} was taken just before your claim reached us, so it isn't booked.
+
+You keep your place on the waitlist, and we will let you know when another slot opens up.
 {{if .StatusLink}}
 Your place: {{.StatusLink}}
 {{end}}`,
 		HTML: `<p>Hi {{.Name}},</p>
-<p>Sorry: the <b>{{.Service}}</b> slot on {{.When}} was just taken before your claim went through. You keep your place on the list, and we'll offer you the next one that fits.</p>
+<p>Sorry: the <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} on {{.When}} was taken just before your claim reached us, so it isn't booked.</p>
+<p>You keep your place on the waitlist, and we will let you know when another slot opens up.</p>
 {{if .StatusLink}}<p><a href="{{.StatusLink}}">See your place</a></p>{{end}}`,
+	},
+	TemplateUnconfirmed: {
+		Subject: `Not confirmed yet: {{.Service}} on {{.When}}`,
+		SMS:     `{{.Business}}: we couldn't confirm your {{.Service}} slot on {{.When}} just now. {{.Business}} will confirm it with you directly. You keep your place on the waitlist.`,
+		Text: `Hi {{.Name}},
+
+Thank you for claiming the {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on {{.When}}. We couldn't confirm it with their booking system just now, so it isn't booked yet: {{.Business}} will get in touch to confirm it with you directly.
+
+You keep your place on the waitlist in the meantime.
+`,
+		HTML: `<p>Hi {{.Name}},</p>
+<p>Thank you for claiming the <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on {{.When}}. We couldn't confirm it with their booking system just now, so it isn't booked yet: {{.Business}} will get in touch to confirm it with you directly.</p>
+<p>You keep your place on the waitlist in the meantime.</p>`,
 	},
 	TemplateExpired: {
 		Subject: `The {{.Service}} slot has gone to the next person`,
@@ -136,12 +153,12 @@ See your place, or leave the list, here: {{.StatusLink}}
 	TemplateHandback: {
 		Subject: `Over to you: {{.Service}} on {{.When}}`,
 		SMS:     `nextup: the {{.Service}} slot on {{.When}} is back with you. {{.Note}}`,
-		Text: `The {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} on {{.When}} is back with you: the waitlist could not fill it.
+		Text: `The {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} on {{.When}} is back with you.
 
 {{.Note}}
 `,
-		HTML: `<p>The <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} on <b>{{.When}}</b> is back with you: the waitlist could not fill it.</p>
-<p style="border-left:3px solid #ccc;padding-left:12px">{{.Note}}</p>`,
+		HTML: `<p>The <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} on <b>{{.When}}</b> is back with you.</p>
+<p style="border-left:3px solid #ccc;padding-left:12px;white-space:pre-line">{{.Note}}</p>`,
 	},
 	TemplateReminder: {
 		Subject: `Reminder: {{.Service}} on {{.When}}`,

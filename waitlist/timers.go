@@ -18,6 +18,12 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 	if t.ClaimedUntil == nil {
 		return fmt.Errorf("timer %d handled without a claim", t.ID)
 	}
+	if t.Kind == nextup.TimerBookingSync {
+		// It asks a business's booking system first, outside any
+		// transaction, then applies the answer and finishes the timer in
+		// one (booksys.go).
+		return s.retryBookingSystem(ctx, t)
+	}
 	return s.tx(ctx, func(w *work) error {
 		w.actor = nextup.ActorTimer
 		// Finish the timer first, under the sweeper's claim: if the claim

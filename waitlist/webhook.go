@@ -49,6 +49,9 @@ func webhookType(ev nextup.AuditEvent) string {
 			return "slot.handed_back"
 		}
 	case nextup.SubjectBooking:
+		if ev.From == ev.To {
+			return "" // a note on a booking that stays as it is (its booking system's answer)
+		}
 		switch ev.To {
 		case string(nextup.BookingBooked):
 			return "booking.created"

@@ -396,9 +396,30 @@ func storyOf(ev nextup.AuditEvent, offerWho map[string]string, name func(string)
 		case string(nextup.OfferExpired):
 			return who + " did not answer in time."
 		case string(nextup.OfferCancelled):
+			switch ev.Reason {
+			case waitlist.ReasonSlotTaken:
+				return "The booking system turned down " + who + "'s claim: the slot is taken there. The seats stay booked."
+			case waitlist.ReasonBookingSystemUnavailable:
+				return "The booking system did not answer about " + who + "'s claim: not confirmed."
+			case waitlist.ReasonBookingSystemRefused:
+				return "The booking system refused " + who + "'s claim: not confirmed."
+			}
 			return "The offer to " + who + " was withdrawn (" + strings.ReplaceAll(ev.Reason, "_", " ") + ")."
 		}
 	case nextup.SubjectBooking:
+		switch ev.Reason {
+		case waitlist.ReasonBookingSystemConfirmed:
+			if ref, ok := ev.Detail["reference"].(string); ok {
+				return "The booking system confirmed the booking (its reference: " + ref + ")."
+			}
+			return "The booking system confirmed the booking."
+		case waitlist.ReasonBookingSystemRetry:
+			return "The booking system did not answer; asking it again later."
+		case waitlist.ReasonBookingSystemRemoved:
+			return "The booking system was removed before it answered: the booking stands."
+		case waitlist.ReasonSlotTaken, waitlist.ReasonBookingSystemUnavailable, waitlist.ReasonBookingSystemRefused:
+			return "" // the offer's row tells it
+		}
 		switch ev.To {
 		case string(nextup.BookingCancelled):
 			return "A booking was cancelled."

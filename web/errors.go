@@ -39,6 +39,8 @@ func statusOf(err error) int {
 		return http.StatusConflict
 	case errors.Is(err, nextup.ErrRateLimited):
 		return http.StatusTooManyRequests
+	case errors.Is(err, nextup.ErrUnavailable):
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }

@@ -61,6 +61,7 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.
 		Services       *[]nextup.Service                  `json:"services"`
 		Staff          *[]string                          `json:"staff"`
 		WebhookURL     *string                            `json:"webhook_url"`
+		BookingURL     *string                            `json:"booking_url"`
 		Templates      *map[string]nextup.MessageTemplate `json:"templates"`
 	}
 	if err := s.body(r, &in); err != nil {
@@ -69,7 +70,7 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.
 	}
 	out, err := s.Svc.UpdateProfile(r.Context(), b.ID, waitlist.ProfilePatch{Slug: in.Slug, OwnerEmail: in.OwnerEmail,
 		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff, WebhookURL: in.WebhookURL,
-		Templates: in.Templates})
+		Templates: in.Templates, BookingURL: in.BookingURL})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -201,12 +202,21 @@ func (s *Server) claimPage(w http.ResponseWriter, r *http.Request) {
 		d.Heading, d.Message = "Not quite yet", "This offer opens in the morning; we will send you the link then."
 	case nextup.OfferClaimed:
 		d.Heading, d.Message = "You're booked", "See you then."
+		if info.Confirming {
+			d.Heading, d.Message = "Confirming your booking", "We are confirming it with "+info.Business.Name+"'s booking system; a message is on its way."
+		}
 	case nextup.OfferDeclined:
 		d.Heading, d.Message = "You declined this slot", "It has gone to the next person. You keep your place on the waitlist."
 	case nextup.OfferExpired:
 		d.Heading, d.Message = "This offer has expired", "The claim window ended and the slot went to the next person. You keep your place on the waitlist."
 	case nextup.OfferCancelled:
 		d.Heading, d.Message = "This offer was withdrawn", "Sorry — the business took this slot back. You keep your place on the waitlist."
+		switch {
+		case info.Offer.Reason == waitlist.ReasonSlotTaken:
+			d.Heading, d.Message = "Just filled", "Sorry — this slot was taken just before your claim reached us. You keep your place on the waitlist."
+		case strings.HasPrefix(info.Offer.Reason, "booking_system_"):
+			d.Heading, d.Message = notConfirmedPage(info.Business.Name)
+		}
 	}
 	s.render(w, http.StatusOK, "result", d)
 }
@@ -235,6 +245,10 @@ func (s *Server) claimPost(w http.ResponseWriter, r *http.Request) {
 		s.Metrics.claim(code)
 		d.Heading, d.Message = "Just filled", "Sorry — someone else booked this slot a moment ago. You keep your place on the waitlist."
 		s.render(w, http.StatusConflict, "result", d)
+	case code == nextup.CodeBookingSystemUnavailable:
+		s.Metrics.claim(code)
+		d.Heading, d.Message = notConfirmedPage(info.Business.Name)
+		s.render(w, http.StatusServiceUnavailable, "result", d)
 	case code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn || code == nextup.CodeOfferDeclined || code == waitlist.CodeOfferPending:
 		s.Metrics.claim(code)
 		msg := endedMessages[code]
@@ -243,6 +257,13 @@ func (s *Server) claimPost(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.errorPage(w, r, err)
 	}
+}
+
+// notConfirmedPage is what a person reads when the business's booking
+// system did not confirm their claim.
+func notConfirmedPage(business string) (heading, message string) {
+	return "Not confirmed yet", "We couldn't confirm this slot with " + business + "'s booking system just now. " +
+		business + " will confirm it with you directly. You keep your place on the waitlist."
 }
 
 // endedMessages tell a person why their claim did not go through.

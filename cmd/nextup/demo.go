@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/booksys/httpbook"
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/outbox"
 	"github.com/nextup-dev/nextup/store/sqlite"
@@ -174,6 +177,10 @@ func (d *demo) script(ctx context.Context) error {
 		return err
 	}
 
+	if err := d.bookingSystemScene(ctx, salon.colour); err != nil {
+		return err
+	}
+
 	d.say("\n== The haircut slot's story, from the audit log:")
 	evs, err := d.svc.SlotAudit(ctx, d.biz.ID, haircut.ID)
 	if err != nil {
@@ -189,6 +196,49 @@ func (d *demo) script(ctx context.Context) error {
 			ev.SubjectType, short(ev.SubjectID), dash(ev.From), ev.To, ev.Reason, who)
 	}
 	return tw.Flush()
+}
+
+// bookingSystemScene connects the salon's own booking system (a local
+// stand-in that has just booked a walk-in) and shows a claim it turns
+// down: the offer ends as slot_taken, and the person is told and keeps
+// their place.
+func (d *demo) bookingSystemScene(ctx context.Context, colour nextup.Slot) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"slot already booked"}`, http.StatusConflict)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	d.svc.BookingSystem = &httpbook.Client{Clock: d.clock, Timeout: 5 * time.Second, Key: func(ctx context.Context, bid string) ([]byte, error) {
+		b, err := d.svc.GetBusiness(ctx, bid)
+		return []byte(b.APIKeyHash), err
+	}}
+	defer func() { d.svc.BookingSystem = nil }()
+	url := "http://" + ln.Addr().String() + "/bookings"
+	if _, err := d.svc.UpdateProfile(ctx, d.biz.ID, waitlist.ProfilePatch{BookingURL: &url}); err != nil {
+		return err
+	}
+	d.say("\n== The salon connects its own booking system (booking_url): each claim is booked there too.")
+	d.say("   Tomorrow's 11:00 colour with Ben is cancelled.")
+	_, moves, err := d.svc.Release(ctx, d.biz.ID, colour.ID, 0, waitlist.ReasonCancellation)
+	if err != nil {
+		return err
+	}
+	d.moves(moves)
+	offer, err := d.deliver(ctx)
+	if err != nil {
+		return err
+	}
+	d.say("   %s taps Claim, but a walk-in took the chair in the salon's own system a moment earlier: it answers 409.", d.names[offer.EntryID])
+	if _, err := d.svc.Claim(ctx, tokenOf(offer.ClaimURL)); err != nil {
+		d.say("   %s's claim: %s — the booking system holds the truth; %s is told and keeps the same place on the waitlist.",
+			d.names[offer.EntryID], nextup.ErrorCode(err), d.names[offer.EntryID])
+	}
+	_, err = d.deliver(ctx)
+	return err
 }
 
 func (d *demo) now() string { return d.clock.Now().In(d.loc).Format("15:04") }

@@ -40,6 +40,8 @@ func TestDemo(t *testing.T) {
 		"Maya's old link: slot_taken",
 		"move: offer → Vera", // priority first in the class
 		"offered → expired", "offered → declined", "offered → claimed",
+		"Rosa's claim: slot_taken", // the salon's booking system answered 409
+		"booking_failed to Rosa",   // and she was told
 		"/c/",
 	} {
 		if !strings.Contains(out, want) {
@@ -102,7 +104,8 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--clock", "sideways"}, {"serve", "--notify", "pigeon"}, {"serve", "--smtp-url", "smtp://localhost:25"},
 		{"serve", "--notify", "capture,smtp"}, {"serve", "--smtp-url", "http://x", "--mail-from", "a@b.example"},
 		{"serve", "--db-max-conns", "-1"}, {"serve", "--notify", "twilio"},
-		{"serve", "--twilio-account-sid", "AC1", "--twilio-auth-token", "abc"}} {
+		{"serve", "--twilio-account-sid", "AC1", "--twilio-auth-token", "abc"},
+		{"serve", "--booking-timeout", "0s"}, {"serve", "--booking-timeout", "1m"}} {
 		_, err := runCLI(t, args...)
 		var ue usageError
 		if !errors.As(err, &ue) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/booksys/httpbook"
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/notify/smtp"
 	"github.com/nextup-dev/nextup/notify/twilio"
@@ -40,6 +41,8 @@ type serveConfig struct {
 	Instance   string // names this process on the timers it claims
 	Twilio     twilio.Config
 	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
+	// BookingTimeout bounds one request to a business's booking system.
+	BookingTimeout time.Duration
 
 	// PostgreSQL only.
 	DBMaxConns         int
@@ -66,6 +69,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.Twilio.From, "twilio-from", "", "SMS: the Twilio number texts come from (E.164)")
 	fs.StringVar(&c.Twilio.MessagingServiceSID, "twilio-messaging-service", "", "SMS: a Twilio Messaging Service SID, instead of --twilio-from")
 	fs.StringVar(&c.Twilio.APIBase, "twilio-api-base", "", "SMS: another base URL for Twilio's API (a local fake; default https://api.twilio.com)")
+	fs.DurationVar(&c.BookingTimeout, "booking-timeout", httpbook.DefaultTimeout, "how long one request to a business's booking system (its booking_url) may take; a claim tries 3 times (at most 25s, under a timer's lease)")
 	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers it claims (default: host name and process id)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "PostgreSQL: connections in this instance's pool (default: the larger of 4 and the CPUs)")
 	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", 30*time.Second, "PostgreSQL: the server aborts a statement running longer, and ends a session idle in a transaction for twice as long (0: the server's settings)")
@@ -100,6 +104,10 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if c.DBMaxConns < 0 || c.DBStatementTimeout < 0 {
 		return usageError{"serve: --db-max-conns and --db-statement-timeout must not be negative"}
+	}
+	if c.BookingTimeout <= 0 || c.BookingTimeout > 25*time.Second {
+		// The booking_sync timer's request must end before its 30s lease.
+		return usageError{"serve: --booking-timeout must be more than 0 and at most 25s"}
 	}
 	smtpListed, twilioListed := false, false
 	for _, ch := range strings.Split(c.Notify, ",") {
@@ -178,12 +186,15 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		}
 		relay.Senders[nextup.ChannelEmail] = mail
 	}
-	// Webhook events are signed with the hex SHA-256 of the business's API
-	// key: the integrator can compute it, and nextup keeps only that.
-	relay.Senders[nextup.ChannelWebhook] = &webhook.Sender{Clock: clock, Key: func(ctx context.Context, bid string) ([]byte, error) {
+	// Webhook events, and claims sent to a business's booking system, are
+	// signed with the hex SHA-256 of the business's API key: the
+	// integrator can compute it, and nextup keeps only that.
+	signingKey := func(ctx context.Context, bid string) ([]byte, error) {
 		b, err := svc.GetBusiness(ctx, bid)
 		return []byte(b.APIKeyHash), err
-	}}
+	}
+	relay.Senders[nextup.ChannelWebhook] = &webhook.Sender{Clock: clock, Key: signingKey}
+	svc.BookingSystem = &httpbook.Client{Clock: clock, Key: signingKey, Timeout: cmp.Or(c.BookingTimeout, httpbook.DefaultTimeout)}
 	if c.Twilio.AccountSID != "" {
 		if c.Twilio.StatusCallback == "" {
 			c.Twilio.StatusCallback = c.BaseURL + "/v1/sms/status"

@@ -277,3 +277,62 @@ func TestServeWebhookEvents(t *testing.T) {
 		t.Fatalf("offer %v", offer)
 	}
 }
+
+// TestServeBookingSystem: a business with a booking_url has each claim
+// booked in its booking system by a running `nextup serve`: signed with
+// the hex SHA-256 of its API key, the booking id as Idempotency-Key; the
+// 201 confirms it and the confirmation goes out.
+func TestServeBookingSystem(t *testing.T) {
+	type request struct {
+		key, bookingID string
+		signed         bool
+	}
+	got := make(chan request, 4)
+	var key []byte
+	booking := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		ts, sig, _ := strings.Cut(strings.TrimPrefix(r.Header.Get("Nextup-Signature"), "t="), ",v1=")
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(ts + "." + string(body)))
+		var b struct {
+			BookingID string `json:"booking_id"`
+		}
+		_ = json.Unmarshal(body, &b)
+		got <- request{key: r.Header.Get("Idempotency-Key"), bookingID: b.BookingID,
+			signed: hmac.Equal([]byte(sig), []byte(hex.EncodeToString(mac.Sum(nil))))}
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `{"reference":"CC-1"}`)
+	}))
+	defer booking.Close()
+	in := startInstance(t, "solo", filepath.Join(t.TempDir(), "n.db"), smtptest.Start(t).Addr, "--booking-timeout", "5s")
+	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Corner Cuts","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
+	bid, apiKey := biz["id"].(string), biz["api_key"].(string)
+	sum := sha256.Sum256([]byte(apiKey))
+	key = []byte(hex.EncodeToString(sum[:]))
+	c.must(0, "PATCH", "/v1/businesses/"+bid, apiKey, fmt.Sprintf(`{"booking_url":%q}`, booking.URL+"/bookings"), 200)
+	at := time.Now().UTC().Add(72 * time.Hour).Truncate(time.Hour)
+	sl := c.must(0, "POST", "/v1/businesses/"+bid+"/slots", apiKey, fmt.Sprintf(`{"service":"cut","starts_at":%q,"ends_at":%q}`,
+		at.Format(time.RFC3339), at.Add(time.Hour).Format(time.RFC3339)), 201)
+	c.must(0, "POST", "/v1/businesses/"+bid+"/waitlist:join", apiKey, `{"name":"Ann","email":"ann@example.com","service":"cut"}`, 201)
+	c.must(0, "POST", "/v1/slots/"+sl["id"].(string)+":release", apiKey, `{"reason":"cancellation"}`, 200)
+	msgs := c.must(0, "GET", "/v1/businesses/"+bid+"/messages?to=ann@example.com", apiKey, "", 200)["messages"].([]any)
+	link := msgs[0].(map[string]any)["claim_url"].(string)
+	claim := c.must(0, "POST", "/v1/claims/"+link[strings.LastIndex(link, "/")+1:]+":accept", "", "", 200)
+	id := claim["booking"].(map[string]any)["id"].(string)
+	select {
+	case r := <-got:
+		if !r.signed || r.key != id || r.bookingID != id {
+			t.Fatalf("booking system got %+v for booking %s", r, id)
+		}
+	default:
+		t.Fatal("the booking system was not asked before the claim answered")
+	}
+	found := false
+	for _, m := range c.must(0, "GET", "/v1/businesses/"+bid+"/messages?to=ann@example.com", apiKey, "", 200)["messages"].([]any) {
+		found = found || strings.HasPrefix(m.(map[string]any)["subject"].(string), "Booked: cut")
+	}
+	if !found {
+		t.Fatal("no confirmation for Ann")
+	}
+}

@@ -18,9 +18,12 @@ package outbox
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,27 +40,30 @@ const (
 	DefaultPoll        = 500 * time.Millisecond
 )
 
-// DefaultBackoff waits 30s before the second attempt and doubles for every
-// attempt after that, capped at an hour: 30s, 1m, 2m, 4m, 8m, 16m, 32m, 1h.
-// attempt is the number of attempts made so far (1 after the first failure).
+// DefaultBackoff is how long to wait before the next attempt of message id
+// after attempt attempts (1 after the first failure): 30s, doubling for
+// every attempt after that and capped at an hour (30s, 1m, 2m, 4m, 8m, 16m,
+// 32m, 1h, 1h, ...), each moved by up to ±20%, rounded to the millisecond.
 //
-// There is no jitter. Jitter spreads retries of many messages that failed
-// together; here the per-channel rate limits already spread them, and a
-// schedule that depends only on the attempt number is easy to explain to
-// staff and to test.
-func DefaultBackoff(attempt int) time.Duration {
-	const base, limit = 30 * time.Second, time.Hour
+// The jitter matters when many messages fail together (a provider outage
+// during a storm of offers): without it they would all come back in the
+// same instant, as a second storm, and keep doing so at every attempt.
+// It is not random but drawn from a hash of the message id and the
+// attempt, so a message's schedule is the same on every relay and every
+// run: staff and tests can work it out, and a relay that takes over a
+// message does not change when it is tried.
+func DefaultBackoff(id string, attempt int) time.Duration {
+	const base, limit, spread = 30 * time.Second, time.Hour, 0.2
 	if attempt < 1 {
 		attempt = 1
 	}
 	d := base
-	for i := 1; i < attempt; i++ {
-		d *= 2
-		if d >= limit {
-			return limit
-		}
+	for i := 1; i < attempt && d < limit; i++ {
+		d = min(2*d, limit)
 	}
-	return d
+	h := sha256.Sum256([]byte(id + "/" + strconv.Itoa(attempt)))
+	u := float64(binary.BigEndian.Uint64(h[:8])>>11) / (1 << 53) // uniform in [0, 1)
+	return time.Duration(float64(d) * (1 + spread*(2*u-1))).Round(time.Millisecond)
 }
 
 // Relay sends due outbox messages. Store and Clock are required, and a
@@ -77,9 +83,10 @@ type Relay struct {
 	// MaxAttempts is how many attempts a message gets before it goes
 	// dead. Default 8.
 	MaxAttempts int
-	// Backoff is how long to wait before the next attempt, given the
-	// number of attempts made so far. Default DefaultBackoff.
-	Backoff func(attempt int) time.Duration
+	// Backoff is how long to wait before the next attempt of a message,
+	// given its id and the number of attempts made so far. Default
+	// DefaultBackoff.
+	Backoff func(id string, attempt int) time.Duration
 	// Lease is how long a claimed message is reserved for this relay.
 	// Default 1m; it should outlast a slow provider call.
 	Lease time.Duration
@@ -103,11 +110,11 @@ func (r *Relay) maxAttempts() int {
 	return cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
 }
 
-func (r *Relay) backoff(attempt int) time.Duration {
+func (r *Relay) backoff(id string, attempt int) time.Duration {
 	if r.Backoff != nil {
-		return r.Backoff(attempt)
+		return r.Backoff(id, attempt)
 	}
-	return DefaultBackoff(attempt)
+	return DefaultBackoff(id, attempt)
 }
 
 func (r *Relay) lease() time.Duration {
@@ -166,7 +173,7 @@ func (r *Relay) Wake() {
 //   - sent: recorded with the provider's id;
 //   - a permanent error (errors.Is(err, nextup.ErrInvalid)), or no sender
 //     for its channel and no Default: dead at once;
-//   - any other error: failed, next tried at now+Backoff(attempts), or dead
+//   - any other error: failed, next tried at now+Backoff(id, attempts), or dead
 //     once it has had MaxAttempts attempts.
 //
 // A message over its channel's rate limit is not sent and nothing is
@@ -296,7 +303,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		case attempt >= r.maxAttempts():
 			res.State = nextup.MessageDead
 		default:
-			res.NextAttemptAt = now.Add(r.backoff(attempt))
+			res.NextAttemptAt = now.Add(r.backoff(m.ID, attempt))
 		}
 		attrs := []slog.Attr{
 			slog.String("message_id", m.ID),

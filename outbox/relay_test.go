@@ -239,11 +239,16 @@ func TestRetriesWithBackoff(t *testing.T) {
 	b := setup(t)
 	m := b.message()
 	b.sms.failNext(2, errProvider)
+	// msg_001's schedule: 30s and 1m, moved by its own jitter.
+	first, second := 26850*time.Millisecond, 64278*time.Millisecond
+	if outbox.DefaultBackoff(m.ID, 1) != first || outbox.DefaultBackoff(m.ID, 2) != second {
+		t.Fatalf("DefaultBackoff(%s) = %v, %v; want %v, %v", m.ID, outbox.DefaultBackoff(m.ID, 1), outbox.DefaultBackoff(m.ID, 2), first, second)
+	}
 
-	b.runOnce(0, 1) // attempt 1 fails: next in 30s
+	b.runOnce(0, 1) // attempt 1 fails: next in 26.85s
 	got := b.get(m.ID)
-	if got.State != nextup.MessageFailed || got.Attempts != 1 || !got.NextAttemptAt.Equal(t0.Add(30*time.Second)) {
-		t.Fatalf("after attempt 1: state %s, attempts %d, next %v; want failed, 1, +30s", got.State, got.Attempts, got.NextAttemptAt.Sub(t0))
+	if got.State != nextup.MessageFailed || got.Attempts != 1 || !got.NextAttemptAt.Equal(t0.Add(first)) {
+		t.Fatalf("after attempt 1: state %s, attempts %d, next %v; want failed, 1, +%v", got.State, got.Attempts, got.NextAttemptAt.Sub(t0), first)
 	}
 	if !strings.Contains(got.LastError, errProvider.Error()) {
 		t.Errorf("last error = %q", got.LastError)
@@ -252,17 +257,19 @@ func TestRetriesWithBackoff(t *testing.T) {
 		t.Errorf("failure not logged: %q", b.logs.String())
 	}
 
-	b.clock.Advance(30*time.Second - time.Microsecond)
+	b.clock.Advance(first - time.Microsecond)
 	b.runOnce(0, 0) // not yet due
 
 	b.clock.Advance(time.Microsecond)
-	b.runOnce(0, 1) // attempt 2 fails: next in 60s
+	b.runOnce(0, 1) // attempt 2 fails: next in 64.278s
 	got = b.get(m.ID)
-	if want := t0.Add(30*time.Second + 60*time.Second); got.Attempts != 2 || !got.NextAttemptAt.Equal(want) {
+	if want := t0.Add(first + second); got.Attempts != 2 || !got.NextAttemptAt.Equal(want) {
 		t.Fatalf("after attempt 2: attempts %d, next %v; want 2, %v", got.Attempts, got.NextAttemptAt.Sub(t0), want.Sub(t0))
 	}
 
-	b.clock.Advance(60 * time.Second)
+	b.clock.Advance(second - time.Microsecond)
+	b.runOnce(0, 0)
+	b.clock.Advance(time.Microsecond)
 	b.runOnce(1, 0) // attempt 3 succeeds
 	got = b.get(m.ID)
 	if got.State != nextup.MessageSent || got.Attempts != 3 || got.ProviderID != "sms-"+m.ID+"-3" {
@@ -274,7 +281,7 @@ func TestDeadAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.r.MaxAttempts = 3
-	b.r.Backoff = func(attempt int) time.Duration { return time.Duration(attempt) * time.Minute }
+	b.r.Backoff = func(_ string, attempt int) time.Duration { return time.Duration(attempt) * time.Minute }
 	m := b.message()
 	b.sms.failNext(-1, errProvider)
 
@@ -300,6 +307,48 @@ func TestDeadAfterMaxAttempts(t *testing.T) {
 	b.runOnce(1, 0)
 	if got := b.get(m.ID); got.State != nextup.MessageSent {
 		t.Errorf("after requeue: state %s, want sent", got.State)
+	}
+}
+
+// The default schedule end to end with the fake clock: eight attempts,
+// each exactly when DefaultBackoff says, then dead; staff retry it (as
+// POST /v1/messages/{id}:retry does) and it is sent.
+func TestDefaultScheduleToDeadAndRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	m := b.message()
+	b.sms.failNext(-1, errProvider)
+	for attempt := 1; attempt <= outbox.DefaultMaxAttempts; attempt++ {
+		b.runOnce(0, 1)
+		got := b.get(m.ID)
+		if got.Attempts != attempt {
+			t.Fatalf("attempt %d: attempts = %d", attempt, got.Attempts)
+		}
+		if attempt == outbox.DefaultMaxAttempts {
+			if got.State != nextup.MessageDead {
+				t.Fatalf("after %d attempts: state %s, want dead", attempt, got.State)
+			}
+			break
+		}
+		wait := outbox.DefaultBackoff(m.ID, attempt)
+		if want := b.clock.Now().Add(wait); got.State != nextup.MessageFailed || !got.NextAttemptAt.Equal(want) {
+			t.Fatalf("attempt %d: state %s, next in %v; want failed, next in %v", attempt, got.State, got.NextAttemptAt.Sub(b.clock.Now()), wait)
+		}
+		b.clock.Advance(wait - time.Microsecond)
+		b.runOnce(0, 0) // a microsecond early: not due
+		b.clock.Advance(time.Microsecond)
+	}
+	b.clock.Advance(48 * time.Hour)
+	b.runOnce(0, 0) // dead stays dead
+	if n := b.sms.callsFor(m.ID); n != outbox.DefaultMaxAttempts {
+		t.Fatalf("provider called %d times, want %d", n, outbox.DefaultMaxAttempts)
+	}
+
+	b.sms.failNext(0, nil)
+	requeue(t, b, m.ID)
+	b.runOnce(1, 0)
+	if got := b.get(m.ID); got.State != nextup.MessageSent || got.SentAt == nil || !got.SentAt.Equal(b.clock.Now()) {
+		t.Errorf("after the retry: state %s, sent at %v", got.State, got.SentAt)
 	}
 }
 
@@ -459,23 +508,77 @@ func TestLostLeaseKeepsTheOtherRelaysOutcome(t *testing.T) {
 
 func TestDefaultBackoff(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
+	// The schedule without jitter: 30s doubling to an hour.
+	base := []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute,
+		16 * time.Minute, 32 * time.Minute, time.Hour, time.Hour, time.Hour}
+	for i := range 200 {
+		id := fmt.Sprintf("msg_%03d", i)
+		for a, want := range base {
+			attempt := a + 1
+			got := outbox.DefaultBackoff(id, attempt)
+			if lo, hi := want*8/10, want*12/10; got < lo || got > hi {
+				t.Errorf("DefaultBackoff(%s, %d) = %v, want %v ±20%%", id, attempt, got, want)
+			}
+			if got != got.Round(time.Millisecond) {
+				t.Errorf("DefaultBackoff(%s, %d) = %v, not whole milliseconds", id, attempt, got)
+			}
+			if again := outbox.DefaultBackoff(id, attempt); again != got {
+				t.Errorf("DefaultBackoff(%s, %d) = %v, then %v", id, attempt, got, again)
+			}
+		}
+	}
+	// One message's schedule, exactly: the jitter is a function of the id
+	// and the attempt, so it can be written down.
+	for _, tt := range []struct {
 		attempt int
 		want    time.Duration
 	}{
-		{0, 30 * time.Second},
-		{1, 30 * time.Second},
-		{2, time.Minute},
-		{3, 2 * time.Minute},
-		{7, 32 * time.Minute},
-		{8, time.Hour},
-		{9, time.Hour},
-		{1000, time.Hour},
-	}
-	for _, tt := range tests {
-		if got := outbox.DefaultBackoff(tt.attempt); got != tt.want {
-			t.Errorf("DefaultBackoff(%d) = %v, want %v", tt.attempt, got, tt.want)
+		{0, 26850 * time.Millisecond}, // as attempt 1
+		{1, 26850 * time.Millisecond},
+		{2, 64278 * time.Millisecond},
+		{3, 142205 * time.Millisecond},
+		{7, 35*time.Minute + 7790*time.Millisecond},
+		{8, 48*time.Minute + 54328*time.Millisecond},
+		{10, time.Hour + 58222*time.Millisecond},
+	} {
+		if got := outbox.DefaultBackoff("msg_001", tt.attempt); got != tt.want {
+			t.Errorf("DefaultBackoff(msg_001, %d) = %v, want %v", tt.attempt, got, tt.want)
 		}
+	}
+}
+
+// Messages that failed together come back spread over the jitter's
+// range, not as one second storm.
+func TestBackoffSpreadsRetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.Batch = 100
+	const n = 100
+	for range n {
+		b.message()
+	}
+	b.sms.failNext(n, errProvider)
+	b.runOnce(0, n)
+	at := map[time.Time]bool{}
+	lo, hi := t0.Add(time.Hour), t0
+	for i := 1; i <= n; i++ {
+		got := b.get(fmt.Sprintf("msg_%03d", i))
+		next := got.NextAttemptAt
+		if want := t0.Add(outbox.DefaultBackoff(got.ID, 1)); !next.Equal(want) {
+			t.Errorf("%s next at %v, want %v", got.ID, next.Sub(t0), want.Sub(t0))
+		}
+		at[next] = true
+		if next.Before(lo) {
+			lo = next
+		}
+		if next.After(hi) {
+			hi = next
+		}
+	}
+	// Deterministic, and spread like 100 draws from 24s..36s: (nearly) all
+	// at different milliseconds, over most of the range.
+	if len(at) < n-2 || hi.Sub(lo) < 10*time.Second {
+		t.Errorf("retries at %d distinct times over %v; want them spread over most of 24s..36s", len(at), hi.Sub(lo))
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
-	"golang.org/x/time/rate"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/capture"
@@ -426,41 +425,294 @@ func TestTwoRelaysSendEachMessageOnce(t *testing.T) {
 	}
 }
 
-func TestRateLimitLeavesMessagesForLater(t *testing.T) {
+// sleepByClock makes the relay wait by advancing the fake clock: pacing
+// in the clock's time, with no real sleeping. It suits tests in which one
+// worker at a time waits.
+func (b *bundle) sleepByClock() {
+	b.r.Sleep = func(ctx context.Context, d time.Duration) error {
+		b.clock.Advance(d)
+		return ctx.Err()
+	}
+}
+
+// watchSends records the clock's time of every call to p, and fails the
+// test if a message reaches the provider after its lease ran out.
+func (b *bundle) watchSends(p *provider) *[]time.Time {
+	var mu sync.Mutex
+	var at []time.Time
+	p.during = func(m nextup.Message) {
+		now := b.clock.Now()
+		if m.ClaimedUntil == nil || !now.Before(*m.ClaimedUntil) {
+			b.t.Errorf("%s sent at +%v, its lease ran out at %v", m.ID, now.Sub(t0), m.ClaimedUntil)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		at = append(at, now)
+	}
+	return &at
+}
+
+// drain runs rounds until n messages have been sent in all, failing on any
+// failure; it returns the sent count of every round.
+func (b *bundle) drain(n int) []int {
+	b.t.Helper()
+	var rounds []int
+	total := 0
+	for total < n {
+		sent, failed, err := b.r.RunOnce(b.ctx)
+		if err != nil || failed != 0 {
+			b.t.Fatalf("round %d: %d sent, %d failed, %v", len(rounds)+1, sent, failed, err)
+		}
+		if sent == 0 {
+			b.t.Fatalf("round %d sent nothing, %d of %d sent", len(rounds)+1, total, n)
+		}
+		rounds = append(rounds, sent)
+		total += sent
+	}
+	return rounds
+}
+
+// tps is the rate of sends from the first to the last.
+func tps(at []time.Time) float64 {
+	return float64(len(at)-1) / at[len(at)-1].Sub(at[0]).Seconds()
+}
+
+// A storm of 500 offers at a 10-a-second limit goes out at 10 a second,
+// measured in the clock's time from the first send to the last; none is
+// refused, none fails, each is sent once on its first attempt, and none
+// after its lease ran out.
+func TestStormIsPacedNotThrottled(t *testing.T) {
+	t.Parallel()
+	for _, burst := range []int{1, 10} {
+		t.Run(fmt.Sprintf("burst %d", burst), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			const n, rate = 500, 10.0
+			b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: rate, Burst: burst}}
+			b.r.Batch = n
+			b.sleepByClock()
+			at := b.watchSends(b.sms)
+			for range n {
+				b.message()
+			}
+			rounds := b.drain(n)
+			got := tps(*at)
+			t.Logf("burst %d: %d sends in %v of clock time: %.3f a second; rounds %v", burst, len(*at), (*at)[n-1].Sub((*at)[0]), got, rounds)
+			if got < rate*0.95 || got > rate*1.05 {
+				t.Errorf("%.3f sends a second, want %.0f ±5%%", got, rate)
+			}
+			// A round claims what 10/s can send in half the one-minute
+			// lease (and the bucket's tokens), not all 500.
+			if want := burst + int(rate*outbox.DefaultLease.Seconds()/2); rounds[0] != want {
+				t.Errorf("first round sent %d, want %d", rounds[0], want)
+			}
+			for i := 1; i <= n; i++ {
+				id := fmt.Sprintf("msg_%03d", i)
+				if got := b.get(id); got.State != nextup.MessageSent || got.Attempts != 1 || b.sms.callsFor(id) != 1 {
+					t.Fatalf("%s: %s after %d attempts, %d calls; want sent on the first", id, got.State, got.Attempts, b.sms.callsFor(id))
+				}
+			}
+		})
+	}
+}
+
+// account is a test provider on a named provider account.
+type account struct {
+	*provider
+	name string
+}
+
+func (a account) Account() string { return a.name }
+
+// Channels whose senders share a provider account share its bucket (at
+// the lower of their rates); channels on separate accounts each get their
+// own.
+func TestChannelsSharingAnAccountShareItsBucket(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		email      string // the email sender's account; sms is on acct_1
+		emailLimit outbox.Limit
+		elapsed    time.Duration // clock time to send 20 texts and 20 emails
+	}{
+		// 20 tokens in the bucket: 20 at once, then 20 at 10/s.
+		{"shared", "acct_1", outbox.Limit{TPS: 10, Burst: 20}, 2 * time.Second},
+		// The lower rate and burst: 10 at once, 30 at 5/s.
+		{"shared at the lower limit", "acct_1", outbox.Limit{TPS: 5, Burst: 10}, 6 * time.Second},
+		// 20 tokens each: all at once.
+		{"separate", "acct_2", outbox.Limit{TPS: 10, Burst: 20}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			email := newProvider(nextup.ChannelEmail)
+			b.r.Senders = map[nextup.Channel]nextup.Sender{
+				nextup.ChannelSMS:   account{b.sms, "acct_1"},
+				nextup.ChannelEmail: account{email, tt.email},
+			}
+			b.r.Limits = map[nextup.Channel]outbox.Limit{
+				nextup.ChannelSMS:   {TPS: 10, Burst: 20},
+				nextup.ChannelEmail: tt.emailLimit,
+			}
+			b.r.Batch = 100
+			b.sleepByClock()
+			for i := range 40 {
+				b.message(func(m *nextup.Message) {
+					if i%2 == 1 {
+						m.Channel, m.To = nextup.ChannelEmail, "ann@example.com"
+					}
+				})
+			}
+			b.runOnce(40, 0)
+			if b.sms.total() != 20 || email.total() != 20 {
+				t.Errorf("calls: %d texts, %d emails; want 20 and 20", b.sms.total(), email.total())
+			}
+			if got := b.clock.Now().Sub(t0); got < tt.elapsed-time.Millisecond || got > tt.elapsed+time.Millisecond {
+				t.Errorf("sending took %v of clock time, want %v", got, tt.elapsed)
+			}
+		})
+	}
+}
+
+// A round claims no more of a limited channel's messages than can be sent
+// in half the lease, so none waits past its lease; the next round takes
+// the next share.
+func TestBatchCappedByTheLease(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	// Two SMS allowed and no refill: deterministic whatever the wall clock.
-	b.r.Limits = map[nextup.Channel]*rate.Limiter{nextup.ChannelSMS: rate.NewLimiter(0, 2)}
-	c := capture.New()
-	b.r.Default = c
-	var sms []nextup.Message
-	for range 5 {
-		sms = append(sms, b.message())
+	const lease = 10 * time.Second
+	b.r.Lease = lease
+	b.r.Batch = 100
+	b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: 2}}
+	b.sleepByClock()
+	at := b.watchSends(b.sms)
+	for range 50 {
+		b.message()
 	}
-	email := b.message(func(m *nextup.Message) { m.Channel = nextup.ChannelEmail; m.To = "ann@example.com" })
+	rounds := b.drain(50)
+	// A full bucket's token and 2/s for 5s, then 2/s for 5s a round.
+	if want := []int{11, 10, 10, 10, 9}; fmt.Sprint(rounds) != fmt.Sprint(want) {
+		t.Errorf("rounds sent %v, want %v", rounds, want)
+	}
+	if got := tps(*at); got < 1.9 || got > 2.1 {
+		t.Errorf("%.3f sends a second, want 2 ±5%%", got)
+	}
+	// A limit the lease cannot hold is refused: one message every 10s
+	// with a 10s lease would wait past it.
+	b.r.Limits[nextup.ChannelSMS] = outbox.Limit{TPS: 0.1}
+	if _, _, err := b.r.RunOnce(b.ctx); err == nil || !strings.Contains(err.Error(), "two messages a lease") {
+		t.Errorf("RunOnce with 0.1/s and a 10s lease = %v, want refused", err)
+	}
+}
 
-	b.runOnce(3, 0) // two SMS and the unlimited email
-	for i, m := range sms {
-		got := b.get(m.ID)
-		switch {
-		case i < 2 && got.State != nextup.MessageSent:
-			t.Errorf("sms %d: state %s, want sent (oldest first)", i, got.State)
-		case i >= 2 && (got.State != nextup.MessageQueued || got.Attempts != 0 || got.LastError != ""):
-			t.Errorf("sms %d over the limit: state %s, attempts %d, error %q; want untouched", i, got.State, got.Attempts, got.LastError)
+// When another round on the same relay has taken the tokens, a message
+// whose token would come late in its lease is not sent: it and the rest
+// of its account's batch keep their leases, untouched, and go when the
+// leases lapse. Nothing is sent after its lease ran out.
+func TestTokenTooLateIsLeftForLater(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const lease = 10 * time.Second
+	b.r.Lease = lease
+	b.r.Batch = 100
+	b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: 2}}
+	b.watchSends(b.sms)
+	for range 40 {
+		b.message()
+	}
+	// The first wait of the outer round runs a whole inner round on the
+	// same relay (as Run and the debug clock might at once), which
+	// spends the tokens the outer round counted on.
+	inner := -1
+	b.r.Sleep = func(ctx context.Context, d time.Duration) error {
+		target := b.clock.Now().Add(d)
+		if inner < 0 {
+			inner = 0
+			var err error
+			if inner, _, err = b.r.RunOnce(ctx); err != nil {
+				t.Errorf("inner round: %v", err)
+			}
+		}
+		if now := b.clock.Now(); now.Before(target) {
+			b.clock.Set(target)
+		}
+		return ctx.Err()
+	}
+	outer, failed, err := b.r.RunOnce(b.ctx)
+	if err != nil || failed != 0 {
+		t.Fatalf("outer round: %d failed, %v", failed, err)
+	}
+	// Outer claimed 11 (up to +5s at 2/s), the inner round 9 (it found the
+	// bucket a token short) and sent them by +5s; the outer's tokens
+	// then come every 0.5s from +5s, and it stops at the first later
+	// than +7.5s.
+	if inner != 9 || outer != 7 {
+		t.Fatalf("inner round sent %d, outer %d; want 9 and 7", inner, outer)
+	}
+	left := 0
+	for i := 1; i <= 11; i++ {
+		got := b.get(fmt.Sprintf("msg_%03d", i))
+		if got.State == nextup.MessageSent {
+			continue
+		}
+		left++
+		if got.State != nextup.MessageQueued || got.Attempts != 0 || got.LastError != "" || got.ClaimedUntil == nil || !got.ClaimedUntil.Equal(t0.Add(lease)) {
+			t.Errorf("%s left over: %s, %d attempts, %q, leased until %v; want queued and untouched, still leased", got.ID, got.State, got.Attempts, got.LastError, got.ClaimedUntil)
 		}
 	}
-	if got := b.get(email.ID); got.State != nextup.MessageSent {
-		t.Errorf("email: state %s; another channel's limit must not hold it", got.State)
+	if left != 4 {
+		t.Errorf("%d of the outer round's 11 left, want 4", left)
 	}
+	// Later rounds send the rest, the left-over ones once their leases
+	// lapse, each once.
+	b.r.Sleep = nil
+	b.sleepByClock()
+	b.drain(40 - inner - outer)
+	for i := 1; i <= 40; i++ {
+		id := fmt.Sprintf("msg_%03d", i)
+		if got := b.get(id); got.State != nextup.MessageSent || got.Attempts != 1 || b.sms.callsFor(id) != 1 {
+			t.Errorf("%s: %s after %d attempts, %d calls", id, got.State, got.Attempts, b.sms.callsFor(id))
+		}
+	}
+}
 
-	// They are still leased: the next round does not claim them again.
-	b.r.Limits[nextup.ChannelSMS] = rate.NewLimiter(rate.Inf, 0)
-	b.runOnce(0, 0)
-	// When the lease lapses they go.
-	b.clock.Advance(outbox.DefaultLease)
-	b.runOnce(3, 0)
-	if n := b.sms.total(); n != 5 {
-		t.Errorf("provider called %d times, want 5", n)
+// A message waiting for its token stops waiting when the relay is
+// stopped: it keeps its lease and its attempts, and the token goes back.
+func TestWaitEndsWithTheContext(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: 1.0 / 20}} // a text every 20s
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	var waited time.Duration
+	b.r.Sleep = func(ctx context.Context, d time.Duration) error {
+		waited = d
+		cancel() // stopped while waiting
+		return ctx.Err()
+	}
+	first, second := b.message(), b.message()
+	sent, failed, err := b.r.RunOnce(ctx)
+	if sent != 1 || failed != 0 || !errors.Is(err, context.Canceled) || waited != 20*time.Second {
+		t.Fatalf("RunOnce = %d sent, %d failed, %v after waiting %v; want 1, 0, canceled after 20s", sent, failed, err, waited)
+	}
+	if got := b.get(first.ID); got.State != nextup.MessageSent {
+		t.Errorf("first: %s", got.State)
+	}
+	if got := b.get(second.ID); got.State != nextup.MessageQueued || got.Attempts != 0 || b.sms.callsFor(second.ID) != 0 {
+		t.Errorf("second: %s after %d attempts, %d calls; want queued and untouched", got.State, got.Attempts, b.sms.callsFor(second.ID))
+	}
+	// Its token was handed back: 20s on (not 40s) another text goes
+	// without a wait (the second is still leased).
+	b.r.Sleep = func(context.Context, time.Duration) error {
+		t.Error("waited for a token that was handed back")
+		return nil
+	}
+	third := b.message()
+	b.clock.Advance(20 * time.Second)
+	b.runOnce(1, 0)
+	if b.sms.callsFor(third.ID) != 1 {
+		t.Errorf("third: %d calls", b.sms.callsFor(third.ID))
 	}
 }
 

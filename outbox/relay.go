@@ -86,6 +86,32 @@ type Accounter interface {
 	Account() string
 }
 
+// Attempt is a send attempt whose outcome the relay recorded, as told to
+// Relay.OnAttempt.
+type Attempt struct {
+	// Message is the message as claimed, before this attempt.
+	Message nextup.Message
+	// State is the outcome: sent, failed (to be retried) or dead.
+	State nextup.MessageState
+	// At is when the outcome was recorded, in the Clock's time.
+	At time.Time
+	// Call is how long the provider took to answer, in wall time; zero
+	// when no provider was called (an opted-out address, no sender).
+	Call time.Duration
+}
+
+// Queued is how long the message had waited when this attempt ended:
+// from when it was first due (its creation, or NotBefore when that is
+// later) to At, in the Clock's time. For a sent message it is what the
+// customer waited for, retries and pacing included.
+func (a Attempt) Queued() time.Duration {
+	due := a.Message.CreatedAt
+	if a.Message.NotBefore.After(due) {
+		due = a.Message.NotBefore
+	}
+	return a.At.Sub(due)
+}
+
 // Relay sends due outbox messages. Store and Clock are required, and a
 // sender for every channel in use, through Senders or Default. A Relay must
 // not be copied after first use; its methods are safe for concurrent use,
@@ -130,6 +156,10 @@ type Relay struct {
 	Poll time.Duration
 	// Logger receives send failures. Default slog.Default().
 	Logger *slog.Logger
+	// OnAttempt, when set, is told of every attempt whose outcome was
+	// recorded (metrics); it is called from the workers, at once, and
+	// must not block.
+	OnAttempt func(Attempt)
 
 	wakeOnce sync.Once
 	wake     chan struct{}
@@ -463,6 +493,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	attempt := m.Attempts + 1
 	var providerID string
 	var sendErr error
+	var call time.Duration
 	optedOut, err := r.optedOut(ctx, m)
 	if err != nil {
 		return outcomeLost, err
@@ -478,7 +509,9 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		// A provider that hangs must not hold the relay: give up on
 		// the call when the lease would have run out in real time.
 		sctx, cancel := context.WithTimeout(ctx, r.lease())
+		start := time.Now() // wall time: a measurement of the provider, not logic
 		providerID, sendErr = s.Send(sctx, m)
+		call = time.Since(start)
 		cancel()
 		if sendErr != nil && ctx.Err() != nil {
 			// Shutting down, not the provider's fault: leave the
@@ -525,6 +558,9 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	}
 	if err != nil {
 		return outcomeLost, fmt.Errorf("outbox: finish message %s: %w", m.ID, err)
+	}
+	if r.OnAttempt != nil {
+		r.OnAttempt(Attempt{Message: m, State: res.State, At: now, Call: call})
 	}
 	if res.State == nextup.MessageSent {
 		return outcomeSent, nil

@@ -716,6 +716,58 @@ func TestWaitEndsWithTheContext(t *testing.T) {
 	}
 }
 
+// OnAttempt hears of every recorded outcome, with the provider's time
+// and how long the message had been waiting in the Clock's time.
+func TestOnAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var mu sync.Mutex
+	var got []outbox.Attempt
+	b.r.OnAttempt = func(a outbox.Attempt) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, a)
+	}
+	b.r.Backoff = func(string, int) time.Duration { return time.Minute }
+	// Written now, due at +10m (quiet hours); fails once, sent at +11m.
+	late := b.message(func(m *nextup.Message) { m.NotBefore = t0.Add(10 * time.Minute) })
+	stopped := b.message(func(m *nextup.Message) { m.Channel, m.To = nextup.ChannelEmail, "ann@example.com" })
+	if err := b.st.InTx(b.ctx, func(tx nextup.Tx) error {
+		return tx.SuppressionAdd(b.ctx, nextup.Suppression{BusinessID: "biz_1", Channel: nextup.ChannelEmail, Address: "ann@example.com", Reason: "bounce", At: t0})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.runOnce(0, 1) // the opted-out email: dead, no provider called
+	b.sms.failNext(1, errProvider)
+	b.clock.Advance(10 * time.Minute)
+	b.runOnce(0, 1)
+	b.clock.Advance(time.Minute)
+	b.runOnce(1, 0)
+
+	want := []struct {
+		id     string
+		ch     nextup.Channel
+		state  nextup.MessageState
+		at     time.Duration
+		queued time.Duration
+		called bool
+	}{
+		{stopped.ID, nextup.ChannelEmail, nextup.MessageDead, 0, 0, false},
+		{late.ID, nextup.ChannelSMS, nextup.MessageFailed, 10 * time.Minute, 0, true},
+		{late.ID, nextup.ChannelSMS, nextup.MessageSent, 11 * time.Minute, time.Minute, true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d attempts reported, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		a := got[i]
+		if a.Message.ID != w.id || a.Message.Channel != w.ch || a.State != w.state || !a.At.Equal(t0.Add(w.at)) || a.Queued() != w.queued || (a.Call == 0) == w.called || a.Call < 0 {
+			t.Errorf("attempt %d: %s %s %s at +%v, queued %v, call %v; want %s %s %s at +%v, queued %v, provider called %v",
+				i, a.Message.ID, a.Message.Channel, a.State, a.At.Sub(t0), a.Queued(), a.Call, w.id, w.ch, w.state, w.at, w.queued, w.called)
+		}
+	}
+}
+
 func TestExpiredLeaseIsNotSent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

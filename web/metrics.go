@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 
 // Metrics are the Prometheus metrics an operator watches: requests,
 // promotion lag from a freed slot to its offer, timer lateness, the outbox
-// depth by state, and claims by outcome.
+// depth by channel and state, and claims by outcome.
 type Metrics struct {
 	reg           *prometheus.Registry
 	requests      *prometheus.CounterVec
@@ -44,7 +45,7 @@ func NewMetrics(store nextup.Store) *Metrics {
 	m.reg.MustRegister(m.requests, m.duration, m.claims, m.promotionLag, m.timerLateness,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&outboxCollector{store: store, desc: prometheus.NewDesc("nextup_outbox_messages",
-			"Outbox messages by state.", []string{"state"}, nil)})
+			"Outbox messages by channel and state.", []string{"channel", "state"}, nil)})
 	return m
 }
 
@@ -110,7 +111,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// outboxCollector reads the outbox depth from the store at scrape time.
+// outboxCollector reads the outbox depth from the store at scrape time:
+// every state of the channels nextup sends on, and of any other channel
+// the outbox holds, so that a series does not vanish when it empties.
 type outboxCollector struct {
 	store nextup.Store
 	desc  *prometheus.Desc
@@ -121,7 +124,7 @@ func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var counts map[nextup.MessageState]int
+	var counts map[nextup.Channel]map[nextup.MessageState]int
 	err := c.store.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		counts, err = tx.MessageCounts(ctx, "")
@@ -131,7 +134,15 @@ func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
 		return
 	}
-	for _, st := range []nextup.MessageState{nextup.MessageQueued, nextup.MessageSent, nextup.MessageFailed, nextup.MessageDead, nextup.MessageCancelled} {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[st]), string(st))
+	channels := []nextup.Channel{nextup.ChannelEmail, nextup.ChannelSMS, nextup.ChannelWebhook}
+	for channel := range counts {
+		if !slices.Contains(channels, channel) {
+			channels = append(channels, channel)
+		}
+	}
+	for _, channel := range channels {
+		for _, st := range []nextup.MessageState{nextup.MessageQueued, nextup.MessageSent, nextup.MessageFailed, nextup.MessageDead, nextup.MessageCancelled} {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[channel][st]), string(channel), string(st))
+		}
 	}
 }

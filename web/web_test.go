@@ -541,7 +541,8 @@ func TestMetrics(t *testing.T) {
 		`nextup_claims_total{outcome="repeat"} 1`,
 		`nextup_claims_total{outcome="not_found"} 1`,
 		`nextup_promotion_lag_seconds_count 1`,
-		`nextup_outbox_messages{state="queued"} 2`, // the offer and the confirmation
+		`nextup_outbox_messages{channel="email",state="queued"} 2`, // the offer and the confirmation
+		`nextup_outbox_messages{channel="sms",state="queued"} 0`,
 		`nextup_http_requests_total{route="POST /v1/slots/{rest}",status="200"} 1`,
 		`nextup_http_requests_total{route="POST /v1/businesses/{bid}/waitlist:join",status="201"} 1`,
 	} {

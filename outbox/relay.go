@@ -511,7 +511,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		sctx, cancel := context.WithTimeout(ctx, r.lease())
 		start := time.Now() // wall time: a measurement of the provider, not logic
 		providerID, sendErr = s.Send(sctx, m)
-		call = time.Since(start)
+		call = max(time.Since(start), time.Nanosecond) // > 0: a provider was called
 		cancel()
 		if sendErr != nil && ctx.Err() != nil {
 			// Shutting down, not the provider's fault: leave the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -41,6 +42,9 @@ type serveConfig struct {
 	Twilio     twilio.Config
 	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
 
+	// Messages a second per provider account, by channel (0: no limit).
+	SMSTPS, EmailTPS, WebhookTPS float64
+
 	// PostgreSQL only.
 	DBMaxConns         int
 	DBStatementTimeout time.Duration
@@ -66,6 +70,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.Twilio.From, "twilio-from", "", "SMS: the Twilio number texts come from (E.164)")
 	fs.StringVar(&c.Twilio.MessagingServiceSID, "twilio-messaging-service", "", "SMS: a Twilio Messaging Service SID, instead of --twilio-from")
 	fs.StringVar(&c.Twilio.APIBase, "twilio-api-base", "", "SMS: another base URL for Twilio's API (a local fake; default https://api.twilio.com)")
+	fs.Float64Var(&c.SMSTPS, "sms-tps", 0, "SMS: texts a second per provider account (Twilio: 1 for a long code, more for a Messaging Service or short code); this instance's rate, evenly spaced; 0: no limit")
+	fs.Float64Var(&c.EmailTPS, "email-tps", 0, "email: messages a second per SMTP login; this instance's rate; 0: no limit")
+	fs.Float64Var(&c.WebhookTPS, "webhook-tps", 0, "webhooks: deliveries a second, all businesses together; this instance's rate; 0: no limit")
 	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers it claims (default: host name and process id)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "PostgreSQL: connections in this instance's pool (default: the larger of 4 and the CPUs)")
 	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", 30*time.Second, "PostgreSQL: the server aborts a statement running longer, and ends a session idle in a transaction for twice as long (0: the server's settings)")
@@ -100,6 +107,17 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if c.DBMaxConns < 0 || c.DBStatementTimeout < 0 {
 		return usageError{"serve: --db-max-conns and --db-statement-timeout must not be negative"}
+	}
+	// A message waits for its token holding its lease: a rate must allow
+	// two messages a lease (outbox.Relay.Check).
+	minTPS := 2 / outbox.DefaultLease.Seconds()
+	for _, f := range []struct {
+		name string
+		tps  float64
+	}{{"sms-tps", c.SMSTPS}, {"email-tps", c.EmailTPS}, {"webhook-tps", c.WebhookTPS}} {
+		if f.tps < 0 || (f.tps > 0 && f.tps < minTPS) || math.IsNaN(f.tps) {
+			return usageError{fmt.Sprintf("serve: --%s must be 0 (no limit) or at least %.3g (one message every %v)", f.name, minTPS, outbox.DefaultLease/2)}
+		}
 	}
 	smtpListed, twilioListed := false, false
 	for _, ch := range strings.Split(c.Notify, ",") {
@@ -167,6 +185,14 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc.Logger = logger
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: c.Instance, Logger: logger}
 	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger, Senders: map[nextup.Channel]nextup.Sender{}}
+	if fake != nil && c.SMSTPS+c.EmailTPS+c.WebhookTPS > 0 {
+		logger.Warn("rate limits are off under --clock=fake: time stands still while the debug clock runs the relay")
+	}
+	if fake == nil {
+		// Under the fake clock time stands still while the debug clock
+		// runs the relay: a paced message would wait for ever.
+		relay.Limits = c.limits()
+	}
 	if c.SMTPURL != "" {
 		cfg, err := smtp.ParseURL(c.SMTPURL, c.MailFrom)
 		if err != nil {
@@ -197,6 +223,10 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
 	metrics := web.NewMetrics(st)
 	sweeper.OnHandled = metrics.TimerHandled
+	relay.OnAttempt = metrics.OutboxAttempt
+	if err := relay.Check(); err != nil {
+		return err
+	}
 	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
 	if c.Twilio.AccountSID != "" {
 		api.SMSSignature = twilio.SignatureValidator(c.Twilio.AuthToken)
@@ -221,7 +251,8 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	logger.Info("nextup serving", "addr", ln.Addr().String(), "base_url", c.BaseURL, "db", redactDSN(c.DB),
-		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "", "sms", c.Twilio.AccountSID != "")
+		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "", "sms", c.Twilio.AccountSID != "",
+		"sms_tps", relay.Limits[nextup.ChannelSMS].TPS, "email_tps", relay.Limits[nextup.ChannelEmail].TPS, "webhook_tps", relay.Limits[nextup.ChannelWebhook].TPS)
 
 	select {
 	case err = <-serveErr:
@@ -244,6 +275,18 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		err = nil
 	}
 	return err
+}
+
+// limits are the relay's rate limits: --sms-tps, --email-tps and
+// --webhook-tps, evenly spaced (a burst of one).
+func (c serveConfig) limits() map[nextup.Channel]outbox.Limit {
+	out := map[nextup.Channel]outbox.Limit{}
+	for ch, tps := range map[nextup.Channel]float64{nextup.ChannelSMS: c.SMSTPS, nextup.ChannelEmail: c.EmailTPS, nextup.ChannelWebhook: c.WebhookTPS} {
+		if tps > 0 {
+			out[ch] = outbox.Limit{TPS: tps, Burst: 1}
+		}
+	}
+	return out
 }
 
 // baseURL is the default public base of links: localhost for a bare

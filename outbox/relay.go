@@ -95,8 +95,9 @@ type Attempt struct {
 	State nextup.MessageState
 	// At is when the outcome was recorded, in the Clock's time.
 	At time.Time
-	// Call is how long the provider took to answer, in wall time; zero
-	// when no provider was called (an opted-out address, no sender).
+	// Call is how long the provider took to answer, in wall time: more
+	// than zero exactly when a provider was called (not for an opted-out
+	// address or a channel without a sender).
 	Call time.Duration
 }
 
@@ -157,8 +158,8 @@ type Relay struct {
 	// Logger receives send failures. Default slog.Default().
 	Logger *slog.Logger
 	// OnAttempt, when set, is told of every attempt whose outcome was
-	// recorded (metrics); it is called from the workers, at once, and
-	// must not block.
+	// recorded (metrics). Several workers may call it at once; it must
+	// not block.
 	OnAttempt func(Attempt)
 
 	wakeOnce sync.Once

@@ -143,9 +143,10 @@ type Tx interface {
 	MessageCreate(ctx context.Context, m Message) error
 	MessageGet(ctx context.Context, id string) (Message, error)
 	MessageList(ctx context.Context, f MessageFilter) ([]Message, error)
-	// MessageCounts counts the outbox by state, for one business or, with
-	// an empty businessID, for the whole store (the operator's metric).
-	MessageCounts(ctx context.Context, businessID string) (map[MessageState]int, error)
+	// MessageCounts counts the outbox by channel and state, for one
+	// business or, with an empty businessID, for the whole store (the
+	// operator's metric). Channels and states without messages are absent.
+	MessageCounts(ctx context.Context, businessID string) (map[Channel]map[MessageState]int, error)
 	// MessageClaimDue leases up to limit messages that are queued or failed
 	// and due (NotBefore and NextAttemptAt <= now, no live lease) until
 	// now+lease, and returns them with ClaimedUntil set.

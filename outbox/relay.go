@@ -10,17 +10,23 @@
 // delivered twice by a provider that honours the key.
 //
 // Which messages are due, and when a failed one is next tried, is decided by
-// the injected nextup.Clock. Per-channel rate limits (a provider's
-// messages-per-second) are measured in real time by golang.org/x/time/rate
-// and never wait: a message over the limit is left for a later round.
+// the injected nextup.Clock. So is pacing: a provider's messages-per-second
+// is a token bucket per provider account (golang.org/x/time/rate, fed the
+// Clock's time), and a message waits for its token, holding its lease, so
+// that a storm of offers goes out at the provider's rate instead of being
+// refused by it. Each account's messages are sent by a worker of their own,
+// so a slow or paced provider does not hold back another.
 package outbox
 
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,6 +34,10 @@ import (
 
 	"github.com/nextup-dev/nextup"
 )
+
+// CodeNoSender is the error code of a message whose channel has no sender:
+// dead at once, but the operator's doing, not the address's.
+const CodeNoSender = "no_sender"
 
 // Defaults of the Relay's optional fields.
 const (
@@ -37,27 +47,77 @@ const (
 	DefaultPoll        = 500 * time.Millisecond
 )
 
-// DefaultBackoff waits 30s before the second attempt and doubles for every
-// attempt after that, capped at an hour: 30s, 1m, 2m, 4m, 8m, 16m, 32m, 1h.
-// attempt is the number of attempts made so far (1 after the first failure).
+// DefaultBackoff is how long to wait before the next attempt of message id
+// after attempt attempts (1 after the first failure): 30s, doubling for
+// every attempt after that and capped at an hour (30s, 1m, 2m, 4m, 8m, 16m,
+// 32m, 1h, 1h, ...), each moved by up to ±20%, rounded to the millisecond.
 //
-// There is no jitter. Jitter spreads retries of many messages that failed
-// together; here the per-channel rate limits already spread them, and a
-// schedule that depends only on the attempt number is easy to explain to
-// staff and to test.
-func DefaultBackoff(attempt int) time.Duration {
-	const base, limit = 30 * time.Second, time.Hour
+// The jitter matters when many messages fail together (a provider outage
+// during a storm of offers): without it they would all come back in the
+// same instant, as a second storm, and keep doing so at every attempt.
+// It is not random but drawn from a hash of the message id and the
+// attempt, so a message's schedule is the same on every relay and every
+// run: staff and tests can work it out, and a relay that takes over a
+// message does not change when it is tried.
+func DefaultBackoff(id string, attempt int) time.Duration {
+	const base, limit, spread = 30 * time.Second, time.Hour, 0.2
 	if attempt < 1 {
 		attempt = 1
 	}
 	d := base
-	for i := 1; i < attempt; i++ {
-		d *= 2
-		if d >= limit {
-			return limit
-		}
+	for i := 1; i < attempt && d < limit; i++ {
+		d = min(2*d, limit)
 	}
-	return d
+	h := sha256.Sum256([]byte(id + "/" + strconv.Itoa(attempt)))
+	u := float64(binary.BigEndian.Uint64(h[:8])>>11) / (1 << 53) // uniform in [0, 1)
+	return time.Duration(float64(d) * (1 + spread*(2*u-1))).Round(time.Millisecond)
+}
+
+// Limit is a provider account's sending rate: TPS messages a second on
+// average, and up to Burst at once after a quiet spell (default 1: evenly
+// spaced). A TPS of 0 is no limit.
+type Limit struct {
+	TPS   float64
+	Burst int
+}
+
+// Accounter is a Sender whose provider limits sending per account: Account
+// names it (the notify/ senders use "twilio:<account SID>",
+// "smtp:<user>@<host:port>", ...). Channels whose senders name the same
+// account share one rate limit and one worker. A Sender that is not an
+// Accounter is an account of its own for its channel.
+type Accounter interface {
+	Account() string
+}
+
+// Attempt is a send attempt whose outcome the relay recorded, as told to
+// Relay.OnAttempt.
+type Attempt struct {
+	// Message is the message as claimed, before this attempt.
+	Message nextup.Message
+	// State is the outcome: sent, failed (to be retried) or dead.
+	State nextup.MessageState
+	// At is when the outcome was recorded, in the Clock's time.
+	At time.Time
+	// Call is how long the provider took to answer, in wall time: more
+	// than zero exactly when a provider was called (not for an opted-out
+	// address or a channel without a sender).
+	Call time.Duration
+	// Err is why the attempt failed (nil when sent); errors.Is(Err,
+	// nextup.ErrInvalid) says the address itself was refused for good.
+	Err error
+}
+
+// Queued is how long the message had waited when this attempt ended:
+// from when it was first due (its creation, or NotBefore when that is
+// later) to At, in the Clock's time. For a sent message it is what the
+// customer waited for, retries and pacing included.
+func (a Attempt) Queued() time.Duration {
+	due := a.Message.CreatedAt
+	if a.Message.NotBefore.After(due) {
+		due = a.Message.NotBefore
+	}
+	return a.At.Sub(due)
 }
 
 // Relay sends due outbox messages. Store and Clock are required, and a
@@ -77,37 +137,54 @@ type Relay struct {
 	// MaxAttempts is how many attempts a message gets before it goes
 	// dead. Default 8.
 	MaxAttempts int
-	// Backoff is how long to wait before the next attempt, given the
-	// number of attempts made so far. Default DefaultBackoff.
-	Backoff func(attempt int) time.Duration
+	// Backoff is how long to wait before the next attempt of a message,
+	// given its id and the number of attempts made so far. Default
+	// DefaultBackoff.
+	Backoff func(id string, attempt int) time.Duration
 	// Lease is how long a claimed message is reserved for this relay.
 	// Default 1m; it should outlast a slow provider call.
 	Lease time.Duration
 	// Batch is how many messages are claimed at once. Default 32.
 	Batch int
-	// Limits caps sends per channel (the provider's TPS); a channel
-	// without one is not limited. See RunOnce for what happens to a
-	// message over the limit.
-	Limits map[nextup.Channel]*rate.Limiter
+	// Limits paces sends, given per channel and kept per provider
+	// account: the channel's sender's account (see Accounter) gets a
+	// token bucket at that rate, and channels whose senders share an
+	// account share the bucket, at the lowest of their rates. A channel
+	// without a limit is not paced. Every relay has buckets of its own:
+	// several relays (instances) each send at the full rate. A rate must
+	// allow two messages a Lease (Check). See RunOnce.
+	Limits map[nextup.Channel]Limit
+	// Sleep waits for d, or until ctx ends and then returns its error;
+	// a message waits for its rate limit's token with it. Default: a
+	// timer. With a fake Clock, a Sleep that advances the clock makes
+	// pacing deterministic.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Poll is how often Run looks for due messages when not woken.
 	// Default 500ms.
 	Poll time.Duration
 	// Logger receives send failures. Default slog.Default().
 	Logger *slog.Logger
+	// OnAttempt, when set, is told of every attempt whose outcome was
+	// recorded (metrics). Several workers may call it at once; it must
+	// not block.
+	OnAttempt func(Attempt)
 
 	wakeOnce sync.Once
 	wake     chan struct{}
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter // by account
 }
 
 func (r *Relay) maxAttempts() int {
 	return cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
 }
 
-func (r *Relay) backoff(attempt int) time.Duration {
+func (r *Relay) backoff(id string, attempt int) time.Duration {
 	if r.Backoff != nil {
-		return r.Backoff(attempt)
+		return r.Backoff(id, attempt)
 	}
-	return DefaultBackoff(attempt)
+	return DefaultBackoff(id, attempt)
 }
 
 func (r *Relay) lease() time.Duration {
@@ -131,9 +208,35 @@ func (r *Relay) wakeCh() chan struct{} {
 	return r.wake
 }
 
-func (r *Relay) check() error {
+func (r *Relay) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Check reports what would stop the Relay from running: no Store or Clock,
+// or a limit it cannot keep. A message waits for its token holding its
+// lease, and must get it within the lease, so a rate must allow at least
+// two messages a Lease (with the default lease, one every 30 seconds).
+func (r *Relay) Check() error {
 	if r.Store == nil || r.Clock == nil {
 		return errors.New("outbox: Relay needs a Store and a Clock")
+	}
+	for ch, l := range r.Limits {
+		if l.TPS < 0 || l.Burst < 0 {
+			return fmt.Errorf("outbox: the limit of channel %s is negative", ch)
+		}
+		if l.TPS > 0 && l.TPS*r.lease().Seconds() < 2 {
+			return fmt.Errorf("outbox: the limit of channel %s, %g a second, is below two messages a lease (%v)", ch, l.TPS, r.lease())
+		}
 	}
 	return nil
 }
@@ -143,6 +246,70 @@ func (r *Relay) sender(ch nextup.Channel) nextup.Sender {
 		return s
 	}
 	return r.Default
+}
+
+// account names the provider account that sends ch's messages.
+func (r *Relay) account(ch nextup.Channel) string {
+	if a, ok := r.sender(ch).(Accounter); ok {
+		return a.Account()
+	}
+	return "channel:" + string(ch)
+}
+
+// limiters returns the token bucket of every limited channel, creating
+// and adjusting the accounts' buckets to the current Limits and senders.
+func (r *Relay) limiters(now time.Time) map[nextup.Channel]*rate.Limiter {
+	if len(r.Limits) == 0 {
+		return nil
+	}
+	accounts := map[nextup.Channel]string{}
+	want := map[string]Limit{}
+	for ch, l := range r.Limits {
+		if l.TPS <= 0 {
+			continue
+		}
+		l.Burst = max(l.Burst, 1)
+		a := r.account(ch)
+		accounts[ch] = a
+		if w, ok := want[a]; ok {
+			l = Limit{TPS: min(w.TPS, l.TPS), Burst: min(w.Burst, l.Burst)}
+		}
+		want[a] = l
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.buckets == nil {
+		r.buckets = map[string]*rate.Limiter{}
+	}
+	for a, l := range want {
+		switch b := r.buckets[a]; {
+		case b == nil:
+			r.buckets[a] = rate.NewLimiter(rate.Limit(l.TPS), l.Burst)
+		case b.Limit() != rate.Limit(l.TPS) || b.Burst() != l.Burst:
+			b.SetLimitAt(now, rate.Limit(l.TPS))
+			b.SetBurstAt(now, l.Burst)
+		}
+	}
+	out := make(map[nextup.Channel]*rate.Limiter, len(accounts))
+	for ch, a := range accounts {
+		out[ch] = r.buckets[a]
+	}
+	return out
+}
+
+// claimLimit is how many messages a round may claim: Batch, but no more
+// than any limited account can send within half a lease (its tokens now
+// and those that come in that time), since the batch may be all its
+// messages. The other half of the lease is for the provider calls. At
+// least one.
+func (r *Relay) claimLimit(now time.Time, lims map[nextup.Channel]*rate.Limiter) int {
+	n := r.batch()
+	half := r.lease().Seconds() / 2
+	for _, lim := range lims {
+		can := int(lim.TokensAt(now) + float64(lim.Limit())*half)
+		n = min(n, max(can, 1))
+	}
+	return n
 }
 
 // Wake makes a running Run look for due messages now instead of at its next
@@ -158,57 +325,99 @@ func (r *Relay) Wake() {
 // RunOnce claims one batch of due messages and tries to send each. It
 // returns how many were sent and how many failed (including those that
 // went dead); the error is a store failure or ctx ending. Messages left for
-// a later round (rate limit, lapsed lease) and sends whose outcome could not
-// be recorded because another relay had taken the message over count as
-// neither.
+// a later round (a lapsed lease, a token that would come too late) and sends
+// whose outcome could not be recorded because another relay had taken the
+// message over count as neither.
 //
-// For every claimed message:
+// The batch is split by provider account (see Accounter), and each
+// account's messages are sent in order by a worker of its own, at once
+// with the other accounts'. For every claimed message:
 //   - sent: recorded with the provider's id;
 //   - a permanent error (errors.Is(err, nextup.ErrInvalid)), or no sender
 //     for its channel and no Default: dead at once;
-//   - any other error: failed, next tried at now+Backoff(attempts), or dead
-//     once it has had MaxAttempts attempts.
+//   - any other error: failed, next tried at now+Backoff(id, attempts), or
+//     dead once it has had MaxAttempts attempts.
 //
-// A message over its channel's rate limit is not sent and nothing is
-// recorded: it keeps its lease and is claimed again when the lease lapses
-// (within Lease). Finishing it as failed would release it sooner but count
-// an attempt and show staff an error for a message nothing went wrong with;
-// the store has no way to hand a lease back, and waiting up to a minute is
-// what a provider limit means anyway. Once one message of a channel is
-// refused, the rest of that channel's messages in the batch are skipped
-// too, so the limiter's tokens go to them in order on a later round.
+// A message of a limited channel first waits (Sleep) for a token of its
+// account's bucket, measured in the Clock's time, keeping its lease: a
+// storm is paced, nothing is refused or counted as an attempt. So that the
+// wait ends well within the lease, a round claims no more messages than
+// every limited account could send in half a lease (see Limits); should a
+// token still come later than three quarters of the way through the lease
+// (another round on the same relay took the tokens), the message and the
+// rest of its account's are left, untouched, to be claimed again when the
+// lease lapses.
 //
 // A message whose lease has run out by the time its turn comes (a slow
 // provider earlier in the batch) is skipped as well: another relay may
 // have claimed it, and sending it here could deliver it twice.
 func (r *Relay) RunOnce(ctx context.Context) (sent, failed int, err error) {
-	if err := r.check(); err != nil {
-		return 0, 0, err
+	sent, failed, _, err = r.round(ctx)
+	return sent, failed, err
+}
+
+// round is RunOnce, also returning how many messages it could have
+// claimed.
+func (r *Relay) round(ctx context.Context) (sent, failed, limit int, err error) {
+	if err := r.Check(); err != nil {
+		return 0, 0, 0, err
 	}
 	now := r.Clock.Now()
+	lims := r.limiters(now)
+	limit = r.claimLimit(now, lims)
 	var due []nextup.Message
 	err = r.Store.InTx(ctx, func(tx nextup.Tx) error {
 		var err error
-		due, err = tx.MessageClaimDue(ctx, now, r.lease(), r.batch())
+		due, err = tx.MessageClaimDue(ctx, now, r.lease(), limit)
 		return err
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("outbox: claim due messages: %w", err)
+		return 0, 0, limit, fmt.Errorf("outbox: claim due messages: %w", err)
 	}
-	limited := map[nextup.Channel]bool{}
+	var accounts []string
+	byAccount := map[string][]nextup.Message{}
 	for _, m := range due {
+		a := r.account(m.Channel)
+		if _, ok := byAccount[a]; !ok {
+			accounts = append(accounts, a)
+		}
+		byAccount[a] = append(byAccount[a], m)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, a := range accounts {
+		wg.Go(func() {
+			s, f, e := r.work(ctx, byAccount[a], lims)
+			mu.Lock()
+			defer mu.Unlock()
+			sent, failed = sent+s, failed+f
+			if err == nil {
+				err = e
+			}
+		})
+	}
+	wg.Wait()
+	return sent, failed, limit, err
+}
+
+// work sends one account's share of a batch, in order.
+func (r *Relay) work(ctx context.Context, msgs []nextup.Message, lims map[nextup.Channel]*rate.Limiter) (sent, failed int, err error) {
+	for _, m := range msgs {
 		if err := ctx.Err(); err != nil {
 			return sent, failed, err
-		}
-		if limited[m.Channel] {
-			continue
 		}
 		if m.ClaimedUntil == nil || !r.Clock.Now().Before(*m.ClaimedUntil) {
 			continue
 		}
-		if lim := r.Limits[m.Channel]; lim != nil && !lim.Allow() {
-			limited[m.Channel] = true
-			continue
+		if lim := lims[m.Channel]; lim != nil {
+			ok, err := r.pace(ctx, lim, m)
+			if err != nil {
+				return sent, failed, err
+			}
+			if !ok {
+				// The account's later messages would wait longer still.
+				return sent, failed, nil
+			}
 		}
 		out, err := r.send(ctx, m)
 		if err != nil {
@@ -222,6 +431,36 @@ func (r *Relay) RunOnce(ctx context.Context) (sent, failed int, err error) {
 		}
 	}
 	return sent, failed, nil
+}
+
+// pace waits for m's token from lim. It reports false, handing the token
+// back, when m may not be sent: the token would come later than three
+// quarters of the way through m's lease, or the lease ran out meanwhile.
+// A message that went to no provider in the end (opted out, no sender)
+// still spent its token: rare enough not to matter.
+func (r *Relay) pace(ctx context.Context, lim *rate.Limiter, m nextup.Message) (bool, error) {
+	now := r.Clock.Now()
+	res := lim.ReserveN(now, 1)
+	if !res.OK() {
+		return false, nil
+	}
+	d := res.DelayFrom(now)
+	if d == 0 {
+		return true, nil
+	}
+	if now.Add(d).After(m.ClaimedUntil.Add(-r.lease() / 4)) {
+		res.CancelAt(now)
+		return false, nil
+	}
+	if err := r.sleep(ctx, d); err != nil {
+		res.CancelAt(r.Clock.Now())
+		return false, err
+	}
+	if now := r.Clock.Now(); !now.Before(*m.ClaimedUntil) {
+		res.CancelAt(now)
+		return false, nil
+	}
+	return true, nil
 }
 
 // optedOut returns the reason m's address may not be contacted on its
@@ -262,6 +501,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	attempt := m.Attempts + 1
 	var providerID string
 	var sendErr error
+	var call time.Duration
 	optedOut, err := r.optedOut(ctx, m)
 	if err != nil {
 		return outcomeLost, err
@@ -272,12 +512,14 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		// earlier. Permanent: the message goes dead, visibly.
 		sendErr = fmt.Errorf("%w: %s opted out of %s (%s)", nextup.ErrInvalid, m.To, m.Channel, optedOut)
 	} else if s == nil {
-		sendErr = fmt.Errorf("%w: no sender for channel %q (and no default sender)", nextup.ErrInvalid, m.Channel)
+		sendErr = nextup.Errorf(nextup.ErrInvalid, CodeNoSender, "no sender for channel %q (and no default sender)", m.Channel)
 	} else {
 		// A provider that hangs must not hold the relay: give up on
 		// the call when the lease would have run out in real time.
 		sctx, cancel := context.WithTimeout(ctx, r.lease())
+		start := time.Now() // wall time: a measurement of the provider, not logic
 		providerID, sendErr = s.Send(sctx, m)
+		call = max(time.Since(start), time.Nanosecond) // > 0: a provider was called
 		cancel()
 		if sendErr != nil && ctx.Err() != nil {
 			// Shutting down, not the provider's fault: leave the
@@ -296,7 +538,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		case attempt >= r.maxAttempts():
 			res.State = nextup.MessageDead
 		default:
-			res.NextAttemptAt = now.Add(r.backoff(attempt))
+			res.NextAttemptAt = now.Add(r.backoff(m.ID, attempt))
 		}
 		attrs := []slog.Attr{
 			slog.String("message_id", m.ID),
@@ -325,6 +567,9 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	if err != nil {
 		return outcomeLost, fmt.Errorf("outbox: finish message %s: %w", m.ID, err)
 	}
+	if r.OnAttempt != nil {
+		r.OnAttempt(Attempt{Message: m, State: res.State, At: now, Call: call, Err: sendErr})
+	}
 	if res.State == nextup.MessageSent {
 		return outcomeSent, nil
 	}
@@ -337,21 +582,21 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 // poll. The wall-clock ticker only sets the cadence; which messages are due
 // is decided by r.Clock.
 func (r *Relay) Run(ctx context.Context) error {
-	if err := r.check(); err != nil {
+	if err := r.Check(); err != nil {
 		return err
 	}
 	ticker := time.NewTicker(r.poll())
 	defer ticker.Stop()
 	wake := r.wakeCh()
 	for {
-		sent, failed, err := r.RunOnce(ctx)
+		sent, failed, limit, err := r.round(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
 			r.logger().LogAttrs(ctx, slog.LevelError, "outbox round failed", slog.Any("error", err))
 		}
-		if err == nil && sent+failed >= r.batch() {
+		if err == nil && sent+failed >= limit {
 			continue
 		}
 		select {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
-	"golang.org/x/time/rate"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/capture"
@@ -239,11 +238,16 @@ func TestRetriesWithBackoff(t *testing.T) {
 	b := setup(t)
 	m := b.message()
 	b.sms.failNext(2, errProvider)
+	// msg_001's schedule: 30s and 1m, moved by its own jitter.
+	first, second := 26850*time.Millisecond, 64278*time.Millisecond
+	if outbox.DefaultBackoff(m.ID, 1) != first || outbox.DefaultBackoff(m.ID, 2) != second {
+		t.Fatalf("DefaultBackoff(%s) = %v, %v; want %v, %v", m.ID, outbox.DefaultBackoff(m.ID, 1), outbox.DefaultBackoff(m.ID, 2), first, second)
+	}
 
-	b.runOnce(0, 1) // attempt 1 fails: next in 30s
+	b.runOnce(0, 1) // attempt 1 fails: next in 26.85s
 	got := b.get(m.ID)
-	if got.State != nextup.MessageFailed || got.Attempts != 1 || !got.NextAttemptAt.Equal(t0.Add(30*time.Second)) {
-		t.Fatalf("after attempt 1: state %s, attempts %d, next %v; want failed, 1, +30s", got.State, got.Attempts, got.NextAttemptAt.Sub(t0))
+	if got.State != nextup.MessageFailed || got.Attempts != 1 || !got.NextAttemptAt.Equal(t0.Add(first)) {
+		t.Fatalf("after attempt 1: state %s, attempts %d, next %v; want failed, 1, +%v", got.State, got.Attempts, got.NextAttemptAt.Sub(t0), first)
 	}
 	if !strings.Contains(got.LastError, errProvider.Error()) {
 		t.Errorf("last error = %q", got.LastError)
@@ -252,17 +256,19 @@ func TestRetriesWithBackoff(t *testing.T) {
 		t.Errorf("failure not logged: %q", b.logs.String())
 	}
 
-	b.clock.Advance(30*time.Second - time.Microsecond)
+	b.clock.Advance(first - time.Microsecond)
 	b.runOnce(0, 0) // not yet due
 
 	b.clock.Advance(time.Microsecond)
-	b.runOnce(0, 1) // attempt 2 fails: next in 60s
+	b.runOnce(0, 1) // attempt 2 fails: next in 64.278s
 	got = b.get(m.ID)
-	if want := t0.Add(30*time.Second + 60*time.Second); got.Attempts != 2 || !got.NextAttemptAt.Equal(want) {
+	if want := t0.Add(first + second); got.Attempts != 2 || !got.NextAttemptAt.Equal(want) {
 		t.Fatalf("after attempt 2: attempts %d, next %v; want 2, %v", got.Attempts, got.NextAttemptAt.Sub(t0), want.Sub(t0))
 	}
 
-	b.clock.Advance(60 * time.Second)
+	b.clock.Advance(second - time.Microsecond)
+	b.runOnce(0, 0)
+	b.clock.Advance(time.Microsecond)
 	b.runOnce(1, 0) // attempt 3 succeeds
 	got = b.get(m.ID)
 	if got.State != nextup.MessageSent || got.Attempts != 3 || got.ProviderID != "sms-"+m.ID+"-3" {
@@ -274,7 +280,7 @@ func TestDeadAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.r.MaxAttempts = 3
-	b.r.Backoff = func(attempt int) time.Duration { return time.Duration(attempt) * time.Minute }
+	b.r.Backoff = func(_ string, attempt int) time.Duration { return time.Duration(attempt) * time.Minute }
 	m := b.message()
 	b.sms.failNext(-1, errProvider)
 
@@ -300,6 +306,48 @@ func TestDeadAfterMaxAttempts(t *testing.T) {
 	b.runOnce(1, 0)
 	if got := b.get(m.ID); got.State != nextup.MessageSent {
 		t.Errorf("after requeue: state %s, want sent", got.State)
+	}
+}
+
+// The default schedule end to end with the fake clock: eight attempts,
+// each exactly when DefaultBackoff says, then dead; staff retry it (as
+// POST /v1/messages/{id}:retry does) and it is sent.
+func TestDefaultScheduleToDeadAndRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	m := b.message()
+	b.sms.failNext(-1, errProvider)
+	for attempt := 1; attempt <= outbox.DefaultMaxAttempts; attempt++ {
+		b.runOnce(0, 1)
+		got := b.get(m.ID)
+		if got.Attempts != attempt {
+			t.Fatalf("attempt %d: attempts = %d", attempt, got.Attempts)
+		}
+		if attempt == outbox.DefaultMaxAttempts {
+			if got.State != nextup.MessageDead {
+				t.Fatalf("after %d attempts: state %s, want dead", attempt, got.State)
+			}
+			break
+		}
+		wait := outbox.DefaultBackoff(m.ID, attempt)
+		if want := b.clock.Now().Add(wait); got.State != nextup.MessageFailed || !got.NextAttemptAt.Equal(want) {
+			t.Fatalf("attempt %d: state %s, next in %v; want failed, next in %v", attempt, got.State, got.NextAttemptAt.Sub(b.clock.Now()), wait)
+		}
+		b.clock.Advance(wait - time.Microsecond)
+		b.runOnce(0, 0) // a microsecond early: not due
+		b.clock.Advance(time.Microsecond)
+	}
+	b.clock.Advance(48 * time.Hour)
+	b.runOnce(0, 0) // dead stays dead
+	if n := b.sms.callsFor(m.ID); n != outbox.DefaultMaxAttempts {
+		t.Fatalf("provider called %d times, want %d", n, outbox.DefaultMaxAttempts)
+	}
+
+	b.sms.failNext(0, nil)
+	requeue(t, b, m.ID)
+	b.runOnce(1, 0)
+	if got := b.get(m.ID); got.State != nextup.MessageSent || got.SentAt == nil || !got.SentAt.Equal(b.clock.Now()) {
+		t.Errorf("after the retry: state %s, sent at %v", got.State, got.SentAt)
 	}
 }
 
@@ -377,41 +425,346 @@ func TestTwoRelaysSendEachMessageOnce(t *testing.T) {
 	}
 }
 
-func TestRateLimitLeavesMessagesForLater(t *testing.T) {
+// sleepByClock makes the relay wait by advancing the fake clock: pacing
+// in the clock's time, with no real sleeping. It suits tests in which one
+// worker at a time waits.
+func (b *bundle) sleepByClock() {
+	b.r.Sleep = func(ctx context.Context, d time.Duration) error {
+		b.clock.Advance(d)
+		return ctx.Err()
+	}
+}
+
+// watchSends records the clock's time of every call to p, and fails the
+// test if a message reaches the provider after its lease ran out.
+func (b *bundle) watchSends(p *provider) *[]time.Time {
+	var mu sync.Mutex
+	var at []time.Time
+	p.during = func(m nextup.Message) {
+		now := b.clock.Now()
+		if m.ClaimedUntil == nil || !now.Before(*m.ClaimedUntil) {
+			b.t.Errorf("%s sent at +%v, its lease ran out at %v", m.ID, now.Sub(t0), m.ClaimedUntil)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		at = append(at, now)
+	}
+	return &at
+}
+
+// drain runs rounds until n messages have been sent in all, failing on any
+// failure; it returns the sent count of every round.
+func (b *bundle) drain(n int) []int {
+	b.t.Helper()
+	var rounds []int
+	total := 0
+	for total < n {
+		sent, failed, err := b.r.RunOnce(b.ctx)
+		if err != nil || failed != 0 {
+			b.t.Fatalf("round %d: %d sent, %d failed, %v", len(rounds)+1, sent, failed, err)
+		}
+		if sent == 0 {
+			b.t.Fatalf("round %d sent nothing, %d of %d sent", len(rounds)+1, total, n)
+		}
+		rounds = append(rounds, sent)
+		total += sent
+	}
+	return rounds
+}
+
+// tps is the rate of sends from the first to the last.
+func tps(at []time.Time) float64 {
+	return float64(len(at)-1) / at[len(at)-1].Sub(at[0]).Seconds()
+}
+
+// A storm of 500 offers at a 10-a-second limit goes out at 10 a second,
+// measured in the clock's time from the first send to the last; none is
+// refused, none fails, each is sent once on its first attempt, and none
+// after its lease ran out.
+func TestStormIsPacedNotThrottled(t *testing.T) {
+	t.Parallel()
+	for _, burst := range []int{1, 10} {
+		t.Run(fmt.Sprintf("burst %d", burst), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			const n, rate = 500, 10.0
+			b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: rate, Burst: burst}}
+			b.r.Batch = n
+			b.sleepByClock()
+			at := b.watchSends(b.sms)
+			for range n {
+				b.message()
+			}
+			rounds := b.drain(n)
+			got := tps(*at)
+			t.Logf("burst %d: %d sends in %v of clock time: %.3f a second; rounds %v", burst, len(*at), (*at)[n-1].Sub((*at)[0]), got, rounds)
+			if got < rate*0.95 || got > rate*1.05 {
+				t.Errorf("%.3f sends a second, want %.0f ±5%%", got, rate)
+			}
+			// A round claims what 10/s can send in half the one-minute
+			// lease (and the bucket's tokens), not all 500.
+			if want := burst + int(rate*outbox.DefaultLease.Seconds()/2); rounds[0] != want {
+				t.Errorf("first round sent %d, want %d", rounds[0], want)
+			}
+			for i := 1; i <= n; i++ {
+				id := fmt.Sprintf("msg_%03d", i)
+				if got := b.get(id); got.State != nextup.MessageSent || got.Attempts != 1 || b.sms.callsFor(id) != 1 {
+					t.Fatalf("%s: %s after %d attempts, %d calls; want sent on the first", id, got.State, got.Attempts, b.sms.callsFor(id))
+				}
+			}
+		})
+	}
+}
+
+// account is a test provider on a named provider account.
+type account struct {
+	*provider
+	name string
+}
+
+func (a account) Account() string { return a.name }
+
+// Channels whose senders share a provider account share its bucket (at
+// the lower of their rates); channels on separate accounts each get their
+// own.
+func TestChannelsSharingAnAccountShareItsBucket(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		email      string // the email sender's account; sms is on acct_1
+		emailLimit outbox.Limit
+		elapsed    time.Duration // clock time to send 20 texts and 20 emails
+	}{
+		// 20 tokens in the bucket: 20 at once, then 20 at 10/s.
+		{"shared", "acct_1", outbox.Limit{TPS: 10, Burst: 20}, 2 * time.Second},
+		// The lower rate and burst: 10 at once, 30 at 5/s.
+		{"shared at the lower limit", "acct_1", outbox.Limit{TPS: 5, Burst: 10}, 6 * time.Second},
+		// 20 tokens each: all at once.
+		{"separate", "acct_2", outbox.Limit{TPS: 10, Burst: 20}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			email := newProvider(nextup.ChannelEmail)
+			b.r.Senders = map[nextup.Channel]nextup.Sender{
+				nextup.ChannelSMS:   account{b.sms, "acct_1"},
+				nextup.ChannelEmail: account{email, tt.email},
+			}
+			b.r.Limits = map[nextup.Channel]outbox.Limit{
+				nextup.ChannelSMS:   {TPS: 10, Burst: 20},
+				nextup.ChannelEmail: tt.emailLimit,
+			}
+			b.r.Batch = 100
+			b.sleepByClock()
+			for i := range 40 {
+				b.message(func(m *nextup.Message) {
+					if i%2 == 1 {
+						m.Channel, m.To = nextup.ChannelEmail, "ann@example.com"
+					}
+				})
+			}
+			b.runOnce(40, 0)
+			if b.sms.total() != 20 || email.total() != 20 {
+				t.Errorf("calls: %d texts, %d emails; want 20 and 20", b.sms.total(), email.total())
+			}
+			if got := b.clock.Now().Sub(t0); got < tt.elapsed-time.Millisecond || got > tt.elapsed+time.Millisecond {
+				t.Errorf("sending took %v of clock time, want %v", got, tt.elapsed)
+			}
+		})
+	}
+}
+
+// A round claims no more of a limited channel's messages than can be sent
+// in half the lease, so none waits past its lease; the next round takes
+// the next share.
+func TestBatchCappedByTheLease(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	// Two SMS allowed and no refill: deterministic whatever the wall clock.
-	b.r.Limits = map[nextup.Channel]*rate.Limiter{nextup.ChannelSMS: rate.NewLimiter(0, 2)}
-	c := capture.New()
-	b.r.Default = c
-	var sms []nextup.Message
-	for range 5 {
-		sms = append(sms, b.message())
+	const lease = 10 * time.Second
+	b.r.Lease = lease
+	b.r.Batch = 100
+	b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: 2}}
+	b.sleepByClock()
+	at := b.watchSends(b.sms)
+	for range 50 {
+		b.message()
 	}
-	email := b.message(func(m *nextup.Message) { m.Channel = nextup.ChannelEmail; m.To = "ann@example.com" })
+	rounds := b.drain(50)
+	// A full bucket's token and 2/s for 5s, then 2/s for 5s a round.
+	if want := []int{11, 10, 10, 10, 9}; fmt.Sprint(rounds) != fmt.Sprint(want) {
+		t.Errorf("rounds sent %v, want %v", rounds, want)
+	}
+	if got := tps(*at); got < 1.9 || got > 2.1 {
+		t.Errorf("%.3f sends a second, want 2 ±5%%", got)
+	}
+	// A limit the lease cannot hold is refused: one message every 10s
+	// with a 10s lease would wait past it.
+	b.r.Limits[nextup.ChannelSMS] = outbox.Limit{TPS: 0.1}
+	if _, _, err := b.r.RunOnce(b.ctx); err == nil || !strings.Contains(err.Error(), "two messages a lease") {
+		t.Errorf("RunOnce with 0.1/s and a 10s lease = %v, want refused", err)
+	}
+}
 
-	b.runOnce(3, 0) // two SMS and the unlimited email
-	for i, m := range sms {
-		got := b.get(m.ID)
-		switch {
-		case i < 2 && got.State != nextup.MessageSent:
-			t.Errorf("sms %d: state %s, want sent (oldest first)", i, got.State)
-		case i >= 2 && (got.State != nextup.MessageQueued || got.Attempts != 0 || got.LastError != ""):
-			t.Errorf("sms %d over the limit: state %s, attempts %d, error %q; want untouched", i, got.State, got.Attempts, got.LastError)
+// When another round on the same relay has taken the tokens, a message
+// whose token would come late in its lease is not sent: it and the rest
+// of its account's batch keep their leases, untouched, and go when the
+// leases lapse. Nothing is sent after its lease ran out.
+func TestTokenTooLateIsLeftForLater(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const lease = 10 * time.Second
+	b.r.Lease = lease
+	b.r.Batch = 100
+	b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: 2}}
+	b.watchSends(b.sms)
+	for range 40 {
+		b.message()
+	}
+	// The first wait of the outer round runs a whole inner round on the
+	// same relay (as Run and the debug clock might at once), which
+	// spends the tokens the outer round counted on.
+	inner := -1
+	b.r.Sleep = func(ctx context.Context, d time.Duration) error {
+		target := b.clock.Now().Add(d)
+		if inner < 0 {
+			inner = 0
+			var err error
+			if inner, _, err = b.r.RunOnce(ctx); err != nil {
+				t.Errorf("inner round: %v", err)
+			}
+		}
+		if now := b.clock.Now(); now.Before(target) {
+			b.clock.Set(target)
+		}
+		return ctx.Err()
+	}
+	outer, failed, err := b.r.RunOnce(b.ctx)
+	if err != nil || failed != 0 {
+		t.Fatalf("outer round: %d failed, %v", failed, err)
+	}
+	// Outer claimed 11 (up to +5s at 2/s), the inner round 9 (it found the
+	// bucket a token short) and sent them by +5s; the outer's tokens
+	// then come every 0.5s from +5s, and it stops at the first later
+	// than +7.5s.
+	if inner != 9 || outer != 7 {
+		t.Fatalf("inner round sent %d, outer %d; want 9 and 7", inner, outer)
+	}
+	left := 0
+	for i := 1; i <= 11; i++ {
+		got := b.get(fmt.Sprintf("msg_%03d", i))
+		if got.State == nextup.MessageSent {
+			continue
+		}
+		left++
+		if got.State != nextup.MessageQueued || got.Attempts != 0 || got.LastError != "" || got.ClaimedUntil == nil || !got.ClaimedUntil.Equal(t0.Add(lease)) {
+			t.Errorf("%s left over: %s, %d attempts, %q, leased until %v; want queued and untouched, still leased", got.ID, got.State, got.Attempts, got.LastError, got.ClaimedUntil)
 		}
 	}
-	if got := b.get(email.ID); got.State != nextup.MessageSent {
-		t.Errorf("email: state %s; another channel's limit must not hold it", got.State)
+	if left != 4 {
+		t.Errorf("%d of the outer round's 11 left, want 4", left)
 	}
+	// Later rounds send the rest, the left-over ones once their leases
+	// lapse, each once.
+	b.r.Sleep = nil
+	b.sleepByClock()
+	b.drain(40 - inner - outer)
+	for i := 1; i <= 40; i++ {
+		id := fmt.Sprintf("msg_%03d", i)
+		if got := b.get(id); got.State != nextup.MessageSent || got.Attempts != 1 || b.sms.callsFor(id) != 1 {
+			t.Errorf("%s: %s after %d attempts, %d calls", id, got.State, got.Attempts, b.sms.callsFor(id))
+		}
+	}
+}
 
-	// They are still leased: the next round does not claim them again.
-	b.r.Limits[nextup.ChannelSMS] = rate.NewLimiter(rate.Inf, 0)
-	b.runOnce(0, 0)
-	// When the lease lapses they go.
-	b.clock.Advance(outbox.DefaultLease)
-	b.runOnce(3, 0)
-	if n := b.sms.total(); n != 5 {
-		t.Errorf("provider called %d times, want 5", n)
+// A message waiting for its token stops waiting when the relay is
+// stopped: it keeps its lease and its attempts, and the token goes back.
+func TestWaitEndsWithTheContext(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.Limits = map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: 1.0 / 20}} // a text every 20s
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	var waited time.Duration
+	b.r.Sleep = func(ctx context.Context, d time.Duration) error {
+		waited = d
+		cancel() // stopped while waiting
+		return ctx.Err()
+	}
+	first, second := b.message(), b.message()
+	sent, failed, err := b.r.RunOnce(ctx)
+	if sent != 1 || failed != 0 || !errors.Is(err, context.Canceled) || waited != 20*time.Second {
+		t.Fatalf("RunOnce = %d sent, %d failed, %v after waiting %v; want 1, 0, canceled after 20s", sent, failed, err, waited)
+	}
+	if got := b.get(first.ID); got.State != nextup.MessageSent {
+		t.Errorf("first: %s", got.State)
+	}
+	if got := b.get(second.ID); got.State != nextup.MessageQueued || got.Attempts != 0 || b.sms.callsFor(second.ID) != 0 {
+		t.Errorf("second: %s after %d attempts, %d calls; want queued and untouched", got.State, got.Attempts, b.sms.callsFor(second.ID))
+	}
+	// Its token was handed back: 20s on (not 40s) another text goes
+	// without a wait (the second is still leased).
+	b.r.Sleep = func(context.Context, time.Duration) error {
+		t.Error("waited for a token that was handed back")
+		return nil
+	}
+	third := b.message()
+	b.clock.Advance(20 * time.Second)
+	b.runOnce(1, 0)
+	if b.sms.callsFor(third.ID) != 1 {
+		t.Errorf("third: %d calls", b.sms.callsFor(third.ID))
+	}
+}
+
+// OnAttempt hears of every recorded outcome, with the provider's time
+// and how long the message had been waiting in the Clock's time.
+func TestOnAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var mu sync.Mutex
+	var got []outbox.Attempt
+	b.r.OnAttempt = func(a outbox.Attempt) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, a)
+	}
+	b.r.Backoff = func(string, int) time.Duration { return time.Minute }
+	// Written now, due at +10m (quiet hours); fails once, sent at +11m.
+	late := b.message(func(m *nextup.Message) { m.NotBefore = t0.Add(10 * time.Minute) })
+	stopped := b.message(func(m *nextup.Message) { m.Channel, m.To = nextup.ChannelEmail, "ann@example.com" })
+	if err := b.st.InTx(b.ctx, func(tx nextup.Tx) error {
+		return tx.SuppressionAdd(b.ctx, nextup.Suppression{BusinessID: "biz_1", Channel: nextup.ChannelEmail, Address: "ann@example.com", Reason: "bounce", At: t0})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.runOnce(0, 1) // the opted-out email: dead, no provider called
+	b.sms.failNext(1, errProvider)
+	b.clock.Advance(10 * time.Minute)
+	b.runOnce(0, 1)
+	b.clock.Advance(time.Minute)
+	b.runOnce(1, 0)
+
+	want := []struct {
+		id     string
+		ch     nextup.Channel
+		state  nextup.MessageState
+		at     time.Duration
+		queued time.Duration
+		called bool
+	}{
+		{stopped.ID, nextup.ChannelEmail, nextup.MessageDead, 0, 0, false},
+		{late.ID, nextup.ChannelSMS, nextup.MessageFailed, 10 * time.Minute, 0, true},
+		{late.ID, nextup.ChannelSMS, nextup.MessageSent, 11 * time.Minute, time.Minute, true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d attempts reported, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		a := got[i]
+		if a.Message.ID != w.id || a.Message.Channel != w.ch || a.State != w.state || !a.At.Equal(t0.Add(w.at)) || a.Queued() != w.queued || (a.Call == 0) == w.called || a.Call < 0 {
+			t.Errorf("attempt %d: %s %s %s at +%v, queued %v, call %v; want %s %s %s at +%v, queued %v, provider called %v",
+				i, a.Message.ID, a.Message.Channel, a.State, a.At.Sub(t0), a.Queued(), a.Call, w.id, w.ch, w.state, w.at, w.queued, w.called)
+		}
 	}
 }
 
@@ -459,23 +812,77 @@ func TestLostLeaseKeepsTheOtherRelaysOutcome(t *testing.T) {
 
 func TestDefaultBackoff(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
+	// The schedule without jitter: 30s doubling to an hour.
+	base := []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute,
+		16 * time.Minute, 32 * time.Minute, time.Hour, time.Hour, time.Hour}
+	for i := range 200 {
+		id := fmt.Sprintf("msg_%03d", i)
+		for a, want := range base {
+			attempt := a + 1
+			got := outbox.DefaultBackoff(id, attempt)
+			if lo, hi := want*8/10, want*12/10; got < lo || got > hi {
+				t.Errorf("DefaultBackoff(%s, %d) = %v, want %v ±20%%", id, attempt, got, want)
+			}
+			if got != got.Round(time.Millisecond) {
+				t.Errorf("DefaultBackoff(%s, %d) = %v, not whole milliseconds", id, attempt, got)
+			}
+			if again := outbox.DefaultBackoff(id, attempt); again != got {
+				t.Errorf("DefaultBackoff(%s, %d) = %v, then %v", id, attempt, got, again)
+			}
+		}
+	}
+	// One message's schedule, exactly: the jitter is a function of the id
+	// and the attempt, so it can be written down.
+	for _, tt := range []struct {
 		attempt int
 		want    time.Duration
 	}{
-		{0, 30 * time.Second},
-		{1, 30 * time.Second},
-		{2, time.Minute},
-		{3, 2 * time.Minute},
-		{7, 32 * time.Minute},
-		{8, time.Hour},
-		{9, time.Hour},
-		{1000, time.Hour},
-	}
-	for _, tt := range tests {
-		if got := outbox.DefaultBackoff(tt.attempt); got != tt.want {
-			t.Errorf("DefaultBackoff(%d) = %v, want %v", tt.attempt, got, tt.want)
+		{0, 26850 * time.Millisecond}, // as attempt 1
+		{1, 26850 * time.Millisecond},
+		{2, 64278 * time.Millisecond},
+		{3, 142205 * time.Millisecond},
+		{7, 35*time.Minute + 7790*time.Millisecond},
+		{8, 48*time.Minute + 54328*time.Millisecond},
+		{10, time.Hour + 58222*time.Millisecond},
+	} {
+		if got := outbox.DefaultBackoff("msg_001", tt.attempt); got != tt.want {
+			t.Errorf("DefaultBackoff(msg_001, %d) = %v, want %v", tt.attempt, got, tt.want)
 		}
+	}
+}
+
+// Messages that failed together come back spread over the jitter's
+// range, not as one second storm.
+func TestBackoffSpreadsRetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.r.Batch = 100
+	const n = 100
+	for range n {
+		b.message()
+	}
+	b.sms.failNext(n, errProvider)
+	b.runOnce(0, n)
+	at := map[time.Time]bool{}
+	lo, hi := t0.Add(time.Hour), t0
+	for i := 1; i <= n; i++ {
+		got := b.get(fmt.Sprintf("msg_%03d", i))
+		next := got.NextAttemptAt
+		if want := t0.Add(outbox.DefaultBackoff(got.ID, 1)); !next.Equal(want) {
+			t.Errorf("%s next at %v, want %v", got.ID, next.Sub(t0), want.Sub(t0))
+		}
+		at[next] = true
+		if next.Before(lo) {
+			lo = next
+		}
+		if next.After(hi) {
+			hi = next
+		}
+	}
+	// Deterministic, and spread like 100 draws from 24s..36s: (nearly) all
+	// at different milliseconds, over most of the range.
+	if len(at) < n-2 || hi.Sub(lo) < 10*time.Second {
+		t.Errorf("retries at %d distinct times over %v; want them spread over most of 24s..36s", len(at), hi.Sub(lo))
 	}
 }
 

@@ -482,7 +482,7 @@ func (t *faultTx) BusinessBySlug(ctx context.Context, slug string) (nextup.Busin
 	return t.Tx.BusinessBySlug(ctx, slug)
 }
 
-func (t *faultTx) MessageCounts(ctx context.Context, businessID string) (map[nextup.MessageState]int, error) {
+func (t *faultTx) MessageCounts(ctx context.Context, businessID string) (map[nextup.Channel]map[nextup.MessageState]int, error) {
 	if err := t.hit("MessageCounts"); err != nil {
 		return nil, err
 	}

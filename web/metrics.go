@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -11,11 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/outbox"
 )
 
 // Metrics are the Prometheus metrics an operator watches: requests,
-// promotion lag from a freed slot to its offer, timer lateness, the outbox
-// depth by state, and claims by outcome.
+// promotion lag from a freed slot to its offer, timer lateness, claims by
+// outcome, and the outbox: its depth by channel and state, and per channel
+// the messages sent, the failures (failed, to be retried, or dead), how
+// long the provider took and how long a message waited to be sent.
 type Metrics struct {
 	reg           *prometheus.Registry
 	requests      *prometheus.CounterVec
@@ -23,6 +27,10 @@ type Metrics struct {
 	claims        *prometheus.CounterVec
 	promotionLag  prometheus.Histogram
 	timerLateness *prometheus.HistogramVec
+	sent          *prometheus.CounterVec
+	failures      *prometheus.CounterVec
+	sendDuration  *prometheus.HistogramVec
+	queueLatency  *prometheus.HistogramVec
 }
 
 // NewMetrics registers nextup's metrics (and the Go runtime's) on a
@@ -40,11 +48,21 @@ func NewMetrics(store nextup.Store) *Metrics {
 			Help: "From a freed slot (release, cancellation, resize) to its offer committed.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
 		timerLateness: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_timer_lateness_seconds",
 			Help: "How long after its due time a timer was handled.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}, []string{"kind"}),
+		sent: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nextup_outbox_sent_total",
+			Help: "Outbox messages sent, by channel."}, []string{"channel"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nextup_outbox_failures_total",
+			Help: "Outbox send attempts that failed, by channel and outcome: failed (to be retried) or dead."}, []string{"channel", "outcome"}),
+		sendDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_outbox_send_duration_seconds",
+			Help: "How long the provider took to answer a send, by channel.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}, []string{"channel"}),
+		queueLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_outbox_queue_latency_seconds",
+			Help:    "From when a message was due (created, or the end of quiet hours) to sent, retries and pacing included, by channel.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 18)}, []string{"channel"}),
 	}
 	m.reg.MustRegister(m.requests, m.duration, m.claims, m.promotionLag, m.timerLateness,
+		m.sent, m.failures, m.sendDuration, m.queueLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&outboxCollector{store: store, desc: prometheus.NewDesc("nextup_outbox_messages",
-			"Outbox messages by state.", []string{"state"}, nil)})
+			"Outbox messages by channel and state.", []string{"channel", "state"}, nil)})
 	return m
 }
 
@@ -54,6 +72,23 @@ func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, pro
 // TimerHandled records a timer's lateness; wire it to timer.Sweeper.OnHandled.
 func (m *Metrics) TimerHandled(t nextup.Timer, late time.Duration) {
 	m.timerLateness.WithLabelValues(t.Kind).Observe(max(late, 0).Seconds())
+}
+
+// OutboxAttempt records a send attempt of the outbox relay; wire it to
+// outbox.Relay.OnAttempt. The queue latency is in the relay's Clock's
+// time, the provider's duration in wall time.
+func (m *Metrics) OutboxAttempt(a outbox.Attempt) {
+	ch := string(a.Message.Channel)
+	if a.Call > 0 {
+		m.sendDuration.WithLabelValues(ch).Observe(a.Call.Seconds())
+	}
+	switch a.State {
+	case nextup.MessageSent:
+		m.sent.WithLabelValues(ch).Inc()
+		m.queueLatency.WithLabelValues(ch).Observe(max(a.Queued(), 0).Seconds())
+	case nextup.MessageFailed, nextup.MessageDead:
+		m.failures.WithLabelValues(ch, string(a.State)).Inc()
+	}
 }
 
 func (m *Metrics) claim(outcome string) {
@@ -110,7 +145,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// outboxCollector reads the outbox depth from the store at scrape time.
+// outboxCollector reads the outbox depth from the store at scrape time:
+// every state of the channels nextup sends on, and of any other channel
+// the outbox holds, so that a series does not vanish when it empties.
 type outboxCollector struct {
 	store nextup.Store
 	desc  *prometheus.Desc
@@ -121,7 +158,7 @@ func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var counts map[nextup.MessageState]int
+	var counts map[nextup.Channel]map[nextup.MessageState]int
 	err := c.store.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		counts, err = tx.MessageCounts(ctx, "")
@@ -131,7 +168,15 @@ func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
 		return
 	}
-	for _, st := range []nextup.MessageState{nextup.MessageQueued, nextup.MessageSent, nextup.MessageFailed, nextup.MessageDead, nextup.MessageCancelled} {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[st]), string(st))
+	channels := []nextup.Channel{nextup.ChannelEmail, nextup.ChannelSMS, nextup.ChannelWebhook}
+	for channel := range counts {
+		if !slices.Contains(channels, channel) {
+			channels = append(channels, channel)
+		}
+	}
+	for _, channel := range channels {
+		for _, st := range []nextup.MessageState{nextup.MessageQueued, nextup.MessageSent, nextup.MessageFailed, nextup.MessageDead, nextup.MessageCancelled} {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[channel][st]), string(channel), string(st))
+		}
 	}
 }

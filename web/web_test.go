@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/notify/capture"
+	"github.com/nextup-dev/nextup/outbox"
 	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
@@ -541,7 +543,8 @@ func TestMetrics(t *testing.T) {
 		`nextup_claims_total{outcome="repeat"} 1`,
 		`nextup_claims_total{outcome="not_found"} 1`,
 		`nextup_promotion_lag_seconds_count 1`,
-		`nextup_outbox_messages{state="queued"} 2`, // the offer and the confirmation
+		`nextup_outbox_messages{channel="email",state="queued"} 2`, // the offer and the confirmation
+		`nextup_outbox_messages{channel="sms",state="queued"} 0`,
 		`nextup_http_requests_total{route="POST /v1/slots/{rest}",status="200"} 1`,
 		`nextup_http_requests_total{route="POST /v1/businesses/{bid}/waitlist:join",status="201"} 1`,
 	} {
@@ -552,6 +555,78 @@ func TestMetrics(t *testing.T) {
 	if t.Failed() {
 		t.Log(text)
 	}
+}
+
+// The relay's attempts show on /metrics: sent and failures by channel,
+// the provider's time, and the queue latency in the relay's clock's time.
+func TestOutboxMetrics(t *testing.T) {
+	t.Parallel()
+	var metrics *web.Metrics
+	a := setup(t, func(s *web.Server) { metrics = web.NewMetrics(s.Store); s.Metrics = metrics })
+	now := a.clock.Now()
+	for _, m := range []struct {
+		id string
+		ch nextup.Channel
+		to string
+	}{
+		{"msg_1", nextup.ChannelEmail, "ann@example.com"},
+		{"msg_2", nextup.ChannelSMS, "+447700900123"},
+		{"msg_3", nextup.ChannelSMS, "+447700900124"},
+	} {
+		if err := a.store.InTx(context.Background(), func(tx nextup.Tx) error {
+			return tx.MessageCreate(context.Background(), nextup.Message{ID: m.id, BusinessID: a.bid, Kind: nextup.MessageOffer,
+				Channel: m.ch, To: m.to, Body: "A slot opened", State: nextup.MessageQueued, NotBefore: now, NextAttemptAt: now, CreatedAt: now})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.clock.Advance(90 * time.Second)
+	relay := &outbox.Relay{Store: a.store, Clock: a.clock, Default: capture.New(), OnAttempt: metrics.OutboxAttempt,
+		Senders: map[nextup.Channel]nextup.Sender{nextup.ChannelSMS: scripted{
+			"msg_2": errors.New("provider unavailable"),
+			"msg_3": fmt.Errorf("%w: not a mobile number", nextup.ErrInvalid),
+		}}}
+	if sent, failed, err := relay.RunOnce(context.Background()); sent != 1 || failed != 2 || err != nil {
+		t.Fatalf("RunOnce = %d sent, %d failed, %v", sent, failed, err)
+	}
+	r := a.do("GET", "/metrics", "", "")
+	text := string(r.body)
+	for _, want := range []string{
+		`nextup_outbox_sent_total{channel="email"} 1`,
+		`nextup_outbox_failures_total{channel="sms",outcome="failed"} 1`,
+		`nextup_outbox_failures_total{channel="sms",outcome="dead"} 1`,
+		`nextup_outbox_queue_latency_seconds_bucket{channel="email",le="51.2"} 0`,
+		`nextup_outbox_queue_latency_seconds_bucket{channel="email",le="102.4"} 1`,
+		`nextup_outbox_queue_latency_seconds_sum{channel="email"} 90`,
+		`nextup_outbox_send_duration_seconds_count{channel="email"} 1`,
+		`nextup_outbox_send_duration_seconds_count{channel="sms"} 2`,
+		`nextup_outbox_messages{channel="email",state="sent"} 1`,
+		`nextup_outbox_messages{channel="sms",state="failed"} 1`,
+		`nextup_outbox_messages{channel="sms",state="dead"} 1`,
+		`nextup_outbox_messages{channel="webhook",state="queued"} 0`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(text, `nextup_outbox_sent_total{channel="sms"}`) || strings.Contains(text, `nextup_outbox_queue_latency_seconds_count{channel="sms"}`) {
+		t.Errorf("failed texts counted as sent")
+	}
+	if t.Failed() {
+		t.Log(text)
+	}
+}
+
+// scripted is a provider that fails the messages it is given an error for.
+type scripted map[string]error
+
+func (s scripted) Channel() nextup.Channel { return nextup.ChannelSMS }
+
+func (s scripted) Send(_ context.Context, m nextup.Message) (string, error) {
+	if err := s[m.ID]; err != nil {
+		return "", err
+	}
+	return "sms-" + m.ID, nil
 }
 
 func TestBusinessCatalogue(t *testing.T) {

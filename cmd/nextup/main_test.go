@@ -105,7 +105,8 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--notify", "capture,smtp"}, {"serve", "--smtp-url", "http://x", "--mail-from", "a@b.example"},
 		{"serve", "--db-max-conns", "-1"}, {"serve", "--notify", "twilio"},
 		{"serve", "--twilio-account-sid", "AC1", "--twilio-auth-token", "abc"},
-		{"serve", "--booking-timeout", "0s"}, {"serve", "--booking-timeout", "1m"}} {
+		{"serve", "--booking-timeout", "0s"}, {"serve", "--booking-timeout", "1m"},
+		{"serve", "--sms-tps", "-1"}, {"serve", "--email-tps", "0.01"}, {"serve", "--webhook-tps", "NaN"}, {"serve", "--sms-tps", "ten"}} {
 		_, err := runCLI(t, args...)
 		var ue usageError
 		if !errors.As(err, &ue) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -44,6 +45,9 @@ type serveConfig struct {
 	// BookingTimeout bounds one request to a business's booking system.
 	BookingTimeout time.Duration
 
+	// Messages a second per provider account, by channel (0: no limit).
+	SMSTPS, EmailTPS, WebhookTPS float64
+
 	// PostgreSQL only.
 	DBMaxConns         int
 	DBStatementTimeout time.Duration
@@ -70,6 +74,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.Twilio.MessagingServiceSID, "twilio-messaging-service", "", "SMS: a Twilio Messaging Service SID, instead of --twilio-from")
 	fs.StringVar(&c.Twilio.APIBase, "twilio-api-base", "", "SMS: another base URL for Twilio's API (a local fake; default https://api.twilio.com)")
 	fs.DurationVar(&c.BookingTimeout, "booking-timeout", httpbook.DefaultTimeout, "how long one request to a business's booking system (its booking_url) may take; a claim tries 3 times (at most 25s, under a timer's lease)")
+	fs.Float64Var(&c.SMSTPS, "sms-tps", 0, "SMS: texts a second per provider account (Twilio: 1 for a long code, more for a Messaging Service or short code); this instance's rate, evenly spaced; 0: no limit")
+	fs.Float64Var(&c.EmailTPS, "email-tps", 0, "email: messages a second per SMTP login; this instance's rate; 0: no limit")
+	fs.Float64Var(&c.WebhookTPS, "webhook-tps", 0, "webhooks: deliveries a second, all businesses together; this instance's rate; 0: no limit")
 	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers it claims (default: host name and process id)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "PostgreSQL: connections in this instance's pool (default: the larger of 4 and the CPUs)")
 	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", 30*time.Second, "PostgreSQL: the server aborts a statement running longer, and ends a session idle in a transaction for twice as long (0: the server's settings)")
@@ -108,6 +115,17 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	if c.BookingTimeout <= 0 || c.BookingTimeout > 25*time.Second {
 		// The booking_sync timer's request must end before its 30s lease.
 		return usageError{"serve: --booking-timeout must be more than 0 and at most 25s"}
+	}
+	// A message waits for its token holding its lease: a rate must allow
+	// two messages a lease (outbox.Relay.Check).
+	minTPS := 2 / outbox.DefaultLease.Seconds()
+	for _, f := range []struct {
+		name string
+		tps  float64
+	}{{"sms-tps", c.SMSTPS}, {"email-tps", c.EmailTPS}, {"webhook-tps", c.WebhookTPS}} {
+		if f.tps < 0 || (f.tps > 0 && f.tps < minTPS) || math.IsNaN(f.tps) {
+			return usageError{fmt.Sprintf("serve: --%s must be 0 (no limit) or at least %.3g (one message every %v)", f.name, minTPS, outbox.DefaultLease/2)}
+		}
 	}
 	smtpListed, twilioListed := false, false
 	for _, ch := range strings.Split(c.Notify, ",") {
@@ -175,6 +193,14 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc.Logger = logger
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: c.Instance, Logger: logger}
 	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger, Senders: map[nextup.Channel]nextup.Sender{}}
+	if fake != nil && c.SMSTPS+c.EmailTPS+c.WebhookTPS > 0 {
+		logger.Warn("rate limits are off under --clock=fake: time stands still while the debug clock runs the relay")
+	}
+	if fake == nil {
+		// Under the fake clock time stands still while the debug clock
+		// runs the relay: a paced message would wait for ever.
+		relay.Limits = c.limits()
+	}
 	if c.SMTPURL != "" {
 		cfg, err := smtp.ParseURL(c.SMTPURL, c.MailFrom)
 		if err != nil {
@@ -208,6 +234,21 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
 	metrics := web.NewMetrics(st)
 	sweeper.OnHandled = metrics.TimerHandled
+	relay.OnAttempt = func(a outbox.Attempt) {
+		metrics.OutboxAttempt(a)
+		if a.State != nextup.MessageDead {
+			return
+		}
+		// A message given up: reach the person another way (fallback to
+		// their other channel, or skip them if there is none).
+		refused := errors.Is(a.Err, nextup.ErrInvalid) && nextup.ErrorCode(a.Err) != outbox.CodeNoSender
+		if err := svc.Undeliverable(ctx, a.Message.ID, refused, fmt.Sprint(a.Err)); err != nil && ctx.Err() == nil {
+			logger.Error("fallback after a dead message", "message_id", a.Message.ID, "error", err)
+		}
+	}
+	if err := relay.Check(); err != nil {
+		return err
+	}
 	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
 	if c.Twilio.AccountSID != "" {
 		api.SMSSignature = twilio.SignatureValidator(c.Twilio.AuthToken)
@@ -232,7 +273,8 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	logger.Info("nextup serving", "addr", ln.Addr().String(), "base_url", c.BaseURL, "db", redactDSN(c.DB),
-		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "", "sms", c.Twilio.AccountSID != "")
+		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "", "sms", c.Twilio.AccountSID != "",
+		"sms_tps", relay.Limits[nextup.ChannelSMS].TPS, "email_tps", relay.Limits[nextup.ChannelEmail].TPS, "webhook_tps", relay.Limits[nextup.ChannelWebhook].TPS)
 
 	select {
 	case err = <-serveErr:
@@ -255,6 +297,18 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		err = nil
 	}
 	return err
+}
+
+// limits are the relay's rate limits: --sms-tps, --email-tps and
+// --webhook-tps, evenly spaced (a burst of one).
+func (c serveConfig) limits() map[nextup.Channel]outbox.Limit {
+	out := map[nextup.Channel]outbox.Limit{}
+	for ch, tps := range map[nextup.Channel]float64{nextup.ChannelSMS: c.SMSTPS, nextup.ChannelEmail: c.EmailTPS, nextup.ChannelWebhook: c.WebhookTPS} {
+		if tps > 0 {
+			out[ch] = outbox.Limit{TPS: tps, Burst: 1}
+		}
+	}
+	return out
 }
 
 // baseURL is the default public base of links: localhost for a bare

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,8 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
 	"github.com/nextup-dev/nextup/notify/twilio/twiliotest"
+	"github.com/nextup-dev/nextup/outbox"
 )
 
 // TestMain lets a test run this binary as the real nextup process.
@@ -142,10 +145,18 @@ func TestServeProcess(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	for _, want := range []string{`nextup_timer_lateness_seconds_count{kind="offer_expire"} 1`, `nextup_claims_total{outcome="booked"} 1`} {
+	for _, want := range []string{`nextup_timer_lateness_seconds_count{kind="offer_expire"} 1`, `nextup_claims_total{outcome="booked"} 1`,
+		// The debug clock relayed Bob's offer through capture; Ann's was
+		// cancelled with her offer before it ran, the confirmation waits.
+		`nextup_outbox_sent_total{channel="email"} 1`, `nextup_outbox_queue_latency_seconds_count{channel="email"} 1`,
+		`nextup_outbox_send_duration_seconds_count{channel="email"} 1`, `nextup_outbox_messages{channel="email",state="sent"} 1`,
+		`nextup_outbox_messages{channel="email",state="cancelled"} 1`, `nextup_outbox_messages{channel="email",state="queued"} 1`} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+	if t.Failed() {
+		t.Log(string(metrics))
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -334,5 +345,18 @@ func TestServeBookingSystem(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no confirmation for Ann")
+	}
+}
+
+// The rate flags become the relay's limits, by channel; 0 is no limit.
+func TestServeLimits(t *testing.T) {
+	t.Parallel()
+	c := serveConfig{SMSTPS: 1, WebhookTPS: 25}
+	want := map[nextup.Channel]outbox.Limit{nextup.ChannelSMS: {TPS: 1, Burst: 1}, nextup.ChannelWebhook: {TPS: 25, Burst: 1}}
+	if got := c.limits(); !maps.Equal(got, want) {
+		t.Errorf("limits() = %v, want %v", got, want)
+	}
+	if got := (serveConfig{}).limits(); len(got) != 0 {
+		t.Errorf("no flags: limits() = %v", got)
 	}
 }

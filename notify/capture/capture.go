@@ -37,6 +37,11 @@ func New() *Sender { return &Sender{} }
 // Channel returns nextup.ChannelCapture.
 func (s *Sender) Channel() nextup.Channel { return nextup.ChannelCapture }
 
+// Account is "capture": as the relay's Default it stands in for every
+// channel's provider, and channels whose messages it takes share one
+// rate limit, as they would share a real account.
+func (s *Sender) Account() string { return "capture" }
+
 // Send records a copy of msg and returns "capture:"+msg.ID as the provider id.
 // It fails only when ctx is already done, so that a relay shutting down sees
 // the same behaviour as with a network provider.

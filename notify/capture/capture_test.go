@@ -9,9 +9,22 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/capture"
+	"github.com/nextup-dev/nextup/outbox"
 )
 
-var _ nextup.Sender = (*capture.Sender)(nil)
+var (
+	_ nextup.Sender    = (*capture.Sender)(nil)
+	_ outbox.Accounter = (*capture.Sender)(nil)
+)
+
+// As the relay's Default, capture is one account for every channel it
+// stands in for.
+func TestAccount(t *testing.T) {
+	t.Parallel()
+	if a, b := capture.New().Account(), capture.New().Account(); a != "capture" || b != a {
+		t.Errorf("Account() = %q and %q, want capture", a, b)
+	}
+}
 
 func msg(id, to string) nextup.Message {
 	return nextup.Message{

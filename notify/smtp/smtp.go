@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/mail"
 	"net/url"
 	"strconv"
@@ -115,6 +116,17 @@ func New(cfg Config) (*Sender, error) {
 
 // Channel is email.
 func (s *Sender) Channel() nextup.Channel { return nextup.ChannelEmail }
+
+// Account is "smtp:", the login and the server ("smtp:user@host:port", or
+// "smtp:host:port" without a login): the relay's rate limit is per
+// account at a mail provider, shared by every sender that logs in as it.
+func (s *Sender) Account() string {
+	server := net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.Port))
+	if s.cfg.Username == "" {
+		return "smtp:" + server
+	}
+	return "smtp:" + s.cfg.Username + "@" + server
+}
 
 // MessageID is the Message-ID header value (without angle brackets) of the
 // outbox message with the given id.

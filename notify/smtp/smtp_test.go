@@ -15,6 +15,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/smtp"
 	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
+	"github.com/nextup-dev/nextup/outbox"
 )
 
 func sender(t *testing.T, addr string) *smtp.Sender {
@@ -156,6 +157,30 @@ func TestParseURL(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("ParseURL(%q, %q) = %+v, %v; want %+v", tc.url, tc.from, got, err, tc.want)
+		}
+	}
+}
+
+// The relay's rate limit is per login at a mail server.
+func TestAccountIsTheLoginAtTheServer(t *testing.T) {
+	t.Parallel()
+	var _ outbox.Accounter = (*smtp.Sender)(nil)
+	for _, tc := range []struct{ url, want string }{
+		{"smtp://mail.example", "smtp:mail.example:587"},
+		{"smtp://u%40x:secret@mail.example:2525", "smtp:u@x@mail.example:2525"},
+		{"smtps://offers:secret@mail.example", "smtp:offers@mail.example:465"},
+		{"smtp://offers:other@[::1]:25", "smtp:offers@[::1]:25"},
+	} {
+		cfg, err := smtp.ParseURL(tc.url, "a@b.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := smtp.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Account(); got != tc.want || strings.Contains(got, "secret") {
+			t.Errorf("Account() of %s = %q, want %q", tc.url, got, tc.want)
 		}
 	}
 }

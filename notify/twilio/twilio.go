@@ -94,6 +94,10 @@ func (r rebase) RoundTrip(req *http.Request) (*http.Response, error) {
 // Channel is sms.
 func (s *Sender) Channel() nextup.Channel { return nextup.ChannelSMS }
 
+// Account is "twilio:" and the account SID: the relay's rate limit is
+// per Twilio account, shared by every sender on it.
+func (s *Sender) Account() string { return "twilio:" + s.cfg.AccountSID }
+
 // permanent are Twilio error codes that no retry will fix: a number that
 // is not valid, not a mobile, or has opted out with STOP.
 var permanent = map[int]bool{

@@ -10,6 +10,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/twilio"
 	"github.com/nextup-dev/nextup/notify/twilio/twiliotest"
+	"github.com/nextup-dev/nextup/outbox"
 )
 
 func setup(t *testing.T, cfg twilio.Config) (*twilio.Sender, *twiliotest.Server) {
@@ -99,5 +100,31 @@ func TestNewRefusesHalfAConfig(t *testing.T) {
 		if _, err := twilio.New(cfg); err == nil {
 			t.Errorf("New(%+v) accepted", cfg)
 		}
+	}
+}
+
+// The relay's rate limit is per Twilio account: senders on one account
+// (another number, a Messaging Service) name the same one.
+func TestAccountIsTheAccountSID(t *testing.T) {
+	t.Parallel()
+	var _ outbox.Accounter = (*twilio.Sender)(nil)
+	account := func(cfg twilio.Config) string {
+		t.Helper()
+		cfg.AuthToken = twiliotest.AuthToken
+		s, err := twilio.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Account()
+	}
+	a := account(twilio.Config{AccountSID: twiliotest.AccountSID, From: "+15005550006"})
+	if a != "twilio:"+twiliotest.AccountSID {
+		t.Errorf("Account() = %q", a)
+	}
+	if b := account(twilio.Config{AccountSID: twiliotest.AccountSID, MessagingServiceSID: "MG1"}); b != a {
+		t.Errorf("another sender on the account: %q, want %q", b, a)
+	}
+	if c := account(twilio.Config{AccountSID: "AC2", From: "+15005550006"}); c == a {
+		t.Errorf("another account: %q, the same as the first", c)
 	}
 }

@@ -44,6 +44,11 @@ var _ nextup.Sender = (*Sender)(nil)
 // Channel is webhook.
 func (s *Sender) Channel() nextup.Channel { return nextup.ChannelWebhook }
 
+// Account is "webhook": every business's endpoint is its own, so there is
+// no provider's limit to keep, and a rate limit on webhooks is one bucket
+// for all the relay's deliveries.
+func (s *Sender) Account() string { return "webhook" }
+
 // Sign is the Nextup-Signature header value of body at t under key.
 func Sign(key []byte, t time.Time, body []byte) string {
 	ts := strconv.FormatInt(t.Unix(), 10)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/webhook"
+	"github.com/nextup-dev/nextup/outbox"
 )
 
 var key = []byte("signing-key-of-biz_1")
@@ -45,6 +46,15 @@ func sender(clock nextup.Clock) *webhook.Sender {
 		}
 		return key, nil
 	}}
+}
+
+// Webhooks are one account: a limit on them is the relay's own rate.
+func TestAccount(t *testing.T) {
+	t.Parallel()
+	var _ outbox.Accounter = (*webhook.Sender)(nil)
+	if got := sender(nextup.NewFakeClock(time.Unix(0, 0))).Account(); got != "webhook" {
+		t.Errorf("Account() = %q, want webhook", got)
+	}
 }
 
 func TestDeliversSigned(t *testing.T) {

@@ -106,21 +106,24 @@ func (t *tx) MessageCancelByOffer(ctx context.Context, offerID string) error {
 	return dbErr("cancel messages of offer "+offerID, err)
 }
 
-func (t *tx) MessageCounts(ctx context.Context, businessID string) (map[nextup.MessageState]int, error) {
+func (t *tx) MessageCounts(ctx context.Context, businessID string) (map[nextup.Channel]map[nextup.MessageState]int, error) {
 	q, args := sqlstore.MessageCounts(businessID)
 	rows, err := t.tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, dbErr("count messages", err)
 	}
 	defer rows.Close()
-	out := map[nextup.MessageState]int{}
+	out := map[nextup.Channel]map[nextup.MessageState]int{}
 	for rows.Next() {
-		var st string
+		var ch, st string
 		var n int
-		if err := rows.Scan(&st, &n); err != nil {
+		if err := rows.Scan(&ch, &st, &n); err != nil {
 			return nil, dbErr("count messages", err)
 		}
-		out[nextup.MessageState(st)] = n
+		if out[nextup.Channel(ch)] == nil {
+			out[nextup.Channel(ch)] = map[nextup.MessageState]int{}
+		}
+		out[nextup.Channel(ch)][nextup.MessageState(st)] = n
 	}
 	return out, dbErr("count messages", rows.Err())
 }

@@ -385,6 +385,7 @@ func testMessageCancelByOffer(t *testing.T, b *bundle) {
 
 func testMessageCounts(t *testing.T, b *bundle) {
 	a, other := b.business(), b.business()
+	type counts = map[nextup.Channel]map[nextup.MessageState]int
 	var ms []nextup.Message
 	for i := range 5 {
 		ms = append(ms, b.message(a.ID, func(m *nextup.Message) {
@@ -393,15 +394,19 @@ func testMessageCounts(t *testing.T, b *bundle) {
 			}
 		}))
 	}
+	ms = append(ms, b.message(a.ID, func(m *nextup.Message) { m.Channel, m.To = nextup.ChannelSMS, "+447700900123" }))
 	ms = append(ms, b.message(other.ID, func(m *nextup.Message) { m.State = nextup.MessageDead }))
 	b.messages(ms...)
 	b.read(func(tx nextup.Tx) error {
 		for _, c := range []struct {
 			bid  string
-			want map[nextup.MessageState]int
+			want counts
 		}{
-			{a.ID, map[nextup.MessageState]int{nextup.MessageQueued: 3, nextup.MessageSent: 2}},
-			{other.ID, map[nextup.MessageState]int{nextup.MessageDead: 1}},
+			{a.ID, counts{
+				nextup.ChannelEmail: {nextup.MessageQueued: 3, nextup.MessageSent: 2},
+				nextup.ChannelSMS:   {nextup.MessageQueued: 1},
+			}},
+			{other.ID, counts{nextup.ChannelEmail: {nextup.MessageDead: 1}}},
 			{"", nil}, // the whole store: at least these (other tests share no store, but a backend may)
 		} {
 			got, err := tx.MessageCounts(b.ctx, c.bid)
@@ -409,7 +414,7 @@ func testMessageCounts(t *testing.T, b *bundle) {
 				continue
 			}
 			if c.want == nil {
-				if got[nextup.MessageQueued] < 3 || got[nextup.MessageSent] < 2 || got[nextup.MessageDead] < 1 {
+				if email := got[nextup.ChannelEmail]; email[nextup.MessageQueued] < 3 || email[nextup.MessageSent] < 2 || email[nextup.MessageDead] < 1 || got[nextup.ChannelSMS][nextup.MessageQueued] < 1 {
 					t.Errorf("MessageCounts(all) = %v", got)
 				}
 				continue
@@ -417,9 +422,14 @@ func testMessageCounts(t *testing.T, b *bundle) {
 			if len(got) != len(c.want) {
 				t.Errorf("MessageCounts(%s) = %v, want %v", c.bid, got, c.want)
 			}
-			for st, n := range c.want {
-				if got[st] != n {
-					t.Errorf("MessageCounts(%s)[%s] = %d, want %d", c.bid, st, got[st], n)
+			for ch, want := range c.want {
+				if len(got[ch]) != len(want) {
+					t.Errorf("MessageCounts(%s)[%s] = %v, want %v", c.bid, ch, got[ch], want)
+				}
+				for st, n := range want {
+					if got[ch][st] != n {
+						t.Errorf("MessageCounts(%s)[%s][%s] = %d, want %d", c.bid, ch, st, got[ch][st], n)
+					}
 				}
 			}
 		}

@@ -129,11 +129,11 @@ const (
 		WHERE offer_id = ? AND offer_id <> '' AND state IN ('queued', 'failed')`
 )
 
-// MessageCounts returns the query of Tx.MessageCounts, rows of state and
-// count, and its arguments: of one business, or of all for "".
+// MessageCounts returns the query of Tx.MessageCounts, rows of channel,
+// state and count, and its arguments: of one business, or of all for "".
 func MessageCounts(businessID string) (string, []any) {
 	if businessID != "" {
-		return `SELECT state, count(*) FROM messages WHERE business_id = ? GROUP BY state`, []any{businessID}
+		return `SELECT channel, state, count(*) FROM messages WHERE business_id = ? GROUP BY channel, state`, []any{businessID}
 	}
-	return `SELECT state, count(*) FROM messages GROUP BY state`, []any{}
+	return `SELECT channel, state, count(*) FROM messages GROUP BY channel, state`, []any{}
 }

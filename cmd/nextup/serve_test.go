@@ -146,10 +146,11 @@ func TestServeProcess(t *testing.T) {
 	metrics, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	for _, want := range []string{`nextup_timer_lateness_seconds_count{kind="offer_expire"} 1`, `nextup_claims_total{outcome="booked"} 1`,
-		// The debug clock relayed Bob's offer through capture; Ann's was
-		// cancelled with her offer before it ran, the confirmation waits.
-		`nextup_outbox_sent_total{channel="email"} 1`, `nextup_outbox_queue_latency_seconds_count{channel="email"} 1`,
-		`nextup_outbox_send_duration_seconds_count{channel="email"} 1`, `nextup_outbox_messages{channel="email",state="sent"} 1`,
+		// The debug clock relayed Bob's offer and Ann's "your hold lapsed"
+		// through capture; Ann's offer was cancelled with it before it
+		// ran, the confirmation waits.
+		`nextup_outbox_sent_total{channel="email"} 2`, `nextup_outbox_queue_latency_seconds_count{channel="email"} 2`,
+		`nextup_outbox_send_duration_seconds_count{channel="email"} 2`, `nextup_outbox_messages{channel="email",state="sent"} 2`,
 		`nextup_outbox_messages{channel="email",state="cancelled"} 1`, `nextup_outbox_messages{channel="email",state="queued"} 1`} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("metrics lack %s", want)

@@ -205,8 +205,12 @@ func OfferWindow(now, slotStart time.Time, rules nextup.Rules, loc *time.Locatio
 // appointment goes at 20:59 the evening before). ok is false when the
 // time it lands on is not after now or not before the start: that
 // reminder is skipped (a booking made an hour before its slot gets no
-// 24-hour reminder; its confirmation says it all).
+// 24-hour reminder; its confirmation says it all), and so is one due
+// before now in the first place, even if quiet hours would move it later.
 func ReminderAt(due, startsAt, now time.Time, q *nextup.QuietHours, loc *time.Location) (at time.Time, ok bool) {
+	if !due.After(now) {
+		return due, false // its time has passed: not moved forward
+	}
 	if in, end := InQuietHours(due, q, loc); in {
 		if end.Before(startsAt) {
 			due = end

@@ -254,6 +254,7 @@ func TestReminderAt(t *testing.T) {
 		{"the end is after the start: a minute before quiet began", at(4, 6, 30), at(4, 7, 30), at(3, 20, 59), true},
 		{"evening quiet, start after midnight", at(3, 23, 30), at(4, 0, 30), at(3, 20, 59), true},
 		{"already past", at(1, 9, 0), at(1, 12, 0), at(1, 9, 0), false},
+		{"past and quiet: not moved forward", at(1, 7, 30), at(2, 7, 30), at(1, 7, 30), false},
 		{"moved before now", at(2, 6, 0), at(2, 7, 0), at(1, 20, 59), true},
 		{"moved before now, skipped", at(1, 22, 0), at(1, 23, 0), at(1, 20, 59), true},
 	} {

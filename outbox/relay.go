@@ -35,6 +35,26 @@ import (
 	"github.com/nextup-dev/nextup"
 )
 
+// CodeOptedOut is the error code of a message to an address that opted
+// out of its channel.
+const CodeOptedOut = "opted_out"
+
+// AddressRefused reports whether a send error says the address itself can
+// never be reached on its channel: opted out, malformed, or refused by the
+// provider as no such mailbox or number (the senders' codes bad_address,
+// address_refused and sms_refused) — not a provider's outage, policy or
+// configuration.
+func AddressRefused(err error) bool {
+	if !errors.Is(err, nextup.ErrInvalid) {
+		return false
+	}
+	switch nextup.ErrorCode(err) {
+	case CodeOptedOut, "bad_address", "address_refused", "sms_refused":
+		return true
+	}
+	return false
+}
+
 // CodeNoSender is the error code of a message whose channel has no sender:
 // dead at once, but the operator's doing, not the address's.
 const CodeNoSender = "no_sender"
@@ -510,7 +530,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		// Checked at the last moment, so an opt-out (an SMS STOP, a
 		// bounce) is honoured before the next message, even one queued
 		// earlier. Permanent: the message goes dead, visibly.
-		sendErr = fmt.Errorf("%w: %s opted out of %s (%s)", nextup.ErrInvalid, m.To, m.Channel, optedOut)
+		sendErr = nextup.Errorf(nextup.ErrInvalid, CodeOptedOut, "%s opted out of %s (%s)", m.To, m.Channel, optedOut)
 	} else if s == nil {
 		sendErr = nextup.Errorf(nextup.ErrInvalid, CodeNoSender, "no sender for channel %q (and no default sender)", m.Channel)
 	} else {

@@ -973,3 +973,23 @@ func TestOptedOutAddressIsNotSent(t *testing.T) {
 		}
 	}
 }
+
+// Only an address's own refusal counts as the address's fault.
+func TestAddressRefused(t *testing.T) {
+	t.Parallel()
+	for err, want := range map[error]bool{
+		nextup.Errorf(nextup.ErrInvalid, outbox.CodeOptedOut, "x"): true,
+		nextup.Errorf(nextup.ErrInvalid, "address_refused", "x"):   true,
+		nextup.Errorf(nextup.ErrInvalid, "sms_refused", "x"):       true,
+		nextup.Errorf(nextup.ErrInvalid, "bad_address", "x"):       true,
+		nextup.Errorf(nextup.ErrInvalid, "mail_refused", "x"):      false,
+		nextup.Errorf(nextup.ErrInvalid, "sms_not_allowed", "x"):   false,
+		nextup.Errorf(nextup.ErrInvalid, outbox.CodeNoSender, "x"): false,
+		nextup.Errorf(nextup.ErrConflict, "address_refused", "x"):  false,
+		errors.New("dial tcp: connection refused"):                 false,
+	} {
+		if got := outbox.AddressRefused(err); got != want {
+			t.Errorf("AddressRefused(%v) = %v, want %v", err, got, want)
+		}
+	}
+}

@@ -417,8 +417,10 @@ func (w *work) bookingUndone(ctx context.Context, c sagaClaim, reason string) er
 			return err
 		}
 	}
-	if err := w.queue(ctx, bookingFailedMessage(c, reason)); err != nil {
-		return err
+	if m := bookingFailedMessage(c, reason); m.To != "" {
+		if err := w.queue(ctx, m); err != nil {
+			return err
+		}
 	}
 	if reason == ReasonSlotTaken {
 		// The engine decides the slot again (a shared slot may have seats

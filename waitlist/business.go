@@ -209,6 +209,12 @@ var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
 // slug another business has is 409 slug_taken.
 func (s *Service) UpdateProfile(ctx context.Context, businessID string, p ProfilePatch) (nextup.Business, error) {
 	var out nextup.Business
+	if p.Templates != nil {
+		// Tried on sample data before the transaction opens.
+		if f := validateTemplates(*p.Templates); len(f) > 0 {
+			return out, invalid(f...)
+		}
+	}
 	err := s.tx(ctx, func(w *work) error {
 		w.actor = nextup.ActorStaff
 		bi, err := w.business(ctx, businessID)
@@ -280,7 +286,6 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 	if p.BookingURL != "" && !httpURL(p.BookingURL) {
 		f = append(f, nextup.FieldError{Field: "booking_url", Message: "must be an absolute http(s) URL"})
 	}
-	f = append(f, validateTemplates(p.Templates)...)
 	if p.Country != "" && (len(p.Country) != 2 || strings.Trim(p.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
 		f = append(f, nextup.FieldError{Field: "country", Message: "must be a two-letter ISO 3166 code such as GB"})
 	}

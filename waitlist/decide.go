@@ -291,8 +291,15 @@ func (w *work) handBack(ctx context.Context, bi *bizInfo, slot nextup.Slot, hist
 	var parts []string
 	for _, o := range history {
 		name := o.EntryID
-		if e, err := w.tx.EntryGet(ctx, o.EntryID); err == nil {
+		e, err := w.tx.EntryGet(ctx, o.EntryID)
+		switch {
+		case err == nil:
 			name = e.Name
+		case !errors.Is(err, nextup.ErrNotFound):
+			// Not swallowed: on PostgreSQL a failed statement (a deadlock
+			// on the row lock) aborts the transaction, and only the error
+			// reaching InTx gets it retried.
+			return fmt.Errorf("entry %s of the hand-back note: %w", o.EntryID, err)
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", name, o.State))
 	}

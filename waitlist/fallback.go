@@ -31,7 +31,10 @@ var permanentSMSCodes = []string{"30004", "30005", "30006", "21211", "21610", "2
 //     the person keeps their place and is skipped while unreachable);
 //   - a confirmation or reminder goes again on the other channel, once.
 //
-// Every step is audited. Handling the same message twice changes nothing.
+// A fallback waits for the end of quiet hours, and none goes for a slot
+// that has started. Every step is audited. Handling the same message twice
+// sends nothing twice (a person with no other channel may get a second
+// "fallback_skipped" audit row).
 func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {
 	return s.tx(ctx, func(w *work) error {
 		m, err := w.tx.MessageGet(ctx, messageID)
@@ -144,7 +147,7 @@ func (w *work) offerFallback(ctx context.Context, bi *bizInfo, m nextup.Message,
 	d := slotData(bi, sl, e, o.PartySize)
 	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, w.now, bi.loc), Countdown(o.ExpiresAt.Sub(w.now)), m.ClaimURL
 	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
-		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID}
+		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID, NotBefore: w.notBefore(bi)}
 	if other == nextup.ChannelEmail {
 		f.UnsubscribeURL = w.s.unsubscribeURL(bi.b, to)
 	}
@@ -175,10 +178,13 @@ func (w *work) bookingFallback(ctx context.Context, bi *bizInfo, m nextup.Messag
 	if err != nil {
 		return err
 	}
+	if !w.notBefore(bi).Before(sl.StartsAt) {
+		return nil // too late to help
+	}
 	d := slotData(bi, sl, e, b.Seats)
 	kind := TemplateReminder
 	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
-		OfferID: m.OfferID, EntryID: e.ID, BookingID: b.ID}
+		OfferID: m.OfferID, EntryID: e.ID, BookingID: b.ID, NotBefore: w.notBefore(bi)}
 	if m.Kind == nextup.MessageConfirmation {
 		kind = TemplateConfirmation
 		if other == nextup.ChannelEmail {

@@ -2,6 +2,7 @@ package waitlist
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -36,9 +37,11 @@ func (w *work) queueJoined(ctx context.Context, bi *bizInfo, e nextup.Entry, sta
 	}
 	what := e.Service
 	if e.EventID != "" {
-		if ev, err := w.tx.SlotGet(ctx, e.EventID); err == nil {
-			what = slotService(ev)
+		ev, err := w.tx.SlotGet(ctx, e.EventID)
+		if err != nil {
+			return fmt.Errorf("event %s: %w", e.EventID, err)
 		}
+		what = slotService(ev)
 	}
 	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageJoined, Channel: ch, To: addressOf(e, ch), EntryID: e.ID}
 	if ch == nextup.ChannelEmail {

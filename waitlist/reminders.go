@@ -54,8 +54,9 @@ func (w *work) cancelReminders(ctx context.Context, bookingID string) error {
 
 // remind sends a booking's reminder on the channel its offer went by, to
 // the person's current address, unless the booking has ended (its timers
-// are cancelled then; this covers a cancellation racing the sweeper) or
-// the slot has started.
+// are cancelled then; this covers a cancellation racing the sweeper), the
+// business's booking system has not confirmed it yet, or the slot has
+// started.
 func (w *work) remind(ctx context.Context, bookingID string) error {
 	b, err := w.tx.BookingGet(ctx, bookingID)
 	if errors.Is(err, nextup.ErrNotFound) {
@@ -66,6 +67,9 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 	}
 	if b.State != nextup.BookingBooked {
 		return nil
+	}
+	if waiting, err := awaitingBookingSystem(ctx, w.tx, b.ID); err != nil || waiting {
+		return err // not confirmed by the business's booking system (yet): no reminder
 	}
 	sl, err := w.tx.SlotGet(ctx, b.SlotID)
 	if err != nil {

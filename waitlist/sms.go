@@ -169,7 +169,17 @@ func (s *Service) SMSDelivery(ctx context.Context, messageID, status, errorCode 
 	})
 	switch {
 	case errors.Is(err, nextup.ErrConflict):
-		return nil
+		// Not sent (any more): a retry queued it again, or this is the
+		// carrier's report again after our fallback failed. A dead text
+		// gets its fallback now; doing it twice sends nothing twice.
+		var m nextup.Message
+		if err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+			var err error
+			m, err = tx.MessageGet(ctx, messageID)
+			return err
+		}); err != nil || m.State != nextup.MessageDead {
+			return err
+		}
 	case errors.Is(err, nextup.ErrNotFound):
 		return notFound("message", messageID, err)
 	case err != nil:

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -125,16 +126,16 @@ You keep your place on the waitlist in the meantime.
 <p>You keep your place on the waitlist in the meantime.</p>`,
 	},
 	TemplateExpired: {
-		Subject: `The {{.Service}} slot has gone to the next person`,
-		SMS:     `{{.Business}}: the hold on the {{.Service}} slot on {{.When}} ran out, so it went to the next person. You keep your place on the list.`,
+		Subject: `Your hold on the {{.Service}} slot has ended`,
+		SMS:     `{{.Business}}: the hold on the {{.Service}} slot on {{.When}} ran out, so we've moved on. You keep your place on the list.`,
 		Text: `Hi {{.Name}},
 
-The hold on the {{.Service}} slot on {{.When}} ran out, so it went to the next person. You keep your place on the list.
+The hold on the {{.Service}} slot on {{.When}} ran out, so we've moved on. You keep your place on the list, and we'll offer you the next one that fits.
 {{if .StatusLink}}
 Your place: {{.StatusLink}}
 {{end}}`,
 		HTML: `<p>Hi {{.Name}},</p>
-<p>The hold on the <b>{{.Service}}</b> slot on {{.When}} ran out, so it went to the next person. You keep your place on the list.</p>
+<p>The hold on the <b>{{.Service}}</b> slot on {{.When}} ran out, so we've moved on. You keep your place on the list, and we'll offer you the next one that fits.</p>
 {{if .StatusLink}}<p><a href="{{.StatusLink}}">See your place</a></p>{{end}}`,
 	},
 	TemplateJoined: {
@@ -221,20 +222,121 @@ type compiled struct {
 func compile(kind string, t nextup.MessageTemplate) (compiled, []nextup.FieldError) {
 	var c compiled
 	var errs []nextup.FieldError
+	fail := func(part string, err error) {
+		errs = append(errs, nextup.FieldError{Field: "templates." + kind + "." + part, Message: err.Error()})
+	}
 	parse := func(part, src string) *template.Template {
 		tt, err := template.New(kind + "." + part).Option("missingkey=error").Parse(src)
+		if err == nil {
+			err = plain(tt.Tree.Root)
+		}
 		if err != nil {
-			errs = append(errs, nextup.FieldError{Field: "templates." + kind + "." + part, Message: err.Error()})
+			fail(part, err)
 		}
 		return tt
 	}
 	c.subject, c.text, c.sms = parse("subject", t.Subject), parse("text", t.Text), parse("sms", t.SMS)
 	h, err := htmltemplate.New(kind + ".html").Option("missingkey=error").Parse(t.HTML)
+	if err == nil {
+		err = plain(h.Tree.Root)
+	}
 	if err != nil {
-		errs = append(errs, nextup.FieldError{Field: "templates." + kind + ".html", Message: err.Error()})
+		fail("html", err)
 	}
 	c.html = h
 	return c, errs
+}
+
+// allowedFuncs are the functions a template may call: comparisons.
+var allowedFuncs = map[string]bool{"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"and": true, "or": true, "not": true}
+
+// plain checks that a template only fills in fields and chooses with if:
+// no range, with, template, block or variables, no functions but
+// comparisons. A business's template runs inside the transactions that
+// send its messages, so it must not be able to loop, nest or grow.
+func plain(n parse.Node) error {
+	switch n := n.(type) {
+	case nil:
+		return nil
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := plain(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *parse.TextNode, *parse.CommentNode:
+		return nil
+	case *parse.ActionNode:
+		return plainPipe(n.Pipe)
+	case *parse.IfNode:
+		if err := plainPipe(n.Pipe); err != nil {
+			return err
+		}
+		if err := plain(n.List); err != nil {
+			return err
+		}
+		if n.ElseList != nil {
+			return plain(n.ElseList)
+		}
+		return nil
+	}
+	return fmt.Errorf("only {{.Field}} and {{if}} … {{else}} … {{end}} may be used, not %q", shorten(n.String()))
+}
+
+func plainPipe(p *parse.PipeNode) error {
+	if p == nil {
+		return nil
+	}
+	if len(p.Decl) > 0 {
+		return fmt.Errorf("variables may not be declared: %q", shorten(p.String()))
+	}
+	for _, cmd := range p.Cmds {
+		for i, arg := range cmd.Args {
+			switch a := arg.(type) {
+			case *parse.FieldNode, *parse.DotNode, *parse.StringNode, *parse.NumberNode, *parse.BoolNode, *parse.NilNode:
+			case *parse.VariableNode:
+				if len(a.Ident) == 0 || a.Ident[0] != "$" {
+					return fmt.Errorf("only $ may be used as a variable: %q", shorten(a.String()))
+				}
+			case *parse.IdentifierNode:
+				if i != 0 || !allowedFuncs[a.Ident] {
+					return fmt.Errorf("function %q may not be used (only comparisons: eq, ne, lt, le, gt, ge, and, or, not)", a.Ident)
+				}
+			case *parse.PipeNode:
+				if err := plainPipe(a); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("%q may not be used", shorten(arg.String()))
+			}
+		}
+	}
+	return nil
+}
+
+func shorten(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// maxRendered bounds what one template part may write.
+const maxRendered = 64 << 10
+
+// capped is a writer that refuses to grow past maxRendered.
+type capped struct{ bytes.Buffer }
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.Len()+len(p) > maxRendered {
+		return 0, fmt.Errorf("renders to more than %d KiB", maxRendered>>10)
+	}
+	return c.Buffer.Write(p)
 }
 
 // defaults is every kind's default, compiled once.
@@ -323,8 +425,18 @@ func validateTemplates(ts map[string]nextup.MessageTemplate) []nextup.FieldError
 			errs = append(errs, perrs...)
 			continue
 		}
-		if _, err := c.run(sampleData); err != nil {
+		r, err := c.run(sampleData)
+		if err != nil {
 			errs = append(errs, nextup.FieldError{Field: "templates." + kind, Message: err.Error()})
+			continue
+		}
+		if kind == TemplateOffer || kind == TemplateEscalation {
+			// An offer nobody can open claims nothing.
+			for part, out := range map[string]string{"text": r.text, "html": r.html, "sms": r.sms} {
+				if !strings.Contains(out, sampleData.Link) {
+					errs = append(errs, nextup.FieldError{Field: "templates." + kind + "." + part, Message: "must contain the claim link {{.Link}}"})
+				}
+			}
 		}
 	}
 	return errs
@@ -341,7 +453,7 @@ func (c compiled) run(d TemplateData) (rendered, error) {
 		t   interface{ Execute(io.Writer, any) error }
 		out *string
 	}{{c.subject, &r.subject}, {c.text, &r.text}, {c.sms, &r.sms}, {c.html, &r.html}} {
-		var b bytes.Buffer
+		var b capped
 		if err := p.t.Execute(&b, d); err != nil {
 			return rendered{}, err
 		}
@@ -363,12 +475,13 @@ func compose(bi *bizInfo, kind string, d TemplateData, m *nextup.Message) {
 		d.Contact = bi.b.Profile.OwnerEmail
 	}
 	r, err := rendered{}, error(nil)
-	if c, ok := overrides(bi.b.Profile)[kind]; ok {
+	c, own := overrides(bi.b.Profile)[kind]
+	if own {
 		if r, err = c.run(d); err != nil {
 			slog.Warn("business template failed; using the default", "business_id", bi.b.ID, "kind", kind, "error", err)
 		}
 	}
-	if _, ok := overrides(bi.b.Profile)[kind]; !ok || err != nil {
+	if !own || err != nil {
 		if r, err = defaults[kind].run(d); err != nil {
 			panic(fmt.Sprintf("default template %s: %v", kind, err)) // fixed templates, plain data
 		}

@@ -90,6 +90,11 @@ func TestBusinessTemplatesValidated(t *testing.T) {
 		"kind":    {map[string]nextup.MessageTemplate{"birthday": {Text: "hi"}}, "templates.birthday"},
 		"html":    {map[string]nextup.MessageTemplate{"offer": {HTML: "<a href='{{.Link}}>"}}, "templates.offer"},
 		"toolong": {map[string]nextup.MessageTemplate{"joined": {Text: strings.Repeat("x", 17<<10)}}, "templates.joined.text"},
+		"loop":    {map[string]nextup.MessageTemplate{"offer": {Text: "{{range 1000000000}}{{range 1000000000}}{{end}}{{end}}{{.Link}}"}}, "templates.offer.text"},
+		"printf":  {map[string]nextup.MessageTemplate{"offer": {SMS: `{{printf "%099999999d" 1}}{{.Link}}`}}, "templates.offer.sms"},
+		"with":    {map[string]nextup.MessageTemplate{"reminder": {HTML: `{{with .Name}}{{.}}{{end}}`}}, "templates.reminder.html"},
+		"define":  {map[string]nextup.MessageTemplate{"joined": {Text: `{{define "x"}}{{template "x"}}{{end}}{{template "x"}}`}}, "templates.joined.text"},
+		"nolink":  {map[string]nextup.MessageTemplate{"offer": {SMS: "A slot is free, call us"}}, "templates.offer.sms"},
 	} {
 		_, err := b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{Templates: &c.ts})
 		var e *nextup.Error

@@ -18,27 +18,33 @@ import (
 // One-click unsubscribe (RFC 8058). Mail a person may stop (offers,
 // follow-ups, "you're on the list") carries a link /u/{business}/{token}
 // whose token is the address sealed with a key of the business: it names
-// the address without showing it, and nobody can make one for another
-// address. POSTing to it (a mail client's unsubscribe button, or the page's
+// the address without showing it, and nobody without the business's keys
+// can make one for another address. POSTing to it (a mail client's unsubscribe button, or the page's
 // button) opts the address out of the business's email at once; the relay
 // honours it before the next message and the engine stops choosing email
 // for it. Confirmations and reminders of a booking carry no link: they are
 // about a booking the person made.
 
-// unsubscribeKey derives the business's sealing key from the hash of its
-// API key, which only the server knows.
-func unsubscribeKey(b nextup.Business) []byte {
-	k := sha256.Sum256([]byte("nextup unsubscribe\x00" + b.ID + "\x00" + b.APIKeyHash))
-	return k[:]
+// unsubscribeKeys derive the business's sealing and nonce keys from the
+// hash of its API key. That hash is also the key webhooks and the booking
+// system are signed with, so the business's own integrators could make
+// such links too; nobody else can.
+func unsubscribeKeys(b nextup.Business) (seal, nonce []byte) {
+	derive := func(label string) []byte {
+		mac := hmac.New(sha256.New, []byte(b.APIKeyHash))
+		mac.Write([]byte("nextup unsubscribe " + label + "\x00" + b.ID))
+		return mac.Sum(nil)
+	}
+	return derive("seal"), derive("nonce")
 }
 
 // unsubscribeToken seals addr. The nonce is derived from the address, so
 // one address always gets the same link.
 func unsubscribeToken(b nextup.Business, addr string) string {
-	key := unsubscribeKey(b)
+	key, nonceKey := unsubscribeKeys(b)
 	block, _ := aes.NewCipher(key) // a 32-byte key never fails
 	gcm, _ := cipher.NewGCM(block)
-	mac := hmac.New(sha256.New, key)
+	mac := hmac.New(sha256.New, nonceKey)
 	mac.Write([]byte(addr))
 	nonce := mac.Sum(nil)[:gcm.NonceSize()]
 	return base64.RawURLEncoding.EncodeToString(gcm.Seal(nonce, nonce, []byte(addr), nil))
@@ -46,7 +52,8 @@ func unsubscribeToken(b nextup.Business, addr string) string {
 
 func openUnsubscribeToken(b nextup.Business, token string) (string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(token)
-	block, _ := aes.NewCipher(unsubscribeKey(b))
+	key, _ := unsubscribeKeys(b)
+	block, _ := aes.NewCipher(key)
 	gcm, _ := cipher.NewGCM(block)
 	if err != nil || len(raw) < gcm.NonceSize()+gcm.Overhead() {
 		return "", errors.New("malformed")

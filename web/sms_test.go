@@ -187,12 +187,24 @@ func TestSMSDeliveryReport(t *testing.T) {
 	if st, why := state(); st != "dead" || !strings.Contains(why, "30003") {
 		t.Fatalf("after an undelivered report: %s %q", st, why)
 	}
-	if status := report("failed", "30005", "sign"); status != http.StatusNoContent { // repeated: harmless
-		t.Fatalf("second report: %d", status)
-	}
+	// A phone switched off (30003) may clear, and Tom has no email: his
+	// offer runs its course.
 	var o map[string]any
 	a.must(a.do("GET", "/v1/offers/"+oid, a.key, ""), 200, &o)
 	if o["state"] != "offered" {
-		t.Fatalf("the offer changed: %v", o["state"])
+		t.Fatalf("the offer changed after a passing failure: %v", o["state"])
+	}
+	// The carrier says again that the number does not exist (30005): it is
+	// opted out, and with no other channel Tom is skipped and the slot
+	// rolls on (no_channel); his place is kept.
+	if status := report("failed", "30005", "sign"); status != http.StatusNoContent {
+		t.Fatalf("second report: %d", status)
+	}
+	a.must(a.do("GET", "/v1/offers/"+oid, a.key, ""), 200, &o)
+	if o["state"] != "cancelled" {
+		t.Fatalf("after an unknown-number report the offer is %v, want cancelled (no_channel)", o["state"])
+	}
+	if st, _ := state(); st != "dead" {
+		t.Fatalf("the text is %s", st)
 	}
 }

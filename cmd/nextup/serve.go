@@ -241,8 +241,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		}
 		// A message given up: reach the person another way (fallback to
 		// their other channel, or skip them if there is none).
-		refused := errors.Is(a.Err, nextup.ErrInvalid) && nextup.ErrorCode(a.Err) != outbox.CodeNoSender
-		if err := svc.Undeliverable(ctx, a.Message.ID, refused, fmt.Sprint(a.Err)); err != nil && ctx.Err() == nil {
+		if err := svc.Undeliverable(ctx, a.Message.ID, outbox.AddressRefused(a.Err), fmt.Sprint(a.Err)); err != nil && ctx.Err() == nil {
 			logger.Error("fallback after a dead message", "message_id", a.Message.ID, "error", err)
 		}
 	}

@@ -168,11 +168,27 @@ func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
 	if err := c.DialAndSendWithContext(ctx, m); err != nil {
 		var se *gomail.SendError
 		if errors.As(err, &se) && se.Reason == gomail.ErrSMTPRcptTo && !se.IsTemp() {
-			return "", nextup.Errorf(nextup.ErrInvalid, "address_refused", "mail server refused %s: %v", msg.To, err)
+			if mailboxError(se.ErrorCode(), se.EnhancedStatusCode()) {
+				return "", nextup.Errorf(nextup.ErrInvalid, "address_refused", "mail server refused %s: %v", msg.To, err)
+			}
+			// Refused for a reason of the server's (relay denied, policy):
+			// no use trying again, but the address is not to blame.
+			return "", nextup.Errorf(nextup.ErrInvalid, "mail_refused", "mail server refused to send to %s: %v", msg.To, err)
 		}
 		return "", fmt.Errorf("smtp send %s: %w", msg.ID, err)
 	}
 	return id, nil
+}
+
+// mailboxError reports whether a permanent RCPT refusal is about the
+// address itself (no such mailbox, bad address: RFC 3463 5.1.x, or 550,
+// 551 and 553 without an enhanced code) rather than the server's policy
+// (5.7.x relay denied) or its state.
+func mailboxError(code int, enhanced string) bool {
+	if enhanced != "" {
+		return strings.HasPrefix(enhanced, "5.1.")
+	}
+	return code == 550 || code == 551 || code == 553
 }
 
 func (s *Sender) client() (*gomail.Client, error) {

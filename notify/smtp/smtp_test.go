@@ -90,6 +90,8 @@ func TestSendFailures(t *testing.T) {
 			return &gosmtp.SMTPError{Code: 550, EnhancedCode: gosmtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
 		case strings.HasPrefix(rcpt, "busy@"):
 			return &gosmtp.SMTPError{Code: 451, EnhancedCode: gosmtp.EnhancedCode{4, 3, 0}, Message: "try later"}
+		case strings.HasPrefix(rcpt, "far@"):
+			return &gosmtp.SMTPError{Code: 550, EnhancedCode: gosmtp.EnhancedCode{5, 7, 1}, Message: "relay denied"}
 		}
 		return nil
 	}
@@ -97,8 +99,13 @@ func TestSendFailures(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := s.Send(ctx, msg("m1", "gone@example.com"))
-	if !errors.Is(err, nextup.ErrInvalid) {
-		t.Errorf("550 recipient: %v, want ErrInvalid (permanent)", err)
+	if !errors.Is(err, nextup.ErrInvalid) || nextup.ErrorCode(err) != "address_refused" {
+		t.Errorf("550 5.1.1 recipient: %v, want ErrInvalid address_refused (permanent, the address's fault)", err)
+	}
+	// A policy refusal is permanent too, but not the address's fault.
+	_, err = s.Send(ctx, msg("m5", "far@example.com"))
+	if !errors.Is(err, nextup.ErrInvalid) || nextup.ErrorCode(err) != "mail_refused" {
+		t.Errorf("550 5.7.1 recipient: %v, want ErrInvalid mail_refused", err)
 	}
 	_, err = s.Send(ctx, msg("m2", "busy@example.com"))
 	if err == nil || errors.Is(err, nextup.ErrInvalid) {

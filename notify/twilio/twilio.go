@@ -130,6 +130,11 @@ func (s *Sender) Send(_ context.Context, msg nextup.Message) (string, error) {
 	res, err := s.rest.Api.CreateMessage(p)
 	if err != nil {
 		var te *client.TwilioRestError
+		if errors.As(err, &te) && te.Code == 21408 {
+			// The account may not text that region: no use trying again,
+			// but the number is not to blame.
+			return "", nextup.Errorf(nextup.ErrInvalid, "sms_not_allowed", "twilio may not text %s: %d %s", msg.To, te.Code, te.Message)
+		}
 		if errors.As(err, &te) && permanent[te.Code] {
 			return "", nextup.Errorf(nextup.ErrInvalid, "sms_refused", "twilio refused %s: %d %s", msg.To, te.Code, te.Message)
 		}

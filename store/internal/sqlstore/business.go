@@ -24,8 +24,11 @@ func ScanBusiness(r Scanner) (nextup.Business, error) {
 	if err := json.Unmarshal([]byte(profile), &b.Profile); err != nil {
 		return b, fmt.Errorf("business %s: profile: %w", b.ID, err)
 	}
-	// Onto the zero value, so the stored rules are exactly what comes back.
-	b.Rules = nextup.Rules{}
+	// Onto the zero value, so the stored rules are exactly what comes
+	// back, except that rules stored before reminders existed (no
+	// reminder_offsets_seconds) get the default reminders; every other
+	// field is always written.
+	b.Rules = nextup.Rules{ReminderOffsets: nextup.DefaultRules().ReminderOffsets}
 	if err := json.Unmarshal([]byte(rules), &b.Rules); err != nil {
 		return b, fmt.Errorf("business %s: rules: %w", b.ID, err)
 	}

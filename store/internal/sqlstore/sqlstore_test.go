@@ -77,3 +77,34 @@ func TestTimes(t *testing.T) {
 		t.Errorf("FromNullTS(%d) = %v", us, got)
 	}
 }
+
+// row is a Scanner over fixed values.
+type row []any
+
+func (r row) Scan(dest ...any) error {
+	for i, d := range dest {
+		switch p := d.(type) {
+		case *string:
+			*p = r[i].(string)
+		case *int64:
+			*p = r[i].(int64)
+		}
+	}
+	return nil
+}
+
+// Rules written before reminders existed read back with the default
+// reminders; rules that say [] keep none.
+func TestScanBusinessReminderDefault(t *testing.T) {
+	t.Parallel()
+	old := `{"version":3,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":null,"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact"}`
+	b, err := ScanBusiness(row{"biz_1", "Salon", "UTC", old, "h", int64(0), "{}"})
+	if err != nil || len(b.Rules.ReminderOffsets) != 2 || b.Rules.ReminderOffsets[0] != 24*time.Hour || b.Rules.Version != 3 || b.Rules.QuietHours != nil {
+		t.Fatalf("old rules read as %+v, %v", b.Rules, err)
+	}
+	none := old[:len(old)-1] + `,"reminder_offsets_seconds":[]}`
+	b, err = ScanBusiness(row{"biz_1", "Salon", "UTC", none, "h", int64(0), "{}"})
+	if err != nil || len(b.Rules.ReminderOffsets) != 0 {
+		t.Fatalf("rules without reminders read as %+v, %v", b.Rules.ReminderOffsets, err)
+	}
+}

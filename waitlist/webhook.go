@@ -27,6 +27,9 @@ type WebhookEvent struct {
 func webhookType(ev nextup.AuditEvent) string {
 	switch ev.SubjectType {
 	case nextup.SubjectOffer:
+		if ev.From == ev.To && ev.Reason != "seen" {
+			return "" // a note on a live offer (a follow-up, a fallback): nothing happened to it
+		}
 		switch ev.To {
 		case string(nextup.OfferOffered):
 			if ev.Reason == "seen" {

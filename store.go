@@ -165,6 +165,19 @@ type Tx interface {
 	// pending offer that ends before quiet hours are over is never sent).
 	MessageCancelByOffer(ctx context.Context, offerID string) error
 
+	// ProposalCreate stores a proposed row. A proposal with the same
+	// business, source and SourceRef exists already: ErrConflict.
+	ProposalCreate(ctx context.Context, p Proposal) error
+	ProposalGet(ctx context.Context, id string) (Proposal, error)
+	// ProposalByActionHash finds the proposal of a one-tap link.
+	ProposalByActionHash(ctx context.Context, hash string) (Proposal, error)
+	// ProposalList lists a business's proposals, newest received first;
+	// state "" lists all.
+	ProposalList(ctx context.Context, businessID string, state ProposalState) ([]Proposal, error)
+	// ProposalDecide moves an open proposal to approved or rejected, only
+	// while it is open (ErrConflict otherwise), and returns it.
+	ProposalDecide(ctx context.Context, id string, d ProposalDecision) (Proposal, error)
+
 	// TimerSchedule creates a timer, or moves the due time of the pending
 	// timer with the same Key.
 	TimerSchedule(ctx context.Context, t Timer) error

@@ -622,6 +622,41 @@ func (t *faultTx) SuppressionList(ctx context.Context, businessID string, addres
 	return t.Tx.SuppressionList(ctx, businessID, addresses)
 }
 
+func (t *faultTx) ProposalCreate(ctx context.Context, p nextup.Proposal) error {
+	if err := t.hit("ProposalCreate"); err != nil {
+		return err
+	}
+	return t.Tx.ProposalCreate(ctx, p)
+}
+
+func (t *faultTx) ProposalGet(ctx context.Context, id string) (nextup.Proposal, error) {
+	if err := t.hit("ProposalGet"); err != nil {
+		return nextup.Proposal{}, err
+	}
+	return t.Tx.ProposalGet(ctx, id)
+}
+
+func (t *faultTx) ProposalByActionHash(ctx context.Context, hash string) (nextup.Proposal, error) {
+	if err := t.hit("ProposalByActionHash"); err != nil {
+		return nextup.Proposal{}, err
+	}
+	return t.Tx.ProposalByActionHash(ctx, hash)
+}
+
+func (t *faultTx) ProposalList(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
+	if err := t.hit("ProposalList"); err != nil {
+		return nil, err
+	}
+	return t.Tx.ProposalList(ctx, businessID, state)
+}
+
+func (t *faultTx) ProposalDecide(ctx context.Context, id string, d nextup.ProposalDecision) (nextup.Proposal, error) {
+	if err := t.hit("ProposalDecide"); err != nil {
+		return nextup.Proposal{}, err
+	}
+	return t.Tx.ProposalDecide(ctx, id, d)
+}
+
 func (t *faultTx) StaffCreate(ctx context.Context, s nextup.Staff) error {
 	if err := t.hit("StaffCreate"); err != nil {
 		return err

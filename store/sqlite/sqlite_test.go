@@ -454,6 +454,8 @@ func TestHotLookupsUseIndexes(t *testing.T) {
 		"StaffList":             {sqlstore.StaffList, "staff_business", []any{"b"}},
 		"SessionDeleteByStaff":  {sqlstore.SessionDeleteByStaff, "sessions_staff", []any{"s"}},
 		"SessionPurge":          {sqlstore.SessionPurge, "sessions_expires", []any{0}},
+		"ProposalByActionHash":  {sqlstore.ProposalByActionHash, "proposals_action", []any{"h"}},
+		"ProposalList":          {sqlstore.ProposalList, "proposals_business", []any{"b", "", ""}},
 	} {
 		plan := explain(t, f, q.query, q.args...)
 		if !strings.Contains(plan, "INDEX "+q.index) || strings.Contains(plan, "SCAN") {

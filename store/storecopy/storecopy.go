@@ -22,7 +22,7 @@ import (
 // Check compares one kind of record of one business in the two stores.
 type Check struct {
 	Business string
-	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff
+	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals
 	From, To Digest
 }
 
@@ -185,13 +185,18 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		if err != nil {
 			return err
 		}
+		proposals, err := tx.ProposalList(ctx, bid, "")
+		if err != nil {
+			return err
+		}
 		for _, kv := range []struct {
 			kind string
 			n    int
 			v    any
 		}{{"slots", len(slots), slots}, {"offers", len(offers), offers}, {"bookings", len(bookings), bookings},
 			{"entries", len(entries), entries}, {"handbacks", len(hbs), hbs}, {"audit", len(audit), audit},
-			{"messages", len(msgs), msgs}, {"timers", len(timers), timers}, {"staff", len(staff), staff}} {
+			{"messages", len(msgs), msgs}, {"timers", len(timers), timers}, {"staff", len(staff), staff},
+			{"proposals", len(proposals), proposals}} {
 			if err := add(kv.kind, kv.n, kv.v); err != nil {
 				return err
 			}

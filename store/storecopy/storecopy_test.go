@@ -14,7 +14,8 @@ import (
 )
 
 // TestCopyStaff copies one business's staff accounts with their sessions
-// and password resets, and nothing of another business's.
+// and password resets, and its proposed rows, and nothing of another
+// business's.
 func TestCopyStaff(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -57,6 +58,15 @@ func TestCopyStaff(t *testing.T) {
 				LockedUntil: &until, CreatedAt: now},
 			{ID: "stf_3", BusinessID: "biz_b", Email: "cy@example.com", Name: "Cy", PasswordHash: "h3", CreatedAt: now},
 		}
+		for i, bid := range []string{"biz_a", "biz_b"} {
+			if err := tx.ProposalCreate(ctx, nextup.Proposal{ID: fmt.Sprintf("prp_%d", i), BusinessID: bid,
+				Source: nextup.ProposalFromEmail, SourceRef: "<m@x>", ReceivedAt: now, Excerpt: "a cut on Tuesday?",
+				Fields:     nextup.ProposalFields{Name: "Ann", Service: "cut", Earliest: now.Add(24 * time.Hour)},
+				Confidence: map[string]float64{"name": 0.8}, Problems: []string{"no contact"}, State: nextup.ProposalOpen,
+				ActionHash: nextup.HashToken(bid), ActionExpiresAt: now.Add(72 * time.Hour), CreatedAt: now}); err != nil {
+				return err
+			}
+		}
 		for _, s := range staff {
 			if err := tx.StaffCreate(ctx, s); err != nil {
 				return err
@@ -77,20 +87,26 @@ func TestCopyStaff(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Copy: %v\n%+v", err, rep.Checks)
 	}
-	if want := 1 + 3*2; rep.Rows != want {
-		t.Errorf("copied %d rows, want %d (the business, and its two staff with a session and a reset each)", rep.Rows, want)
+	if want := 1 + 3*2 + 1; rep.Rows != want {
+		t.Errorf("copied %d rows, want %d (the business, its two staff with a session and a reset each, its proposal)", rep.Rows, want)
 	}
-	found := false
+	found := map[string]bool{}
 	for _, c := range rep.Checks {
-		if c.Kind == "staff" {
-			found = true
+		switch c.Kind {
+		case "staff":
+			found[c.Kind] = true
 			if c.From.N != 2 || !c.OK() {
 				t.Errorf("staff check: %+v, want 2 accounts, verified", c)
 			}
+		case "proposals":
+			found[c.Kind] = true
+			if c.From.N != 1 || !c.OK() {
+				t.Errorf("proposals check: %+v, want 1 proposal, verified", c)
+			}
 		}
 	}
-	if !found {
-		t.Errorf("no staff check in %+v", rep.Checks)
+	if !found["staff"] || !found["proposals"] {
+		t.Errorf("no staff or proposals check in %+v", rep.Checks)
 	}
 
 	if err := dst.InTx(ctx, func(tx nextup.Tx) error {

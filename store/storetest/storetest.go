@@ -183,6 +183,12 @@ var groups = []group{
 		{"List", testStaffList},
 		{"SignIn", testStaffSignIn},
 	}},
+	{"Proposal", []test{
+		{"RoundTrip", testProposalRoundTrip},
+		{"OnePerRequest", testProposalOnePerRequest},
+		{"Decide", testProposalDecide},
+		{"List", testProposalList},
+	}},
 	{"Session", []test{
 		{"RoundTrip", testSessionRoundTrip},
 		{"Delete", testSessionDelete},

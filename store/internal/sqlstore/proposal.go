@@ -1,0 +1,88 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// ProposalCols are the columns ScanProposal reads, in its order.
+const ProposalCols = `id, business_id, source, source_ref, received_at, excerpt, fields, confidence, problems, state,
+	action_hash, action_expires_at, entry_id, decided_at, decided_by, created_at`
+
+// ScanProposal reads a row of ProposalCols.
+func ScanProposal(r Scanner) (nextup.Proposal, error) {
+	var (
+		p                            nextup.Proposal
+		received, expires, created   int64
+		decided                      *int64
+		fields, confidence, problems string
+	)
+	if err := r.Scan(&p.ID, &p.BusinessID, &p.Source, &p.SourceRef, &received, &p.Excerpt, &fields, &confidence, &problems,
+		&p.State, &p.ActionHash, &expires, &p.EntryID, &decided, &p.DecidedBy, &created); err != nil {
+		return p, err
+	}
+	p.ReceivedAt, p.ActionExpiresAt, p.CreatedAt, p.DecidedAt = FromTS(received), FromTS(expires), FromTS(created), FromNullTS(decided)
+	for _, c := range []struct {
+		name, raw string
+		into      any
+	}{{"fields", fields, &p.Fields}, {"confidence", confidence, &p.Confidence}, {"problems", problems, &p.Problems}} {
+		if err := json.Unmarshal([]byte(c.raw), c.into); err != nil {
+			return p, fmt.Errorf("proposal %s: %s: %w", p.ID, c.name, err)
+		}
+	}
+	return p, nil
+}
+
+// ProposalInsert inserts a proposal; ProposalInsertArgs gives its
+// arguments.
+const ProposalInsert = `INSERT INTO proposals (` + ProposalCols + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// ProposalInsertArgs returns the arguments of ProposalInsert for p, in
+// ProposalCols order.
+func ProposalInsertArgs(p nextup.Proposal) ([]any, error) {
+	fields, err := json.Marshal(p.Fields)
+	if err != nil {
+		return nil, err
+	}
+	confidence, err := json.Marshal(orEmpty(p.Confidence))
+	if err != nil {
+		return nil, err
+	}
+	problems, err := json.Marshal(orEmptySlice(p.Problems))
+	if err != nil {
+		return nil, err
+	}
+	return []any{p.ID, p.BusinessID, p.Source, p.SourceRef, TS(p.ReceivedAt), p.Excerpt, string(fields), string(confidence),
+		string(problems), p.State, p.ActionHash, TS(p.ActionExpiresAt), p.EntryID, TSPtr(p.DecidedAt), p.DecidedBy,
+		TS(p.CreatedAt)}, nil
+}
+
+func orEmpty(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return map[string]float64{}
+	}
+	return m
+}
+
+func orEmptySlice(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Queries of the proposals.
+const (
+	ProposalGet          = `SELECT ` + ProposalCols + ` FROM proposals WHERE id = ?`
+	ProposalByActionHash = `SELECT ` + ProposalCols + ` FROM proposals WHERE action_hash = ? AND action_hash <> ''`
+	// ProposalList lists a business's proposals, newest received first;
+	// its second argument is a state, or '' for all.
+	ProposalList = `SELECT ` + ProposalCols + ` FROM proposals WHERE business_id = ? AND (? = '' OR state = ?)
+		ORDER BY received_at DESC, id DESC`
+	// ProposalDecide decides proposal ?5 while it is open.
+	ProposalDecide = `UPDATE proposals SET state = ?, entry_id = ?, decided_at = ?, decided_by = ?
+		WHERE id = ? AND state = 'open' RETURNING ` + ProposalCols
+)

@@ -50,59 +50,65 @@ func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (Jo
 	var res JoinResult
 	err := s.tx(ctx, func(w *work) error {
 		w.actor = nextup.ActorCustomer
-		bi, err := w.business(ctx, businessID)
-		if err != nil {
-			return notFound("business", businessID, err)
-		}
-		if p.EventID != "" {
-			ev, err := w.tx.SlotGet(ctx, p.EventID)
-			if err != nil && !errors.Is(err, nextup.ErrNotFound) {
-				return fmt.Errorf("event %s: %w", p.EventID, err)
-			}
-			if err != nil || ev.BusinessID != businessID || ev.Kind != nextup.KindEvent {
-				return invalid(nextup.FieldError{Field: "event_id", Message: "no such event"})
-			}
-		}
-		token, hash := w.s.Random.Token()
-		e := nextup.Entry{
-			ID: w.s.Random.ID("ent"), BusinessID: businessID, Name: p.Name, Email: p.Email, Phone: p.Phone,
-			Channel: p.Channel, Service: p.Service, EventID: p.EventID, PartySize: p.PartySize,
-			Earliest: p.Earliest, Latest: p.Latest, Staff: p.Staff, Availability: p.Availability,
-			Priority: p.Priority, Source: p.Source, JoinedAt: p.JoinedAt, State: nextup.EntryWaiting,
-			StatusHash: hash, UpdatedAt: w.now,
-		}
-		if e.JoinedAt.IsZero() {
-			e.JoinedAt = w.now
-		}
-		if dup, err := w.tx.EntryActiveByContact(ctx, businessID, e.ContactKey(), e.Service, e.EventID); err == nil {
-			return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeAlreadyWaiting,
-				Message: "this person is already on the waitlist for this", Data: map[string]any{"entry_id": dup.ID}}
-		} else if !errors.Is(err, nextup.ErrNotFound) {
-			return err
-		}
-		if e, err = w.tx.EntryCreate(ctx, e); err != nil {
-			return fmt.Errorf("create entry: %w", err)
-		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
-			To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq}}); err != nil {
-			return err
-		}
-		w.actor = nextup.ActorSystem
-		if err := w.matchEntry(ctx, e.ID); err != nil {
-			return err
-		}
-		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
-			return err
-		}
-		if p.Notify && e.State == nextup.EntryWaiting { // an offer made at once says more
-			if err := w.queueJoined(ctx, bi, e, token); err != nil {
-				return err
-			}
-		}
-		res = JoinResult{Entry: e, StatusToken: token, Moves: w.moves}
-		return nil
+		var err error
+		res, err = w.join(ctx, businessID, p)
+		return err
 	})
 	return res, err
+}
+
+// join is Join inside a transaction: p is validated, w.actor is set.
+func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinResult, error) {
+	bi, err := w.business(ctx, businessID)
+	if err != nil {
+		return JoinResult{}, notFound("business", businessID, err)
+	}
+	if p.EventID != "" {
+		ev, err := w.tx.SlotGet(ctx, p.EventID)
+		if err != nil && !errors.Is(err, nextup.ErrNotFound) {
+			return JoinResult{}, fmt.Errorf("event %s: %w", p.EventID, err)
+		}
+		if err != nil || ev.BusinessID != businessID || ev.Kind != nextup.KindEvent {
+			return JoinResult{}, invalid(nextup.FieldError{Field: "event_id", Message: "no such event"})
+		}
+	}
+	token, hash := w.s.Random.Token()
+	e := nextup.Entry{
+		ID: w.s.Random.ID("ent"), BusinessID: businessID, Name: p.Name, Email: p.Email, Phone: p.Phone,
+		Channel: p.Channel, Service: p.Service, EventID: p.EventID, PartySize: p.PartySize,
+		Earliest: p.Earliest, Latest: p.Latest, Staff: p.Staff, Availability: p.Availability,
+		Priority: p.Priority, Source: p.Source, JoinedAt: p.JoinedAt, State: nextup.EntryWaiting,
+		StatusHash: hash, UpdatedAt: w.now,
+	}
+	if e.JoinedAt.IsZero() {
+		e.JoinedAt = w.now
+	}
+	if dup, err := w.tx.EntryActiveByContact(ctx, businessID, e.ContactKey(), e.Service, e.EventID); err == nil {
+		return JoinResult{}, &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeAlreadyWaiting,
+			Message: "this person is already on the waitlist for this", Data: map[string]any{"entry_id": dup.ID}}
+	} else if !errors.Is(err, nextup.ErrNotFound) {
+		return JoinResult{}, err
+	}
+	if e, err = w.tx.EntryCreate(ctx, e); err != nil {
+		return JoinResult{}, fmt.Errorf("create entry: %w", err)
+	}
+	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+		To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq}}); err != nil {
+		return JoinResult{}, err
+	}
+	w.actor = nextup.ActorSystem
+	if err := w.matchEntry(ctx, e.ID); err != nil {
+		return JoinResult{}, err
+	}
+	if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+		return JoinResult{}, err
+	}
+	if p.Notify && e.State == nextup.EntryWaiting { // an offer made at once says more
+		if err := w.queueJoined(ctx, bi, e, token); err != nil {
+			return JoinResult{}, err
+		}
+	}
+	return JoinResult{Entry: e, StatusToken: token, Moves: w.moves}, nil
 }
 
 func validateJoin(p *JoinParams, now time.Time) error {

@@ -30,11 +30,12 @@ const (
 	TemplateReminder     = "reminder"     // your booking is coming up
 	TemplateEscalation   = "escalation"   // in case you missed it: the same claim link once more
 	TemplateUnconfirmed  = "unconfirmed"  // the business's booking system did not confirm a claim; the business will
+	TemplateProposal     = "proposal"     // to the owner: a request proposes a row; one-tap Approve and Reject
 )
 
 // TemplateKinds lists the kinds in the order staff see them.
 var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled, TemplateExpired,
-	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed}
+	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal}
 
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
@@ -56,6 +57,9 @@ type TemplateData struct {
 	Note string
 	// Contact is how to reach the business (its owner's email).
 	Contact string
+	// ApproveLink and RejectLink are the owner's one-tap links of a
+	// proposed row (proposal).
+	ApproveLink, RejectLink string
 }
 
 // defaultTemplates are the safe defaults: what a person needs in the fewest
@@ -174,6 +178,24 @@ Can't make it? Tell us at {{.Contact}} so someone on the waitlist can have it.
 <p>A reminder of your <b>{{.Service}}</b>{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on <b>{{.When}}</b>{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.</p>
 {{if .CalendarLink}}<p><a href="{{.CalendarLink}}">Add it to your calendar</a></p>{{end}}
 {{if .Contact}}<p style="color:#555">Can't make it? Tell us at <a href="mailto:{{.Contact}}">{{.Contact}}</a> so someone on the waitlist can have it.</p>{{end}}`,
+	},
+	TemplateProposal: {
+		Subject: `New request: {{.Name}} for {{.Service}}`,
+		SMS:     `nextup: a new request from {{.Name}} for {{.Service}}. Approve: {{.ApproveLink}}`,
+		Text: `A request came in that proposes a waitlist entry:
+
+{{.Note}}
+
+Approve it (they join the list as of when they asked): {{.ApproveLink}}
+Reject it: {{.RejectLink}}
+
+Each link opens a page that asks you to confirm.
+`,
+		HTML: `<p>A request came in that proposes a waitlist entry:</p>
+<p style="border-left:3px solid #ccc;padding-left:12px;white-space:pre-line">{{.Note}}</p>
+<p><a href="{{.ApproveLink}}" ` + buttonStyle + `>Approve</a>
+&nbsp; <a href="{{.RejectLink}}" style="color:#8a1c1c">Reject</a></p>
+<p style="color:#555">They join the list as of when they asked. Each link opens a page that asks you to confirm.</p>`,
 	},
 	TemplateEscalation: {
 		Subject: `Still yours until {{.Until}}: a {{.Service}} slot`,
@@ -398,7 +420,7 @@ func cmpOr(a, b string) string {
 var sampleData = TemplateData{Business: "Salon", Name: "Ada", Service: "Cut", Staff: "Anna", When: "Tue 1 Dec at 3:00 pm",
 	Until: "2:25 pm", Countdown: "10 minutes", Link: "https://nextup.example/c/t", Seats: 2,
 	StatusLink: "https://nextup.example/s/t", CalendarLink: "https://nextup.example/cal", Note: "Nobody on the list fits.",
-	Contact: "owner@salon.example"}
+	Contact: "owner@salon.example", ApproveLink: "https://nextup.example/p/t/approve", RejectLink: "https://nextup.example/p/t/reject"}
 
 // maxTemplate bounds each template part's source.
 const maxTemplate = 16 << 10

@@ -25,6 +25,7 @@ var pageTemplates = map[string]*template.Template{
 	"devoutbox":   template.Must(template.ParseFS(templateFS, "templates/devoutbox.html")),
 	"status":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/status.html")),
 	"unsubscribe": template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/unsubscribe.html")),
+	"proposal":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/proposal.html")),
 }
 
 // unsubscribePage is GET /u/{bid}/{token}, the page behind an email's

@@ -92,6 +92,11 @@ func (s *Server) routes() []route {
 		{"GET", "/s/{token}", s.statusPage},
 		{"POST", "/s/{token}/leave", s.statusLeavePost},
 		{"GET", "/u/{bid}/{token}", s.unsubscribePage},
+		{"GET", "/p/{token}/{do}", s.proposalPage},
+		{"POST", "/p/{token}/{do}", s.proposalPost},
+		{"GET", "/v1/businesses/{bid}/proposals", s.biz(s.listProposals)},
+		{"POST", "/v1/proposals/{id}:approve", s.key(s.approveProposal)},
+		{"POST", "/v1/proposals/{id}:reject", s.key(s.rejectProposal)},
 		{"POST", "/u/{bid}/{token}", s.unsubscribePost},
 
 		{"GET", "/v1/bookings/{id}", s.key(s.getBooking)},

@@ -1,0 +1,276 @@
+package waitlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// MessageProposal is the kind of the owner's email about a new proposed
+// row, with its one-tap Approve and Reject links.
+const MessageProposal = "proposal"
+
+// proposalLinkTTL is how long the owner's one-tap links work.
+const proposalLinkTTL = 7 * 24 * time.Hour
+
+// maxExcerpt bounds the request's words kept with a proposal.
+const maxExcerpt = 2000
+
+// ProposeParams is a request turned into a proposed row by a parser.
+type ProposeParams struct {
+	Source     string // nextup.ProposalFromEmail or ProposalFromSheet
+	SourceRef  string // the request's name within its source (a Message-ID); "" for none
+	ReceivedAt time.Time
+	Excerpt    string
+	Fields     nextup.ProposalFields
+	Confidence map[string]float64
+	Problems   []string
+}
+
+// Propose stores a proposed row and emails the owner (when the business
+// has an owner_email) one-tap links to approve or reject it. The same
+// request proposed again (same source and source ref) returns the first
+// proposal, and Repeat says so; nothing is written or sent twice.
+func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParams) (prop nextup.Proposal, repeat bool, err error) {
+	if p.Source != nextup.ProposalFromEmail && p.Source != nextup.ProposalFromSheet {
+		return prop, false, invalid(nextup.FieldError{Field: "source", Message: "must be email or sheet"})
+	}
+	excerpt := strings.TrimSpace(p.Excerpt)
+	if r := []rune(excerpt); len(r) > maxExcerpt {
+		excerpt = string(r[:maxExcerpt]) + "…"
+	}
+	err = s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorSystem
+		bi, err := w.business(ctx, businessID)
+		if err != nil {
+			return notFound("business", businessID, err)
+		}
+		received := p.ReceivedAt
+		if received.IsZero() || received.After(w.now) {
+			received = w.now // a Date header from the future is not believed
+		}
+		token, hash := w.s.Random.Token()
+		prop = nextup.Proposal{
+			ID: w.s.Random.ID("prp"), BusinessID: businessID, Source: p.Source, SourceRef: p.SourceRef,
+			ReceivedAt: received, Excerpt: excerpt, Fields: p.Fields, Confidence: p.Confidence, Problems: p.Problems,
+			State: nextup.ProposalOpen, ActionHash: hash, ActionExpiresAt: w.now.Add(proposalLinkTTL), CreatedAt: w.now,
+		}
+		if err := w.tx.ProposalCreate(ctx, prop); errors.Is(err, nextup.ErrConflict) && p.SourceRef != "" {
+			return errRepeatProposal
+		} else if err != nil {
+			return fmt.Errorf("propose: %w", err)
+		}
+		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+			To: "proposal_received", Reason: p.Source, Detail: map[string]any{"proposal_id": prop.ID, "problems": len(p.Problems)}}); err != nil {
+			return err
+		}
+		return w.queueProposal(ctx, bi, prop, token)
+	})
+	if errors.Is(err, errRepeatProposal) {
+		err = s.Store.Read(ctx, func(tx nextup.Tx) error {
+			ps, err := tx.ProposalList(ctx, businessID, "")
+			for _, q := range ps {
+				if q.Source == p.Source && q.SourceRef == p.SourceRef {
+					prop = q
+					return err
+				}
+			}
+			if err == nil {
+				err = fmt.Errorf("proposal of %s %q: %w", p.Source, p.SourceRef, nextup.ErrNotFound)
+			}
+			return err
+		})
+		return prop, true, err
+	}
+	return prop, false, err
+}
+
+var errRepeatProposal = errors.New("the request was proposed before")
+
+// ProposalURL is the page behind an owner's one-tap link; do is
+// "approve" or "reject".
+func (s *Service) ProposalURL(token, do string) string { return s.url("/p/" + token + "/" + do) }
+
+// queueProposal emails the owner the new proposal with its links.
+func (w *work) queueProposal(ctx context.Context, bi *bizInfo, p nextup.Proposal, token string) error {
+	to := bi.b.Profile.OwnerEmail
+	if to == "" {
+		return nil // the dashboard and the API list it
+	}
+	f := p.Fields
+	var lines []string
+	add := func(k, v string) {
+		if v != "" {
+			lines = append(lines, k+": "+v)
+		}
+	}
+	add("Name", f.Name)
+	add("Email", f.Email)
+	add("Phone", f.Phone)
+	add("Service", f.Service)
+	if f.PartySize > 0 {
+		add("Party", fmt.Sprint(f.PartySize))
+	}
+	if !f.Earliest.IsZero() {
+		add("From", FormatWhen(f.Earliest, bi.loc))
+	}
+	if !f.Latest.IsZero() {
+		add("Until", FormatWhen(f.Latest, bi.loc))
+	}
+	add("With", f.Staff)
+	if len(p.Problems) > 0 {
+		add("Check", strings.Join(p.Problems, "; "))
+	}
+	note := strings.Join(lines, "\n") + "\n\nThey wrote:\n" + p.Excerpt
+	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageProposal, Channel: nextup.ChannelEmail, To: to}
+	compose(bi, TemplateProposal, TemplateData{Name: cmpOr(f.Name, "someone"), Service: cmpOr(f.Service, "a slot"),
+		Note: note, ApproveLink: w.s.ProposalURL(token, "approve"), RejectLink: w.s.ProposalURL(token, "reject")}, &m)
+	return w.queue(ctx, m)
+}
+
+// ListProposals lists a business's proposed rows, newest first.
+func (s *Service) ListProposals(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
+	var out []nextup.Proposal
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		out, err = tx.ProposalList(ctx, businessID, state)
+		return err
+	})
+	return out, err
+}
+
+// ProposalOverrides are staff's corrections of a proposal's fields when
+// they approve it: the fields they set replace the parsed ones.
+type ProposalOverrides = nextup.ProposalFields
+
+// ApproveProposal makes an open proposal an entry whose joined-at is when
+// the request was received, with the fields staff corrected, in one
+// transaction with the approval (audited). A proposal already decided is
+// 409 proposal_decided.
+func (s *Service) ApproveProposal(ctx context.Context, businessID, id string, o ProposalOverrides, by string) (JoinResult, error) {
+	return s.decideProposal(ctx, func(tx nextup.Tx) (nextup.Proposal, error) { return tx.ProposalGet(ctx, id) }, businessID, true, o, by)
+}
+
+// RejectProposal rejects an open proposal (audited).
+func (s *Service) RejectProposal(ctx context.Context, businessID, id, by string) error {
+	_, err := s.decideProposal(ctx, func(tx nextup.Tx) (nextup.Proposal, error) { return tx.ProposalGet(ctx, id) }, businessID, false, ProposalOverrides{}, by)
+	return err
+}
+
+// ProposalByLink is the proposal of an owner's one-tap link, for its
+// confirmation page; viewing changes nothing. An unknown link is
+// ErrNotFound; an expired one is 410-like proposal_link_expired.
+func (s *Service) ProposalByLink(ctx context.Context, token string) (nextup.Proposal, nextup.Business, error) {
+	var p nextup.Proposal
+	var b nextup.Business
+	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		if p, err = tx.ProposalByActionHash(ctx, nextup.HashToken(token)); err != nil {
+			return notFound("proposal link", "", err)
+		}
+		b, err = tx.BusinessGet(ctx, p.BusinessID)
+		return err
+	})
+	if err == nil && !s.Clock.Now().Before(p.ActionExpiresAt) {
+		err = nextup.Errorf(nextup.ErrConflict, CodeProposalLinkExpired, "this link has expired; the request is on the dashboard")
+	}
+	return p, b, err
+}
+
+// DecideByLink approves or rejects the proposal of an owner's one-tap
+// link, once, before it expires.
+func (s *Service) DecideByLink(ctx context.Context, token string, approve bool) (nextup.Proposal, error) {
+	p, _, err := s.ProposalByLink(ctx, token)
+	if err != nil {
+		return p, err
+	}
+	hash := nextup.HashToken(token)
+	_, err = s.decideProposal(ctx, func(tx nextup.Tx) (nextup.Proposal, error) { return tx.ProposalByActionHash(ctx, hash) },
+		p.BusinessID, approve, ProposalOverrides{}, "owner-link")
+	if err != nil {
+		return p, err
+	}
+	err = s.Store.Read(ctx, func(tx nextup.Tx) error {
+		p, err = tx.ProposalGet(ctx, p.ID)
+		return err
+	})
+	return p, err
+}
+
+// Conflict codes of proposals.
+const (
+	CodeProposalDecided     = "proposal_decided"
+	CodeProposalLinkExpired = "proposal_link_expired"
+)
+
+func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextup.Proposal, error), businessID string,
+	approve bool, o ProposalOverrides, by string) (JoinResult, error) {
+	var res JoinResult
+	err := s.tx(ctx, func(w *work) error {
+		w.actor = nextup.ActorStaff
+		p, err := get(w.tx)
+		if err != nil || p.BusinessID != businessID {
+			return notFound("proposal", p.ID, cmpErr(err))
+		}
+		if p.State != nextup.ProposalOpen {
+			return &nextup.Error{Kind: nextup.ErrConflict, Code: CodeProposalDecided,
+				Message: "this request was " + string(p.State) + " already", Data: map[string]any{"entry_id": p.EntryID}}
+		}
+		bi, err := w.business(ctx, businessID)
+		if err != nil {
+			return err
+		}
+		d := nextup.ProposalDecision{To: nextup.ProposalRejected, At: w.now, By: by}
+		if approve {
+			f := merge(p.Fields, o)
+			jp := JoinParams{Name: f.Name, Email: f.Email, Phone: f.Phone, Service: f.Service, PartySize: f.PartySize,
+				Earliest: f.Earliest, Latest: f.Latest, Staff: f.Staff, Source: p.Source, JoinedAt: p.ReceivedAt}
+			if err := validateJoin(&jp, w.now); err != nil {
+				return err
+			}
+			if res, err = w.join(ctx, businessID, jp); err != nil {
+				return err
+			}
+			d.To, d.EntryID = nextup.ProposalApproved, res.Entry.ID
+		}
+		if _, err := w.tx.ProposalDecide(ctx, p.ID, d); err != nil {
+			if errors.Is(err, nextup.ErrConflict) {
+				return nextup.Errorf(nextup.ErrConflict, CodeProposalDecided, "this request was decided already")
+			}
+			return err
+		}
+		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+			To: "proposal_" + string(d.To), Reason: by, Detail: map[string]any{"proposal_id": p.ID, "entry_id": d.EntryID}})
+	})
+	return res, err
+}
+
+func cmpErr(err error) error {
+	if err == nil {
+		return nextup.ErrNotFound
+	}
+	return err
+}
+
+// merge lays staff's corrections over the parsed fields.
+func merge(f, o nextup.ProposalFields) nextup.ProposalFields {
+	f.Name = cmpOr(o.Name, f.Name)
+	f.Email = cmpOr(o.Email, f.Email)
+	f.Phone = cmpOr(o.Phone, f.Phone)
+	f.Service = cmpOr(o.Service, f.Service)
+	f.Staff = cmpOr(o.Staff, f.Staff)
+	if o.PartySize > 0 {
+		f.PartySize = o.PartySize
+	}
+	if !o.Earliest.IsZero() {
+		f.Earliest = o.Earliest
+	}
+	if !o.Latest.IsZero() {
+		f.Latest = o.Latest
+	}
+	return f
+}

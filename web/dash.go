@@ -37,6 +37,8 @@ func (s *Server) staffRoutes() []route {
 		{"POST", "/dash/waitlist/{eid}/remove", s.signedIn(s.dashRemoveEntry)},
 		{"GET", "/dash/handbacks", s.signedIn(s.dashHandBacks)},
 		{"POST", "/dash/handbacks/{hid}/resolve", s.signedIn(s.dashResolve)},
+		{"GET", "/dash/requests", s.signedIn(s.dashRequests)},
+		{"POST", "/dash/requests/{id}/{do}", s.signedIn(s.dashDecide)},
 		{"GET", "/dash/messages", s.signedIn(s.dashMessages)},
 		{"POST", "/dash/messages/{mid}/retry", s.signedIn(s.dashRetry)},
 		{"GET", "/dash/settings", s.signedIn(s.dashSettings)},

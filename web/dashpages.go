@@ -34,12 +34,18 @@ type pagesData struct {
 	Filter                                      struct{ Service, Staff, Date string }
 	How                                         []string
 	HandBacks                                   []listHandBack
+	Proposals                                   []listProposal
 	Messages                                    []listMessage
 	MessageState                                string
 	Rules                                       nextup.Rules
 	RulesHistory                                []storyLine
 	QuietStart, QuietEnd                        string
 	Profile                                     nextup.Profile
+}
+
+type listProposal struct {
+	ID, Name, Contact, Service, Staff, Window, Received, Source, Excerpt, Problems string
+	Party                                                                          int
 }
 
 type listHandBack struct {
@@ -285,6 +291,60 @@ func (s *Server) dashHandBacks(w http.ResponseWriter, r *http.Request, sc staffC
 			Note: h.Note, At: h.CreatedAt.In(loc).Format("Mon 2 Jan 3:04 pm")})
 	}
 	s.renderStaff(w, http.StatusOK, "handbacks", d)
+}
+
+// dashRequests is GET /dash/requests: the open proposed rows, to approve
+// (with corrections) or reject.
+func (s *Server) dashRequests(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	d := s.pagesBase(sc, "Requests")
+	d.Notice, d.Error = r.URL.Query().Get("notice"), r.URL.Query().Get("error")
+	ps, err := s.Svc.ListProposals(r.Context(), sc.Business.ID, nextup.ProposalOpen)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	loc := bizLoc(sc.Business)
+	day := func(t time.Time) string { return t.In(loc).Format("Mon 2 Jan") }
+	for _, p := range ps {
+		f := p.Fields
+		lp := listProposal{ID: p.ID, Name: f.Name, Contact: strings.TrimSpace(f.Email + " " + f.Phone), Service: f.Service,
+			Staff: f.Staff, Party: f.PartySize, Received: p.ReceivedAt.In(loc).Format("Mon 2 Jan 3:04 pm"), Source: p.Source,
+			Excerpt: p.Excerpt, Problems: strings.Join(p.Problems, "; ")}
+		switch {
+		case !f.Earliest.IsZero() && !f.Latest.IsZero():
+			lp.Window = day(f.Earliest) + " to " + day(f.Latest)
+		case !f.Earliest.IsZero():
+			lp.Window = "from " + day(f.Earliest)
+		case !f.Latest.IsZero():
+			lp.Window = "until " + day(f.Latest)
+		}
+		d.Proposals = append(d.Proposals, lp)
+	}
+	s.renderStaff(w, http.StatusOK, "requests", d)
+}
+
+// dashDecide is POST /dash/requests/{id}/approve|reject.
+func (s *Server) dashDecide(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	id := r.PathValue("id")
+	var err error
+	notice := "Rejected."
+	if r.PathValue("do") == "approve" {
+		o := waitlist.ProposalOverrides{Name: strings.TrimSpace(r.PostFormValue("name")), Service: strings.TrimSpace(r.PostFormValue("service"))}
+		var res waitlist.JoinResult
+		res, err = s.Svc.ApproveProposal(r.Context(), sc.Business.ID, id, o, sc.Staff.ID)
+		notice = "Approved: " + res.Entry.Name + " is on the waitlist."
+	} else {
+		err = s.Svc.RejectProposal(r.Context(), sc.Business.ID, id, sc.Staff.ID)
+	}
+	if err != nil {
+		if errors.Is(err, nextup.ErrInvalid) || errors.Is(err, nextup.ErrConflict) {
+			http.Redirect(w, r, "/dash/requests?error="+url.QueryEscape(problemWords(err)), http.StatusSeeOther)
+			return
+		}
+		s.errorPage(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/dash/requests?notice="+url.QueryEscape(notice), http.StatusSeeOther)
 }
 
 func (s *Server) dashResolve(w http.ResponseWriter, r *http.Request, sc staffCtx) {

@@ -1,10 +1,15 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
 )
 
 // TestDashboardPages: the waitlist in fair order with positions and
@@ -128,5 +133,62 @@ func TestDashboardPages(t *testing.T) {
 	p = b.do("POST", "/dash/settings/rules", url.Values{"csrf": {st.csrf(t)}, "claim_window_seconds": {"5"}})
 	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "error=") {
 		t.Fatalf("bad rules: %d %q", p.status, p.location)
+	}
+}
+
+// TestDashboardRequests: the open proposed rows on the Requests page with
+// what the parser read and its doubts; approving with a corrected service
+// puts the person on the waitlist, rejecting takes the request away.
+func TestDashboardRequests(t *testing.T) {
+	t.Parallel()
+	sb := setupStaff(t)
+	sb.must(sb.do("PATCH", "/v1/businesses/"+sb.bid, sb.key, `{"services":[{"name":"haircut"},{"name":"colour"}]}`), 200, nil)
+	for i, name := range []string{"Ann", "Bob"} {
+		if _, _, err := sb.svc.Propose(context.Background(), sb.bid, waitlist.ProposeParams{Source: nextup.ProposalFromEmail,
+			SourceRef: fmt.Sprintf("<%d@x>", i), Excerpt: name + " here, a hiarcut please",
+			Fields:   nextup.ProposalFields{Name: name, Email: strings.ToLower(name) + "@example.com", Service: "hiarcut"},
+			Problems: []string{"service not in the catalogue"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := sb.client()
+	if p := b.do("GET", "/dash/requests", nil); p.status != http.StatusSeeOther && p.status != http.StatusOK {
+		t.Fatalf("signed out: %d", p.status)
+	}
+	sb.signIn(b, sb.email, sb.pass)
+	page := b.do("GET", "/dash/requests", nil)
+	if page.status != 200 || !strings.Contains(page.body, "Ann — hiarcut") || !strings.Contains(page.body, "Check: service not in the catalogue") ||
+		!strings.Contains(page.body, "a hiarcut please") {
+		t.Fatalf("requests page: %d\n%s", page.status, page.body)
+	}
+	var list struct {
+		Proposals []map[string]any `json:"proposals"`
+	}
+	sb.must(sb.do("GET", "/v1/businesses/"+sb.bid+"/proposals?state=open", sb.key, ""), 200, &list)
+	ids := map[string]string{}
+	for _, p := range list.Proposals {
+		ids[p["fields"].(map[string]any)["name"].(string)] = p["id"].(string)
+	}
+	// Without the CSRF token nothing happens.
+	if p := b.do("POST", "/dash/requests/"+ids["Ann"]+"/approve", url.Values{"service": {"haircut"}}); p.status != http.StatusForbidden {
+		t.Errorf("approve without CSRF: %d", p.status)
+	}
+	p := b.do("POST", "/dash/requests/"+ids["Ann"]+"/approve", url.Values{"csrf": {page.csrf(t)}, "name": {"Ann"}, "service": {"haircut"}})
+	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "Ann+is+on+the+waitlist") {
+		t.Fatalf("approve: %d %q", p.status, p.location)
+	}
+	p = b.do("POST", "/dash/requests/"+ids["Bob"]+"/reject", url.Values{"csrf": {page.csrf(t)}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("reject: %d", p.status)
+	}
+	if page := b.do("GET", "/dash/requests", nil); !strings.Contains(page.body, "No requests waiting") {
+		t.Errorf("after deciding both:\n%s", page.body)
+	}
+	var entries struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	sb.must(sb.do("GET", "/v1/businesses/"+sb.bid+"/waitlist", sb.key, ""), 200, &entries)
+	if len(entries.Entries) != 1 || entries.Entries[0]["name"] != "Ann" || entries.Entries[0]["service"] != "haircut" {
+		t.Fatalf("waitlist after the requests: %v", entries.Entries)
 	}
 }

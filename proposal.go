@@ -66,3 +66,19 @@ type ProposalDecision struct {
 	At      time.Time
 	By      string
 }
+
+// SheetVersion is one mirrored version of a business's sheet: what was
+// read, when, and what the import made of it. A version is kept for every
+// read whose content changed (its hash differs from the last one's).
+type SheetVersion struct {
+	ID         string
+	BusinessID string
+	Source     string // the spreadsheet id and range, or the CSV URL
+	FetchedAt  time.Time
+	Hash       string // hex SHA-256 of the rows as read
+	Rows       int    // data rows, without the header
+	Imported   int
+	Updated    int
+	Unchanged  int
+	Rejected   int // rows that became proposals with problems
+}

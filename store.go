@@ -178,6 +178,12 @@ type Tx interface {
 	// while it is open (ErrConflict otherwise), and returns it.
 	ProposalDecide(ctx context.Context, id string, d ProposalDecision) (Proposal, error)
 
+	// SheetVersionAdd keeps a mirrored version of a business's sheet.
+	SheetVersionAdd(ctx context.Context, v SheetVersion) error
+	// SheetVersionList lists a business's mirrored versions, newest first
+	// (at most limit; <= 0 for all).
+	SheetVersionList(ctx context.Context, businessID string, limit int) ([]SheetVersion, error)
+
 	// TimerSchedule creates a timer, or moves the due time of the pending
 	// timer with the same Key.
 	TimerSchedule(ctx context.Context, t Timer) error

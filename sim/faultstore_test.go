@@ -657,6 +657,20 @@ func (t *faultTx) ProposalDecide(ctx context.Context, id string, d nextup.Propos
 	return t.Tx.ProposalDecide(ctx, id, d)
 }
 
+func (t *faultTx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
+	if err := t.hit("SheetVersionAdd"); err != nil {
+		return err
+	}
+	return t.Tx.SheetVersionAdd(ctx, v)
+}
+
+func (t *faultTx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
+	if err := t.hit("SheetVersionList"); err != nil {
+		return nil, err
+	}
+	return t.Tx.SheetVersionList(ctx, businessID, limit)
+}
+
 func (t *faultTx) StaffCreate(ctx context.Context, s nextup.Staff) error {
 	if err := t.hit("StaffCreate"); err != nil {
 		return err

@@ -52,3 +52,13 @@ func (t *tx) ProposalDecide(ctx context.Context, id string, d nextup.ProposalDec
 	}
 	return nextup.Proposal{}, dbErr(op, err)
 }
+
+func (t *tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
+	_, err := t.tx.ExecContext(ctx, sqlstore.SheetVersionInsert, sqlstore.SheetVersionInsertArgs(v)...)
+	return dbErr("add sheet version "+v.ID, err)
+}
+
+func (t *tx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
+	out, err := scanAll(sqlstore.ScanSheetVersion)(t.tx.QueryContext(ctx, sqlstore.SheetVersionList, businessID, limitArg(limit)))
+	return out, dbErr("list sheet versions of business "+businessID, err)
+}

@@ -22,7 +22,7 @@ import (
 // Check compares one kind of record of one business in the two stores.
 type Check struct {
 	Business string
-	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals
+	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals, sheet_versions
 	From, To Digest
 }
 
@@ -189,6 +189,10 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		if err != nil {
 			return err
 		}
+		versions, err := tx.SheetVersionList(ctx, bid, 0)
+		if err != nil {
+			return err
+		}
 		for _, kv := range []struct {
 			kind string
 			n    int
@@ -196,7 +200,7 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		}{{"slots", len(slots), slots}, {"offers", len(offers), offers}, {"bookings", len(bookings), bookings},
 			{"entries", len(entries), entries}, {"handbacks", len(hbs), hbs}, {"audit", len(audit), audit},
 			{"messages", len(msgs), msgs}, {"timers", len(timers), timers}, {"staff", len(staff), staff},
-			{"proposals", len(proposals), proposals}} {
+			{"proposals", len(proposals), proposals}, {"sheet_versions", len(versions), versions}} {
 			if err := add(kv.kind, kv.n, kv.v); err != nil {
 				return err
 			}

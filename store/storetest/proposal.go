@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -141,4 +142,36 @@ func (b *bundle) getProposal(id string) nextup.Proposal {
 		return err
 	})
 	return p
+}
+
+// A business's sheet versions, newest first, limited; another business's
+// are not listed; a missing business is not found.
+func testSheetVersions(t *testing.T, b *bundle) {
+	biz, other := b.business(), b.business()
+	var want []nextup.SheetVersion
+	for i := range 3 {
+		v := nextup.SheetVersion{ID: b.id("shv"), BusinessID: biz.ID, Source: "1AbC!A1:H", FetchedAt: b.at(time.Duration(i) * time.Hour),
+			Hash: fmt.Sprintf("%064x", i+1), Rows: 10 + i, Imported: i, Updated: 1, Unchanged: 9, Rejected: i % 2}
+		b.tx(func(tx nextup.Tx) error { return tx.SheetVersionAdd(b.ctx, v) })
+		want = append([]nextup.SheetVersion{v}, want...)
+	}
+	b.tx(func(tx nextup.Tx) error {
+		return tx.SheetVersionAdd(b.ctx, nextup.SheetVersion{ID: b.id("shv"), BusinessID: other.ID, Source: "x", FetchedAt: b.now, Hash: "h"})
+	})
+	b.tx(func(tx nextup.Tx) error {
+		err := tx.SheetVersionAdd(b.ctx, nextup.SheetVersion{ID: "shv_orphan", BusinessID: "biz_missing", Source: "x", FetchedAt: b.now, Hash: "h"})
+		wantErr(t, err, nextup.ErrNotFound, "SheetVersionAdd for a missing business")
+		return nil
+	})
+	b.read(func(tx nextup.Tx) error {
+		got, err := tx.SheetVersionList(b.ctx, biz.ID, 0)
+		if wantOK(t, err, "SheetVersionList") {
+			checkEqual(t, "SheetVersionList", want, got)
+		}
+		got, err = tx.SheetVersionList(b.ctx, biz.ID, 1)
+		if wantOK(t, err, "SheetVersionList(limit 1)") && (len(got) != 1 || got[0].ID != want[0].ID) {
+			t.Errorf("the latest version: %+v", got)
+		}
+		return nil
+	})
 }

@@ -188,6 +188,7 @@ var groups = []group{
 		{"OnePerRequest", testProposalOnePerRequest},
 		{"Decide", testProposalDecide},
 		{"List", testProposalList},
+		{"SheetVersions", testSheetVersions},
 	}},
 	{"Session", []test{
 		{"RoundTrip", testSessionRoundTrip},

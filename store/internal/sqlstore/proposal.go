@@ -86,3 +86,27 @@ const (
 	ProposalDecide = `UPDATE proposals SET state = ?, entry_id = ?, decided_at = ?, decided_by = ?
 		WHERE id = ? AND state = 'open' RETURNING ` + ProposalCols
 )
+
+// SheetVersionCols are the columns ScanSheetVersion reads, in its order.
+const SheetVersionCols = `id, business_id, source, fetched_at, hash, row_count, imported, updated, unchanged, rejected`
+
+// ScanSheetVersion reads a row of SheetVersionCols.
+func ScanSheetVersion(r Scanner) (nextup.SheetVersion, error) {
+	var v nextup.SheetVersion
+	var fetched int64
+	err := r.Scan(&v.ID, &v.BusinessID, &v.Source, &fetched, &v.Hash, &v.Rows, &v.Imported, &v.Updated, &v.Unchanged, &v.Rejected)
+	v.FetchedAt = FromTS(fetched)
+	return v, err
+}
+
+// Queries of the sheet versions.
+const (
+	SheetVersionInsert = `INSERT INTO sheet_versions (` + SheetVersionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	SheetVersionList   = `SELECT ` + SheetVersionCols + ` FROM sheet_versions WHERE business_id = ?
+		ORDER BY fetched_at DESC, id DESC LIMIT ?`
+)
+
+// SheetVersionInsertArgs returns the arguments of SheetVersionInsert.
+func SheetVersionInsertArgs(v nextup.SheetVersion) []any {
+	return []any{v.ID, v.BusinessID, v.Source, TS(v.FetchedAt), v.Hash, v.Rows, v.Imported, v.Updated, v.Unchanged, v.Rejected}
+}

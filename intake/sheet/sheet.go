@@ -1,0 +1,157 @@
+// Package sheet reads the rows of a business's waitlist sheet: a Google
+// Sheet through the official Sheets v4 client (google.golang.org/api), or
+// any published CSV URL (Google's "publish to the web" CSV, an Excel
+// Online or Airtable CSV export) over plain HTTPS.
+//
+// It only reads. What the rows mean (header detection, the column
+// mapping, upserting entries) is the import's business.
+package sheet
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"google.golang.org/api/option"
+	"google.golang.org/api/sheets/v4"
+)
+
+// Source names a sheet: a spreadsheet id with an optional A1 range (the
+// first sheet's used range when empty), or a CSV URL.
+type Source struct {
+	SpreadsheetID string
+	Range         string
+	URL           string
+}
+
+// String names the source as versions record it.
+func (s Source) String() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	if s.Range != "" {
+		return s.SpreadsheetID + "!" + s.Range
+	}
+	return s.SpreadsheetID
+}
+
+// Validate says what is wrong with s, or nil.
+func (s Source) Validate() error {
+	switch {
+	case (s.URL == "") == (s.SpreadsheetID == ""):
+		return errors.New("give either a CSV url or a spreadsheet_id")
+	case s.URL != "":
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return errors.New("url must be an http(s) URL of a CSV export")
+		}
+	case strings.ContainsAny(s.SpreadsheetID, "/?# "):
+		return errors.New("spreadsheet_id is the id in the sheet's URL, not the URL")
+	}
+	return nil
+}
+
+// MaxBytes bounds a CSV download, MaxRows the rows kept from either.
+const (
+	MaxBytes = 5 << 20
+	MaxRows  = 10000
+)
+
+// Reader reads sheets. Sheets is needed for spreadsheet ids (see
+// NewSheets); HTTP for CSV URLs (default http.DefaultClient).
+type Reader struct {
+	Sheets *sheets.Service
+	HTTP   *http.Client
+}
+
+// NewSheets makes a Sheets v4 client from the options of
+// google.golang.org/api/option: option.WithCredentialsFile for a service
+// account, option.WithAPIKey for a public sheet, and option.WithEndpoint
+// (with option.WithoutAuthentication) for a local fake in tests.
+func NewSheets(ctx context.Context, opts ...option.ClientOption) (*sheets.Service, error) {
+	return sheets.NewService(ctx, opts...)
+}
+
+// Read returns the sheet's rows, the header first, every cell as the
+// sheet shows it (formatted values). Rows past MaxRows are an error, not
+// silently dropped.
+func (r *Reader) Read(ctx context.Context, src Source) ([][]string, error) {
+	if err := src.Validate(); err != nil {
+		return nil, err
+	}
+	if src.URL != "" {
+		return r.readCSV(ctx, src.URL)
+	}
+	if r.Sheets == nil {
+		return nil, errors.New("sheet: no Google Sheets client configured (--google-credentials-file or --google-api-key)")
+	}
+	rng := src.Range
+	if rng == "" {
+		rng = "A:Z"
+	}
+	resp, err := r.Sheets.Spreadsheets.Values.Get(src.SpreadsheetID, rng).ValueRenderOption("FORMATTED_VALUE").
+		MajorDimension("ROWS").Context(ctx).Do()
+	if err != nil {
+		return nil, fmt.Errorf("sheet %s: %w", src, err)
+	}
+	if len(resp.Values) > MaxRows+1 {
+		return nil, fmt.Errorf("sheet %s: %d rows, more than %d", src, len(resp.Values)-1, MaxRows)
+	}
+	out := make([][]string, 0, len(resp.Values))
+	for _, row := range resp.Values {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			if c != nil {
+				cells[i] = fmt.Sprint(c)
+			}
+		}
+		out = append(out, cells)
+	}
+	return out, nil
+}
+
+func (r *Reader) readCSV(ctx context.Context, u string) ([][]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/csv, text/plain;q=0.5")
+	c := r.HTTP
+	if c == nil {
+		c = http.DefaultClient
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("sheet %s: %w", u, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("sheet %s: %s", u, res.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("sheet %s: %w", u, err)
+	}
+	if len(body) > MaxBytes {
+		return nil, fmt.Errorf("sheet %s: more than %d bytes", u, MaxBytes)
+	}
+	text := strings.TrimPrefix(string(body), "\ufeff")
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.FieldsPerRecord = -1
+	if first, _, _ := strings.Cut(text, "\n"); strings.Count(first, ";") > strings.Count(first, ",") {
+		cr.Comma = ';'
+	}
+	rows, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("sheet %s: %w", u, err)
+	}
+	if len(rows) > MaxRows+1 {
+		return nil, fmt.Errorf("sheet %s: %d rows, more than %d", u, len(rows)-1, MaxRows)
+	}
+	return rows, nil
+}

@@ -10,6 +10,7 @@ import (
 
 var (
 	subjectPrefix  = regexp.MustCompile(`(?i)^\s*(re|fwd?|fw|aw|wg|tr|sv|vs|antw)\s*(\[\d+\])?\s*:\s*`)
+	replySubject   = regexp.MustCompile(`(?i)^\s*(re|aw|sv|antw)\s*(\[\d+\])?\s*:`)
 	forwardSubject = regexp.MustCompile(`(?i)^\s*((re|aw|sv)\s*:\s*)*(fwd?|fw|wg|tr)\s*(\[\d+\])?\s*:`)
 
 	// A marker that always introduces a forwarded message.

@@ -57,6 +57,10 @@ type Request struct {
 	Sent time.Time
 	// Subject is the original's subject with Fwd:/FW:/Re: prefixes removed.
 	Subject string
+	// Reply reports whether the original was itself a reply (its subject
+	// began with Re:), so that a name in its greeting is the person who
+	// wrote before rather than one the requester asks for.
+	Reply bool
 	// Body is the original's text: HTML turned into text, quoted replies
 	// and the signature removed.
 	Body string
@@ -111,6 +115,7 @@ func extract(raw []byte, depth int, budget *int) (Request, error) {
 		req.warn("subject: %v", err)
 	}
 	req.Subject = cleanSubject(subject)
+	req.Reply = isReplySubject(subject)
 	outerSubject := subject
 
 	w := walker{budget: budget, req: &req}
@@ -174,6 +179,7 @@ func extract(raw []byte, depth int, budget *int) (Request, error) {
 		}
 		if f.subject != "" {
 			req.Subject = cleanSubject(f.subject)
+			req.Reply = isReplySubject(f.subject)
 			fwdSubject = isForwardSubject(f.subject)
 		}
 		text = f.body
@@ -364,6 +370,10 @@ func cleanSubject(s string) string {
 		s = t
 	}
 	return s
+}
+
+func isReplySubject(s string) bool {
+	return replySubject.MatchString(strings.TrimSpace(s))
 }
 
 func isForwardSubject(s string) bool {

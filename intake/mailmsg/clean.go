@@ -93,20 +93,6 @@ func isQuoteStart(lines []string, i int) bool {
 	return false
 }
 
-// stripQuoteLines drops "> " lines and blank lines' worth of nothing, for
-// telling whether anything was written above a marker.
-func stripQuoteLines(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
-		if strings.HasPrefix(strings.TrimLeft(l, " "), ">") {
-			continue
-		}
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // tidy joins lines, trimming blank lines at both ends and squeezing runs
 // of blank lines to one.
 func tidy(lines []string) string {

@@ -28,7 +28,7 @@ type forward struct {
 	date    time.Time
 	rawDate string
 	subject string
-	body    string
+	body    func() string // built only once the forward is accepted
 }
 
 // headerKey folds localised header names onto the English ones.
@@ -53,15 +53,19 @@ func headerKey(k string) string {
 // quoted reply. loc is the zone for forward dates that do not name one.
 func findForward(text string, fwdSubject bool, loc *time.Location) (forward, bool) {
 	lines := strings.Split(text, "\n")
+	wroteAbove := false // anything but quotes and blank lines above line i
 	for i, l := range lines {
+		if i > 0 {
+			p := strings.TrimSpace(lines[i-1])
+			wroteAbove = wroteAbove || p != "" && !strings.HasPrefix(p, ">")
+		}
 		strong := strongMarker.MatchString(unquote(l))
 		weak := !strong && weakMarker.MatchString(unquote(l))
 		bare := !strong && !weak && isBareHeaderStart(lines, i)
 		if !strong && !weak && !bare {
 			continue
 		}
-		before := strings.Join(lines[:i], "\n")
-		if !strong && !fwdSubject && !blank(stripQuoteLines(before)) {
+		if !strong && !fwdSubject && wroteAbove {
 			continue
 		}
 		start := i + 1
@@ -72,7 +76,7 @@ func findForward(text string, fwdSubject bool, loc *time.Location) (forward, boo
 		if !ok || (!strong && f.from.Address == "" && f.from.Name == "") {
 			continue
 		}
-		f.note = before
+		f.note = strings.Join(lines[:i], "\n")
 		return f, true
 	}
 	return forward{}, false
@@ -93,31 +97,35 @@ func isBareHeaderStart(lines []string, i int) bool {
 }
 
 // parseForward reads the header block that follows a forward marker and
-// returns the message below it.
+// returns the message below it. Apple Mail quotes the forwarded message,
+// header block included; a quoted one is unquoted by one level, line by
+// line as it is read, so that a failed attempt costs only its header.
 func parseForward(lines []string, loc *time.Location) (forward, bool) {
-	// Apple Mail quotes the forwarded message, header block included.
 	first := -1
 	for j, l := range lines {
 		if strings.TrimSpace(l) != "" {
 			first = j
 			break
 		}
+		if j > 8 {
+			break
+		}
 	}
 	if first < 0 {
 		return forward{}, false
 	}
-	if strings.HasPrefix(strings.TrimLeft(lines[first], " "), ">") {
-		out := make([]string, 0, len(lines))
-		for _, l := range lines {
-			out = append(out, unquoteOnce(l))
+	quoted := strings.HasPrefix(strings.TrimLeft(lines[first], " "), ">")
+	line := func(j int) string {
+		if quoted {
+			return unquoteOnce(lines[j])
 		}
-		lines = out
+		return lines[j]
 	}
 	var f forward
 	keys, last := 0, ""
 	j := first
 	for ; j < len(lines); j++ {
-		l := lines[j]
+		l := line(j)
 		if strings.TrimSpace(l) == "" {
 			if keys > 0 {
 				j++
@@ -136,6 +144,9 @@ func parseForward(lines []string, loc *time.Location) (forward, bool) {
 			break
 		}
 		keys++
+		if keys > 32 {
+			return forward{}, false
+		}
 		k, v := headerKey(m[1]), strings.TrimSpace(m[2])
 		last = k
 		switch k {
@@ -155,10 +166,17 @@ func parseForward(lines []string, loc *time.Location) (forward, bool) {
 	if keys == 0 {
 		return forward{}, false
 	}
-	if j > len(lines) {
-		j = len(lines)
+	j = min(j, len(lines))
+	f.body = func() string {
+		var b strings.Builder
+		for k := j; k < len(lines); k++ {
+			if k > j {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line(k))
+		}
+		return b.String()
 	}
-	f.body = strings.Join(lines[j:], "\n")
 	return f, true
 }
 
@@ -174,8 +192,6 @@ func unquoteOnce(l string) string {
 	t = t[1:]
 	return strings.TrimPrefix(t, " ")
 }
-
-func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 var (
 	angleAddr = regexp.MustCompile(`^\s*"?([^"<\[]*?)"?\s*[<\[]\s*(?:mailto:)?\s*([^\s<>\[\]]+@[^\s<>\[\]]+?)\s*[>\]]`)

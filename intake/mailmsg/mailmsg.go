@@ -182,7 +182,7 @@ func extract(raw []byte, depth int, budget *int) (Request, error) {
 			req.Reply = isReplySubject(f.subject)
 			fwdSubject = isForwardSubject(f.subject)
 		}
-		text = f.body
+		text = f.body()
 	}
 	req.Body, req.Signature = stripQuotesAndSignature(text)
 	if strings.TrimSpace(req.Body) == "" && strings.TrimSpace(req.Subject) == "" && strings.TrimSpace(req.Signature) == "" {

@@ -167,23 +167,45 @@ func titleCase(s string) string {
 
 // signOffStarting finds a line like "Priya Shah" that starts with first.
 func signOffStarting(all, first string) string {
-	re := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(first) + `((?:\s+[A-Z][\pL'-]+){1,2})\s*$`)
-	if m := re.FindStringSubmatch(all); m != nil {
-		return cleanName(first + m[1])
+	for _, l := range strings.Split(all, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && len(f) <= 3 && f[0] == first && capitalised(f[1:]) {
+			return cleanName(strings.Join(f, " "))
+		}
 	}
 	return ""
 }
 
 // signOffEnding finds a line like "Linda Marino" that ends with surname.
 func signOffEnding(all, surname string) string {
-	re := regexp.MustCompile(`(?m)^\s*((?:[A-Z][\pL'-]+\s+){1,2})` + regexp.QuoteMeta(surname) + `\s*$`)
-	if m := re.FindStringSubmatch(all); m != nil {
-		return cleanName(m[1] + surname)
+	for _, l := range strings.Split(all, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && len(f) <= 3 && f[len(f)-1] == surname && capitalised(f[:len(f)-1]) {
+			return cleanName(strings.Join(f, " "))
+		}
 	}
 	return ""
 }
 
-var wordRE = regexp.MustCompile(`[\pL][\pL'-]*`)
+func capitalised(ws []string) bool {
+	for _, w := range ws {
+		r := []rune(w)
+		if len(r) == 0 || !unicode.IsUpper(r[0]) {
+			return false
+		}
+		for _, c := range r {
+			if !unicode.IsLetter(c) && c != '\'' && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var (
+	wordRE    = regexp.MustCompile(`[\pL][\pL'-]*`)
+	asciiWord = regexp.MustCompile(`[a-z]+`)
+)
 
 func nameFromLocalPart(addr, all string) string {
 	at := strings.IndexByte(addr, '@')
@@ -191,7 +213,7 @@ func nameFromLocalPart(addr, all string) string {
 		return ""
 	}
 	parts := map[string]bool{}
-	for _, w := range regexp.MustCompile(`[a-z]+`).FindAllString(strings.ToLower(addr[:at]), -1) {
+	for _, w := range asciiWord.FindAllString(strings.ToLower(addr[:at]), -1) {
 		if len(w) >= 2 {
 			parts[w] = true
 		}

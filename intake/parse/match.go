@@ -112,18 +112,22 @@ func findHits(text []string, entries map[string][][]string) []hit {
 		}
 		return hits[a].what < hits[b].what
 	})
+	// Sorted by start, longest first: a hit lies inside a longer one when
+	// an earlier start reaches as far, or the first hit of its own start
+	// reaches further.
 	var out []hit
+	maxEnd, groupStart, groupEnd := -1, -1, -1
+	prevMax := -1 // the furthest end of hits starting before this group
 	for _, h := range hits {
-		inside := false
-		for _, o := range hits {
-			if o != h && o.start <= h.start && h.end <= o.end && o.end-o.start > h.end-h.start {
-				inside = true
-				break
-			}
+		if h.start != groupStart {
+			prevMax = max(prevMax, maxEnd)
+			groupStart, groupEnd = h.start, h.end
 		}
-		if !inside {
-			out = append(out, h)
+		maxEnd = max(maxEnd, h.end)
+		if prevMax >= h.end || groupEnd > h.end {
+			continue
 		}
+		out = append(out, h)
 	}
 	return out
 }

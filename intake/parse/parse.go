@@ -101,6 +101,9 @@ func Propose(in Input, b Business) Proposal {
 	if b.Location == nil {
 		b.Location = time.UTC
 	}
+	for _, f := range []*string{&in.Text, &in.Signature, &in.Subject, &in.FromName, &in.FromAddress} {
+		*f = strings.ToValidUTF8(*f, "\uFFFD")
+	}
 	in.Text = clipText(in.Text, MaxText)
 	in.Signature = clipText(in.Signature, MaxText/4)
 	in.Subject = clipText(in.Subject, 1024)

@@ -33,6 +33,7 @@ var (
 		`|\b` + numRE + `\s+(?:people|persons|personen|guests|adults|pax|ppl|participants|attendees)\b|\bfor\s+` + numRE + `\s*(?:people|persons|guests)\b`)
 	partyMeAnd     = regexp.MustCompile(`\b(?:me|myself)\s+and\s+` + numRE + `\s+(\pL+)`)
 	partyCompanion = regexp.MustCompile(`\b(?:me|myself|i)\s+and\s+my\s+(?:` + numRE + `\s+)?(\pL+)|\bmy\s+(\pL+)\s+and\s+(?:i|me|myself)\b|\bwith\s+my\s+(?:` + numRE + `\s+)?(\pL+)`)
+	partyUnit      = regexp.MustCompile(`(pm|am|:|\.\d|o'?clock|weeks?|days?|hours?|mins?|minutes|months?)$`)
 	partyBoth      = regexp.MustCompile(`\bus both\b|\bboth of us\b|\bthe two of us\b|\bwe both\b`)
 )
 
@@ -91,8 +92,7 @@ func findPartySize(text, subject string) partyMatch {
 					break
 				}
 			}
-			unit := regexp.MustCompile(`(pm|am|:|\.\d|o'?clock|weeks?|days?|hours?|mins?|minutes|months?)$`)
-			if !unit.MatchString(whole) {
+			if !partyUnit.MatchString(whole) {
 				if n := toNum(g); n > 0 && n <= 500 {
 					return partyMatch{n: n, conf: 0.9}
 				}

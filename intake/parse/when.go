@@ -136,6 +136,9 @@ func isSentenceEnd(ts []tok, i int) bool {
 	return false
 }
 
+// maxItems bounds the dates and times read per sentence.
+const maxItems = 48
+
 var pastWords = map[string]bool{
 	"ago": true, "last": true, "since": true, "broke": true, "had": true, "tweaked": true, "saw": true, "did": true,
 	"was": true, "happened": true, "hurt": true, "injured": true, "booked": true, "sold": true, "nothing": true,
@@ -194,6 +197,14 @@ func (r *reader) sentence(a, b int) {
 			}
 		}
 		is, ws := r.clause(c[0], c[1], past)
+		// A sentence naming dozens of days is no booking request; keep
+		// its first few so that reading it stays cheap.
+		if len(items)+len(is) > maxItems {
+			is = is[:max(0, maxItems-len(items))]
+		}
+		if len(wins)+len(ws) > maxItems {
+			ws = ws[:max(0, maxItems-len(wins))]
+		}
 		if past {
 			continue
 		}
@@ -202,6 +213,12 @@ func (r *reader) sentence(a, b int) {
 		}
 		items = append(items, is...)
 		wins = append(wins, ws...)
+	}
+	if len(r.items)+len(items) > 4*maxItems {
+		if len(items) > 0 || len(wins) > 0 {
+			r.probs = append(r.probs, "too many dates and times to read them all")
+		}
+		return
 	}
 	items = r.link(items)
 	r.anchor(a, b, items)

@@ -15,7 +15,10 @@ import (
 	"github.com/nextup-dev/nextup/intake/parse"
 )
 
-const corpus = "../testdata/inbox"
+const (
+	corpus  = "../testdata/inbox"
+	holdout = "../testdata/inbox-holdout"
+)
 
 type corpusBusiness struct {
 	Timezone string           `json:"timezone"`
@@ -33,9 +36,9 @@ type corpusCase struct {
 // fields is every field the corpus states, each compared exactly.
 var fields = []string{"name", "email", "phone", "service", "party_size", "earliest", "latest", "staff", "availability"}
 
-func loadBusinesses(t testing.TB) map[string]parse.Business {
+func loadBusinesses(t testing.TB, dir string) map[string]parse.Business {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(corpus, "businesses.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "businesses.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +138,25 @@ func got(p parse.Proposal, field string) string {
 // compares each stated field exactly. It reports the accuracy per field
 // and fails below 90% of all fields right.
 func TestCorpusAccuracy(t *testing.T) {
-	businesses := loadBusinesses(t)
-	files, _ := filepath.Glob(filepath.Join(corpus, "*.json"))
+	acc, n := score(t, corpus)
+	if n < 60 {
+		t.Fatalf("corpus has %d emails, want at least 60", n)
+	}
+	if acc < 0.90 {
+		t.Errorf("corpus accuracy %.1f%% is below 90%%", 100*acc)
+	}
+}
+
+// TestHoldoutAccuracy scores the emails written after the parser and kept
+// out of its tuning. Its figure is reported, not enforced: improving the
+// parser by reading these would make them one more training set.
+func TestHoldoutAccuracy(t *testing.T) {
+	score(t, holdout)
+}
+
+func score(t *testing.T, dir string) (float64, int) {
+	businesses := loadBusinesses(t, dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	right, total := map[string]int{}, map[string]int{}
 	valued, valuedRight := 0, 0
 	cases := 0
@@ -211,19 +231,14 @@ func TestCorpusAccuracy(t *testing.T) {
 			}
 		}
 	}
-	if cases < 60 {
-		t.Fatalf("corpus has %d cases, want at least 60", cases)
-	}
 	all, allRight := 0, 0
 	for _, field := range fields {
 		all += total[field]
 		allRight += right[field]
-		t.Logf("%-12s %3d/%3d  %5.1f%%", field, right[field], total[field], 100*float64(right[field])/float64(total[field]))
+		t.Logf("%-12s %3d/%3d  %5.1f%%", field, right[field], total[field], 100*float64(right[field])/float64(max(total[field], 1)))
 	}
-	acc := float64(allRight) / float64(all)
+	acc := float64(allRight) / float64(max(all, 1))
 	t.Logf("all fields   %3d/%3d  %5.1f%% over %d emails; fields with a value: %d/%d %5.1f%%",
-		allRight, all, 100*acc, cases, valuedRight, valued, 100*float64(valuedRight)/float64(valued))
-	if acc < 0.90 {
-		t.Errorf("corpus accuracy %.1f%% is below 90%%", 100*acc)
-	}
+		allRight, all, 100*acc, cases, valuedRight, valued, 100*float64(valuedRight)/float64(max(valued, 1)))
+	return acc, cases
 }

@@ -1,0 +1,516 @@
+package parse
+
+import (
+	"sort"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// link joins items written as ranges ("from the 30th to the 2nd",
+// "Monday to Wednesday", "between the 3rd and the 5th") and groups items
+// written as a list ("Thursday or Friday").
+func (r *reader) link(items []*item) []*item {
+	var out []*item
+	for k := 0; k < len(items); k++ {
+		it := items[k]
+		if it.group == 0 {
+			r.groups++
+			it.group = r.groups
+		}
+		if k+1 < len(items) {
+			nx := items[k+1]
+			between := r.span(it.end, nx.pos)
+			isRange := between == "to" || between == "until" || between == "till" || between == "through" ||
+				between == "thru" || between == "-" || between == "to the" || between == "until the" || between == "till the" ||
+				between == "and" && r.word(it.pos-1, len(r.toks)) == "between" ||
+				between == "and the" && r.word(it.pos-1, len(r.toks)) == "between"
+			if isRange && it.weekday && nx.weekday && !it.wdRange {
+				it.wdRange, it.toWd = true, nx.wd
+				if it.anchor == "" {
+					it.anchor = nx.anchor
+				}
+				if it.recurring || nx.recurring {
+					it.recurring = true
+					it.days = weekdaySet(it.wd, nx.wd)
+				}
+				it.end = nx.end
+				out = append(out, it)
+				k++
+				continue
+			}
+			if isRange && !it.weekday && !nx.weekday && !it.recurring && !nx.recurring && !it.from.IsZero() && !nx.from.IsZero() {
+				if it.anchor == "month?" && nx.anchor != "month?" {
+					// A day without a month takes the month written after it.
+					d := it.from.Day()
+					y, m := nx.from.Year(), nx.from.Month()
+					if d > nx.from.Day() {
+						m--
+					}
+					if x := time.Date(y, m, d, 0, 0, 0, 0, time.UTC); x.Day() == d {
+						it.from = x
+					}
+				}
+				if !nx.to.Before(it.from) {
+					it.to = nx.to
+					it.end = nx.end
+					it.context = it.context && nx.context
+					out = append(out, it)
+					k++
+					continue
+				}
+			}
+			switch between {
+			case "or", "and", ",", ", or", "or on", "/", ", and", "or the", "and the", "or on the", "or next":
+				nx.group = it.group
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// anchor gives weekdays their dates, or makes them weekly patterns. A
+// weekday falls in the week its sentence names ("Thursday and Friday next
+// week"), else in a short range its sentence names ("15-17 May, the
+// Saturday afternoon"), else becomes a pattern when the sentence speaks of
+// any week or a month ("a Thursday or Friday in June", "only Saturday
+// mornings"), else in the week an earlier sentence named, else it is the
+// next such day.
+func (r *reader) anchor(a, b int, items []*item) {
+	var week, rng *item
+	sentAnchor := ""
+	hasMonth := false
+	for _, it := range items {
+		switch {
+		case it.week:
+			week = it
+		case it.month:
+			hasMonth = true
+		case !it.weekday && !it.recurring && !it.from.IsZero() && it.to.After(it.from) && it.to.Sub(it.from) <= 6*24*time.Hour:
+			rng = it
+		}
+		if it.anchor == "this week" || it.anchor == "next week" {
+			sentAnchor = it.anchor
+		}
+	}
+	patterned := false
+	for i := a; i < b; i++ {
+		w := r.toks[i].w
+		if (w == "any" || w == "every" || w == "each") && (r.word(i+1, b) == "week" || r.word(i+1, b) == "weeks") {
+			patterned = true
+		}
+		if w == "only" || w == "usually" || w == "generally" || w == "always" {
+			patterned = true
+		}
+	}
+	recurringGroup := map[int]bool{}
+	for _, it := range items {
+		if it.recurring && it.weekday {
+			recurringGroup[it.group] = true
+		}
+	}
+	for _, it := range items {
+		if !it.weekday || it.recurring {
+			continue
+		}
+		inWeek := func(s day) {
+			it.from = s
+			for it.from.Weekday() != it.wd {
+				it.from = addDays(it.from, 1)
+			}
+			it.to = it.from
+			if it.wdRange {
+				it.to = it.from
+				for it.to.Weekday() != it.toWd {
+					it.to = addDays(it.to, 1)
+				}
+			}
+		}
+		switch {
+		case it.anchor == "next week" || it.anchor == "" && sentAnchor == "next week":
+			s, _ := r.nextWeek()
+			inWeek(s)
+		case it.anchor == "this week" || it.anchor == "" && sentAnchor == "this week":
+			s, _ := r.thisWeek()
+			inWeek(r.weekStart(s))
+			if it.from.Before(r.today) {
+				inWeek(r.today)
+			}
+		case week != nil && it.anchor != "next":
+			inWeek(week.from)
+			week.refined = true
+		case recurringGroup[it.group] || hasMonth || patterned && it.anchor == "":
+			it.recurring = true
+			if it.wdRange {
+				it.days = weekdaySet(it.wd, it.toWd)
+			} else {
+				it.days = map[time.Weekday]bool{it.wd: true}
+			}
+		case rng != nil && it.anchor != "next":
+			inWeek(rng.from)
+			if it.from.After(rng.to) {
+				inWeek(r.today)
+			} else {
+				rng.refined = true
+			}
+		case r.lastWeek != nil && it.anchor == "":
+			inWeek(r.lastWeek.from)
+			r.lastWeek.refined = true
+		case it.anchor == "next":
+			s, _ := r.nextWeek()
+			inWeek(s)
+		default:
+			inWeek(r.today)
+		}
+	}
+	if week != nil {
+		r.lastWeek = week
+	}
+}
+
+// attach gives each part of the day to the days it was said with: the day
+// just before it ("Friday after 3pm or Saturday"), all of a list when it
+// comes after the whole list and no day of the list has its own
+// ("Thursday or Friday this week after 5"), the day after it when none is
+// before ("mornings, Tuesday to Thursday"), and every day when its
+// sentence names none ("Any time from 10 o'clock.").
+func (r *reader) attach(a, b int, items []*item, wins []tw) {
+	same := false
+	for i := a; i+1 < b; i++ {
+		if r.toks[i].w == "same" && r.toks[i+1].w == "time" {
+			same = true
+		}
+	}
+	// Parts of the day side by side narrow each other ("afternoon from
+	// 2pm", "mornings only (before 12)"); "or" between them makes two.
+	type mw struct {
+		ws       []window
+		pos, end int
+	}
+	var merged []mw
+	for _, w := range wins {
+		if n := len(merged); n > 0 {
+			last := &merged[n-1]
+			dayBetween := false
+			for _, it := range items {
+				if it.pos > last.pos && it.pos < w.pos {
+					dayBetween = true
+				}
+			}
+			orBetween := false
+			for i := last.end; i < w.pos; i++ {
+				if r.toks[i].w == "or" {
+					orBetween = true
+				}
+			}
+			if !dayBetween {
+				if orBetween {
+					last.ws = append(last.ws, w.w)
+				} else if x := last.ws[len(last.ws)-1].and(w.w); !x.empty() {
+					last.ws[len(last.ws)-1] = x
+				} else {
+					last.ws[len(last.ws)-1] = w.w
+				}
+				last.end = w.pos + 1
+				continue
+			}
+		}
+		merged = append(merged, mw{ws: []window{w.w}, pos: w.pos, end: w.pos + 1})
+	}
+	for _, m := range merged {
+		r.lastTODs = m.ws
+		var before, after *item
+		for _, it := range items {
+			if it.pos < m.pos && (before == nil || it.pos > before.pos) {
+				before = it
+			}
+			if it.pos > m.pos && (after == nil || it.pos < after.pos) {
+				after = it
+			}
+		}
+		target := before
+		if target == nil {
+			target = after
+		}
+		if target == nil {
+			r.windows = append(r.windows, m.ws...)
+			continue
+		}
+		all := true
+		for _, it := range items {
+			if it.group == target.group && (it.pos > m.pos || it != target && len(it.tods) > 0) {
+				all = false
+			}
+		}
+		for _, it := range items {
+			if it == target || all && it.group == target.group {
+				it.tods = andAll(it.tods, m.ws)
+			}
+		}
+	}
+	if same && len(wins) == 0 && len(r.lastTODs) > 0 {
+		for _, it := range items {
+			if len(it.tods) == 0 {
+				it.tods = append([]window(nil), r.lastTODs...)
+			}
+		}
+	}
+}
+
+// andAll narrows parts of the day already known by new ones (tonight, 8ish).
+func andAll(have, add []window) []window {
+	if len(have) == 0 {
+		return append([]window(nil), add...)
+	}
+	var out []window
+	for _, h := range have {
+		for _, a := range add {
+			if x := h.and(a); !x.empty() {
+				out = append(out, x)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return append([]window(nil), add...)
+	}
+	return out
+}
+
+const maxSpanDays = 400
+
+func (r *reader) result() when {
+	var dated, recurring []*item
+	var context []*item
+	for _, it := range r.items {
+		switch {
+		case it.refined:
+		case it.recurring:
+			recurring = append(recurring, it)
+		case it.from.IsZero():
+		case it.context:
+			context = append(context, it)
+		default:
+			dated = append(dated, it)
+		}
+	}
+	if len(dated) == 0 {
+		dated = context
+	}
+	out := when{problems: r.probs}
+	// Parts of the day said on their own apply to every day asked for.
+	if len(r.windows) > 0 {
+		for _, it := range append(append([]*item(nil), dated...), recurring...) {
+			it.tods = andAll(it.tods, r.windows)
+		}
+	}
+	allowed := map[time.Weekday]bool{}
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		allowed[d] = !r.exclude[d]
+	}
+	if len(recurring) > 0 {
+		pattern := map[time.Weekday]bool{}
+		for _, it := range recurring {
+			for d := range it.days {
+				pattern[d] = true
+			}
+		}
+		for d := range allowed {
+			allowed[d] = allowed[d] && pattern[d]
+		}
+	}
+	var avail []nextup.Availability
+	addAvail := func(days map[time.Weekday]bool, tods []window) {
+		var ds []time.Weekday
+		for d := time.Sunday; d <= time.Saturday; d++ {
+			if days[d] {
+				ds = append(ds, d)
+			}
+		}
+		if len(ds) == 0 {
+			return
+		}
+		if len(tods) == 0 {
+			tods = []window{allDay}
+		}
+		for _, w := range tods {
+			avail = append(avail, nextup.Availability{Days: ds, From: nextup.TimeOfDay(w.from), To: nextup.TimeOfDay(w.to)})
+		}
+	}
+	loc := r.ref.Location()
+	at := func(d day, minutes int) time.Time {
+		if minutes >= 1440 {
+			return time.Date(d.Year(), d.Month(), d.Day()+1, 0, 0, 0, 0, loc).Add(-time.Microsecond)
+		}
+		return time.Date(d.Year(), d.Month(), d.Day(), minutes/60, minutes%60, 0, 0, loc)
+	}
+
+	contiguousDays := false
+	if len(dated) > 0 {
+		sort.SliceStable(dated, func(i, j int) bool { return dated[i].from.Before(dated[j].from) })
+		first, last := dated[0].from, dated[0].to
+		covered := map[day]bool{}
+		for _, it := range dated {
+			if it.to.After(last) {
+				last = it.to
+			}
+			for d, n := it.from, 0; !d.After(it.to) && n < maxSpanDays; d, n = addDays(d, 1), n+1 {
+				covered[d] = true
+			}
+		}
+		if !r.lower.IsZero() && r.lower.After(first) {
+			first = r.lower
+		}
+		if !r.upper.IsZero() && r.upper.Before(last) {
+			last = r.upper
+		}
+		var days []day
+		for d, n := first, 0; !d.After(last) && n < maxSpanDays; d, n = addDays(d, 1), n+1 {
+			if covered[d] && allowed[d.Weekday()] {
+				days = append(days, d)
+			}
+		}
+		if len(days) == 0 {
+			out.problems = append(out.problems, "the days asked for and the days excluded leave nothing")
+			days = []day{first}
+		}
+		contiguous := days[len(days)-1].Sub(days[0]) == time.Duration(len(days)-1)*24*time.Hour
+		contiguousDays = contiguous
+		start, end := days[0], days[len(days)-1]
+		if !contiguous {
+			start, end = first, last
+		}
+		// Parts of the day: one day with one window is a window; the same
+		// windows on every day are weekly; a window only on the first or
+		// last day moves that end.
+		firstIt, lastIt := dated[0], dated[len(dated)-1]
+		for _, it := range dated {
+			if it.to.Equal(last) || it.to.After(lastIt.to) {
+				lastIt = it
+			}
+		}
+		common := len(firstIt.tods) > 0
+		for _, it := range dated {
+			if !sameWindows(it.tods, firstIt.tods) {
+				common = false
+			}
+		}
+		var dayDays map[time.Weekday]bool
+		if !contiguous {
+			dayDays = map[time.Weekday]bool{}
+			for _, d := range days {
+				dayDays[d.Weekday()] = true
+			}
+		}
+		out.earliest, out.latest = at(start, 0), at(end, 1440)
+		switch {
+		case start.Equal(end) && common && len(firstIt.tods) == 1:
+			out.earliest, out.latest = at(start, firstIt.tods[0].from), at(end, firstIt.tods[0].to)
+		case common && len(recurring) == 0:
+			if dayDays == nil {
+				dayDays = weekdaySet(time.Sunday, time.Saturday)
+			}
+			addAvail(dayDays, firstIt.tods)
+			dayDays = nil
+		default:
+			if len(firstIt.tods) == 1 && firstIt.from.Equal(start) {
+				out.earliest = at(start, firstIt.tods[0].from)
+			}
+			if len(lastIt.tods) == 1 && lastIt.to.Equal(end) && lastIt != firstIt {
+				out.latest = at(end, lastIt.tods[0].to)
+			}
+		}
+		if dayDays != nil && len(recurring) == 0 {
+			addAvail(dayDays, nil)
+		}
+		out.conf = 0.8
+	} else {
+		if !r.lower.IsZero() {
+			out.earliest = at(r.lower, 0)
+			out.conf = 0.7
+		}
+		if !r.upper.IsZero() {
+			out.latest = at(r.upper, 1440)
+			out.conf = 0.7
+		}
+		if len(recurring) == 0 && (len(r.windows) > 0 || len(r.exclude) > 0) {
+			addAvail(allowed, r.windows)
+		}
+	}
+	// Weekly patterns, each with its parts of the day. When the dates
+	// already say which days (the weekdays of next week), a pattern
+	// without hours adds nothing.
+	for _, it := range recurring {
+		if len(dated) > 0 && contiguousDays && len(it.tods) == 0 {
+			continue
+		}
+		days := map[time.Weekday]bool{}
+		for d := range it.days {
+			if allowed[d] {
+				days[d] = true
+			}
+		}
+		addAvail(days, it.tods)
+	}
+	out.availability = mergeAvailability(avail)
+	if len(out.availability) > 0 && out.conf == 0 {
+		out.conf = 0.7
+	}
+	if out.conf > 0 && len(out.problems) > 0 {
+		out.conf -= 0.2
+	}
+	if out.conf == 0 {
+		out.problems = append(out.problems, "no date or time preference found")
+	}
+	return out
+}
+
+func sameWindows(a, b []window) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeAvailability joins windows with the same hours into one with all
+// their days, and orders them.
+func mergeAvailability(av []nextup.Availability) []nextup.Availability {
+	type key struct{ from, to nextup.TimeOfDay }
+	days := map[key]map[time.Weekday]bool{}
+	var keys []key
+	for _, a := range av {
+		k := key{a.From, a.To}
+		if days[k] == nil {
+			days[k] = map[time.Weekday]bool{}
+			keys = append(keys, k)
+		}
+		for _, d := range a.Days {
+			days[k][d] = true
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].from != keys[j].from {
+			return keys[i].from < keys[j].from
+		}
+		return keys[i].to < keys[j].to
+	})
+	var out []nextup.Availability
+	for _, k := range keys {
+		var ds []time.Weekday
+		for d := time.Sunday; d <= time.Saturday; d++ {
+			if days[k][d] {
+				ds = append(ds, d)
+			}
+		}
+		out = append(out, nextup.Availability{Days: ds, From: k.from, To: k.to})
+	}
+	if len(out) > 16 {
+		out = out[:16]
+	}
+	return out
+}

@@ -30,6 +30,9 @@ type ProposalFields struct {
 	Earliest  time.Time `json:"earliest,omitzero"`
 	Latest    time.Time `json:"latest,omitzero"`
 	Staff     string    `json:"staff,omitempty"`
+	// Availability holds weekly windows the request names ("Tuesday
+	// mornings", "not Fridays").
+	Availability []Availability `json:"availability,omitempty"`
 }
 
 // Proposal is a row a request proposes, for staff to approve with one tap

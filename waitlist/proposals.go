@@ -228,7 +228,8 @@ func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextu
 		if approve {
 			f := merge(p.Fields, o)
 			jp := JoinParams{Name: f.Name, Email: f.Email, Phone: f.Phone, Service: f.Service, PartySize: f.PartySize,
-				Earliest: f.Earliest, Latest: f.Latest, Staff: f.Staff, Source: p.Source, JoinedAt: p.ReceivedAt}
+				Earliest: f.Earliest, Latest: f.Latest, Staff: f.Staff, Availability: f.Availability, Source: p.Source,
+				JoinedAt: p.ReceivedAt}
 			if err := validateJoin(&jp, w.now); err != nil {
 				return err
 			}
@@ -271,6 +272,9 @@ func merge(f, o nextup.ProposalFields) nextup.ProposalFields {
 	}
 	if !o.Latest.IsZero() {
 		f.Latest = o.Latest
+	}
+	if o.Availability != nil {
+		f.Availability = o.Availability
 	}
 	return f
 }

@@ -1,0 +1,58 @@
+package waitlist
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/intake/mailmsg"
+	"github.com/nextup-dev/nextup/intake/parse"
+)
+
+// ErrMailTooLarge is a mail over the inbox lane's limits (10 MiB, 12
+// levels of nesting).
+var ErrMailTooLarge = errors.New("the mail is too large or nested too deeply")
+
+// ReceiveMail is the inbox lane: a booking request forwarded to the
+// business (raw RFC 5322, from the SMTP listener, the inbox webhook or the
+// CLI) is dug out of the forward (intake/mailmsg), read by the
+// deterministic parser against the business's catalogue (intake/parse),
+// and proposed for staff to approve (Propose). Its place counts from when
+// the requester wrote it. The same request forwarded twice proposes one
+// row: its reference is a hash of who wrote it, when, and what.
+func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte) (nextup.Proposal, bool, error) {
+	b, err := s.GetBusiness(ctx, businessID)
+	if err != nil {
+		return nextup.Proposal{}, false, err
+	}
+	loc, err := b.Location()
+	if err != nil {
+		return nextup.Proposal{}, false, err
+	}
+	req, err := mailmsg.Extract(raw)
+	if errors.Is(err, mailmsg.ErrTooLarge) || errors.Is(err, mailmsg.ErrTooDeep) {
+		return nextup.Proposal{}, false, ErrMailTooLarge
+	}
+	if err != nil {
+		return nextup.Proposal{}, false, invalid(nextup.FieldError{Field: "body", Message: "not a readable email: " + err.Error()})
+	}
+	sent := req.Sent
+	if sent.IsZero() {
+		sent = s.Clock.Now()
+	}
+	p := parse.Propose(parse.Input{Text: req.Body, Signature: req.Signature, Subject: req.Subject, Reply: req.Reply,
+		FromName: req.From.Name, FromAddress: req.From.Address, Sent: sent},
+		parse.Business{Location: loc, Country: b.Profile.Country, Services: b.Profile.Services, Staff: b.Profile.Staff})
+	sum := sha256.Sum256([]byte(strings.ToLower(req.From.Address) + "\x00" + sent.UTC().String() + "\x00" + req.Body))
+	excerpt := req.Body
+	if req.Subject != "" {
+		excerpt = req.Subject + "\n\n" + excerpt
+	}
+	return s.Propose(ctx, businessID, ProposeParams{Source: nextup.ProposalFromEmail, SourceRef: "mail:" + hex.EncodeToString(sum[:16]),
+		ReceivedAt: sent, Excerpt: excerpt, Confidence: p.Confidence, Problems: p.Problems,
+		Fields: nextup.ProposalFields{Name: p.Name, Email: p.Email, Phone: p.Phone, Service: p.Service, PartySize: p.PartySize,
+			Earliest: p.Earliest, Latest: p.Latest, Staff: p.Staff, Availability: p.Availability}})
+}

@@ -86,7 +86,9 @@ func (s *Service) ImportCSV(ctx context.Context, businessID string, r io.Reader,
 //     left is not put back on the list by the same file; a row that differs
 //     is a new request and a new entry;
 //   - a second row for the same person and service in one file is rejected
-//     (it names the first), so the file has one meaning.
+//     (it names the first), so the file has one meaning; a row with only a
+//     phone is the same person as one with that phone and an email, since
+//     an import adds an email to a person known by phone.
 //
 // Transactions: each row is one transaction (the row's checks, the entry
 // or its update, its audit row, and any offer the matching makes), so a
@@ -115,7 +117,7 @@ func (s *Service) ImportRecords(ctx context.Context, businessID string, recs []c
 	}
 	now := s.Clock.Now()
 	var todo []importItem
-	first := map[string]int{} // person and service → the row that named them first
+	seen := rowsSeen{byKey: map[string]int{}, byPhone: map[string]int{}}
 	services := map[string]bool{}
 	for _, r := range sheet.Rows {
 		it := importItem{row: r, p: JoinParams{Name: r.Name, Email: r.Email, Phone: r.Phone, Channel: r.Channel,
@@ -125,12 +127,10 @@ func (s *Service) ImportRecords(ctx context.Context, businessID string, recs []c
 			reject(r.Row, f...)
 			continue
 		}
-		key := it.key()
-		if row, dup := first[key]; dup {
+		if row, dup := seen.add(it); dup {
 			reject(r.Row, nextup.FieldError{Field: "row", Message: fmt.Sprintf("the same person and service as row %d", row)})
 			continue
 		}
-		first[key] = r.Row
 		services[it.p.Service] = true
 		todo = append(todo, it)
 	}
@@ -181,6 +181,42 @@ type importItem struct {
 // key is the row's person and service, as Join's duplicate check has it.
 func (it importItem) key() string {
 	return nextup.Entry{Email: it.p.Email, Phone: it.p.Phone}.ContactKey() + "\x00" + it.p.Service
+}
+
+// rowsSeen finds a second row for one person and service in a file. A
+// person is their email, else their phone (Entry.ContactKey); and since an
+// import adds an email to a person known by phone (importRow), a row with
+// only a phone is also the person of a row with an email and that phone.
+type rowsSeen struct {
+	byKey   map[string]int // person and service → the first row
+	byPhone map[string]int // phone and service → the first row with that phone
+}
+
+// add records the row; dup is true, with the earlier row, if it was seen.
+func (s rowsSeen) add(it importItem) (row int, dup bool) {
+	key := it.key()
+	phone := ""
+	if it.p.Phone != "" {
+		phone = nextup.Entry{Phone: it.p.Phone}.ContactKey() + "\x00" + it.p.Service
+	}
+	if row, dup := s.byKey[key]; dup {
+		return row, true
+	}
+	if phone != "" && it.p.Email == "" {
+		if row, dup := s.byPhone[phone]; dup {
+			return row, true
+		}
+	}
+	if phone != "" && it.p.Email != "" {
+		if row, dup := s.byKey[phone]; dup {
+			return row, true
+		}
+	}
+	s.byKey[key] = it.row.Row
+	if _, taken := s.byPhone[phone]; phone != "" && !taken {
+		s.byPhone[phone] = it.row.Row
+	}
+	return 0, false
 }
 
 // checkRow runs Join's validation on a row's params (normalising them as

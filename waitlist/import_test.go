@@ -11,6 +11,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/csvrows"
 	"github.com/nextup-dev/nextup/waitlist"
+	"pgregory.net/rapid"
 )
 
 // importBundle is a salon in GB with a small catalogue.
@@ -273,13 +274,20 @@ func TestImportLeavesAloneWhatTheFileDoesNotSay(t *testing.T) {
 func TestImportRejectsASecondRowForTheSamePerson(t *testing.T) {
 	t.Parallel()
 	b := importBundle(t)
-	res := b.importCSV(t, "Name,Email,Phone,Service\nAnn,ann@example.com,,haircut\nAnn L,ANN@example.com,,haircut\nAnn,ann@example.com,,colour\nBen,,07700900002,haircut\nBen,,+44 7700 900002,haircut\n")
-	if got := counts(res); got != "imported 3, updated 0, unchanged 0, rejected 2" {
-		t.Fatalf("%s", got)
+	res := b.importCSV(t, "Name,Email,Phone,Service\n"+
+		"Ann,ann@example.com,,haircut\nAnn L,ANN@example.com,,haircut\nAnn,ann@example.com,,colour\n"+ // 2-4
+		"Ben,,07700900002,haircut\nBen,,+44 7700 900002,haircut\n"+ // 5-6
+		"Cy,,07700900003,haircut\nCy,cy@example.com,07700900003,haircut\n"+ // 7-8
+		"Dee,dee@example.com,07700900004,haircut\nDee,,07700900004,haircut\n"+ // 9-10
+		"Eli,eli@example.com,07700900004,haircut\n") // 11: another person with Dee's phone
+	if got := counts(res); got != "imported 6, updated 0, unchanged 0, rejected 4" {
+		t.Fatalf("%s %v", got, rejectedRows(res))
 	}
 	rej := rejectedRows(res)
-	if rej[3] != "row: the same person and service as row 2" || rej[6] != "row: the same person and service as row 5" {
-		t.Fatalf("%v", rej)
+	for row, first := range map[int]int{3: 2, 6: 5, 8: 7, 10: 9} {
+		if want := fmt.Sprintf("row: the same person and service as row %d", first); rej[row] != want {
+			t.Errorf("row %d: %q, want %q", row, rej[row], want)
+		}
 	}
 }
 
@@ -331,4 +339,171 @@ func TestImportMatchesOpenSlots(t *testing.T) {
 	if e := b.entry(t, res.Rows[0].EntryID); e.Entry.State != nextup.EntryOffered || e.Offer == nil {
 		t.Fatalf("Ann: %+v", e)
 	}
+}
+
+// FuzzImport: whatever the file, an import writes exactly the rows it
+// reports (no partial write: the active entries are the imported ones, and
+// a rejected row leaves nothing), every row it keeps or rejects has its own
+// row number, and importing the same file again changes nothing.
+func FuzzImport(f *testing.F) {
+	for _, seed := range []string{
+		waitlistFile,
+		"Name,Email,Phone,Service,Party,Staff,Priority,Channel,Joined\nAnn,ann@example.com,07700 900001,cut,2,ana,yes,sms,1/11/2026\nAnn,ann@example.com,,colour,,,,,\n",
+		"First name;Last name;Mobile;Date\nAnn;Lee;07700900001;46357.5\nBen;;07700900001;1/12/2026\n",
+		"Name,Email,Service,Earliest,Latest\nAnn,ann@example.com,haircut,24/12/2026,1/12/2026\nBen \"B\",ben@example.com,haircut,,\n\"Cy,cy@example.com,haircut\n",
+	} {
+		f.Add(seed)
+	}
+	b := newBundle(f, f.TempDir(), nil)
+	f.Cleanup(func() { b.store.Close() })
+	gb := "GB"
+	services := []nextup.Service{{Name: "haircut", Synonyms: []string{"cut"}}}
+	n := 0
+	f.Fuzz(func(t *testing.T, file string) {
+		n++
+		biz, _, err := b.svc.CreateBusiness(b.ctx, waitlist.CreateBusinessParams{Name: fmt.Sprintf("Salon %d", n), Timezone: "Europe/London"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.svc.UpdateProfile(b.ctx, biz.ID, waitlist.ProfilePatch{Country: &gb, Services: &services}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := b.svc.ImportCSV(b.ctx, biz.ID, strings.NewReader(file), waitlist.ImportOptions{})
+		if err != nil {
+			if !errors.Is(err, nextup.ErrInvalid) && !errors.Is(err, csvrows.ErrTooLarge) {
+				t.Fatalf("import: %v", err)
+			}
+			res = waitlist.ImportResult{}
+		}
+		if res.Updated != 0 || res.Unchanged != 0 || res.Imported != len(res.Rows) {
+			t.Fatalf("a first import into an empty list: %s, %d rows", counts(res), len(res.Rows))
+		}
+		seen := map[int]bool{}
+		for _, r := range res.Rows {
+			if seen[r.Row] || r.Row < 1 || r.EntryID == "" {
+				t.Fatalf("row %+v", r)
+			}
+			seen[r.Row] = true
+		}
+		for _, r := range res.Rejected {
+			if seen[r.Row] || r.Row < 1 || len(r.Problems) == 0 {
+				t.Fatalf("rejected %+v", r)
+			}
+			seen[r.Row] = true
+		}
+		es, err := b.svc.ListEntries(b.ctx, nextup.EntryFilter{BusinessID: biz.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != res.Imported {
+			t.Fatalf("%d entries for %d imported rows", len(es), res.Imported)
+		}
+		again, err := b.svc.ImportCSV(b.ctx, biz.ID, strings.NewReader(file), waitlist.ImportOptions{})
+		if err != nil {
+			again = waitlist.ImportResult{}
+		}
+		if again.Imported != 0 || again.Updated != 0 || again.Unchanged != res.Imported || len(again.Rejected) != len(res.Rejected) {
+			t.Fatalf("again: %s after %s", counts(again), counts(res))
+		}
+	})
+}
+
+// TestImportProperties draws sheets as spreadsheets write them (any
+// separator, a BOM or not, CRLF or LF, quoted cells, good and bad values,
+// the same people twice) and checks what FuzzImport does at the speed of
+// an uninstrumented store: every row is kept or rejected under its own
+// number, only kept rows are written, and a second import changes nothing.
+func TestImportProperties(t *testing.T) {
+	t.Parallel()
+	b := importBundle(t)
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		n++
+		biz, _, err := b.svc.CreateBusiness(b.ctx, waitlist.CreateBusinessParams{Name: fmt.Sprintf("Salon %d", n), Timezone: "Europe/London"})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		gb := "GB"
+		if _, err := b.svc.UpdateProfile(b.ctx, biz.ID, waitlist.ProfilePatch{Country: &gb}); err != nil {
+			rt.Fatal(err)
+		}
+		sep := rapid.SampledFrom([]string{",", ";", "\t"}).Draw(rt, "sep")
+		eol := rapid.SampledFrom([]string{"\n", "\r\n"}).Draw(rt, "eol")
+		cols := rapid.SampledFrom([][]string{
+			{"Name", "Email", "Phone", "Service", "Party", "From", "Until", "Notes"},
+			{"Customer", "Mobile", "Treatment", "Date", "VIP"},
+			{"First name", "Last name", "E-mail", "Service", "Guests", "Date", "Staff", "Channel"},
+		}).Draw(rt, "header")
+		values := map[string][]string{
+			"Name": {"Ann", "Ben Ode", "Zoë", "", "Cy \"C\" Ray", "Dee\nDawson"}, "Customer": {"Ann", "Ben", ""},
+			"First name": {"Ann", "Ben", ""}, "Last name": {"Lee", ""},
+			"Email":  {"ann@example.com", "ben@example.com", "ANN@example.com", "", "not an address"},
+			"E-mail": {"ann@example.com", "cy@example.com", "", "x@"},
+			"Phone":  {"07700 900001", "+44 7700 900002", "", "12", "4.47E+11"}, "Mobile": {"07700 900001", "07700900003", "", "call me"},
+			"Service": {"haircut", "colour", ""}, "Treatment": {"haircut", "nails", ""},
+			"Party": {"", "1", "2 people", "0", "many"}, "Guests": {"", "3", "-1"},
+			"From":  {"", "02/12/2026", "2026-12-03 10:00", "46360", "31/02/2026", "1/1/2020"},
+			"Until": {"", "24/12/2026", "Dec 31, 2026", "01/12/2026", "yesterday"},
+			"Date":  {"", "05/12/2026", "5.12.2026 14:00", "13/13/2026"},
+			"Notes": {"", "a, b; c", "line one\nline two"}, "VIP": {"", "yes", "no", "perhaps"},
+			"Staff": {"", "Ana"}, "Channel": {"", "sms", "email", "fax"},
+		}
+		quote := func(s string) string {
+			if strings.ContainsAny(s, sep+"\"\r\n") {
+				return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+			}
+			return s
+		}
+		var file strings.Builder
+		if rapid.Bool().Draw(rt, "bom") {
+			file.WriteString("\uFEFF")
+		}
+		file.WriteString(strings.Join(cols, sep) + eol)
+		rows := rapid.IntRange(0, 8).Draw(rt, "rows")
+		var want []int // rows that say something: 2, 3, ... as the sheet numbers them
+		for i := 0; i < rows; i++ {
+			var cells []string
+			says := false
+			for _, c := range cols {
+				v := rapid.SampledFrom(values[c]).Draw(rt, c)
+				if v != "" && !slices.Contains([]string{"Party", "Guests", "Notes", "VIP", "Channel"}, c) {
+					says = true
+				}
+				cells = append(cells, quote(v))
+			}
+			if says {
+				want = append(want, i+2)
+			}
+			file.WriteString(strings.Join(cells, sep) + eol)
+		}
+		res, err := b.svc.ImportCSV(b.ctx, biz.ID, strings.NewReader(file.String()), waitlist.ImportOptions{})
+		if err != nil {
+			rt.Fatalf("import: %v\n%s", err, file.String())
+		}
+		var got []int
+		for _, r := range res.Rows {
+			got = append(got, r.Row)
+		}
+		for _, r := range res.Rejected {
+			got = append(got, r.Row)
+			if len(r.Problems) == 0 {
+				rt.Fatalf("row %d rejected without a problem", r.Row)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			rt.Fatalf("rows %v, want %v\n%s", got, want, file.String())
+		}
+		es, err := b.svc.ListEntries(b.ctx, nextup.EntryFilter{BusinessID: biz.ID})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if res.Imported != len(res.Rows) || len(es) != res.Imported {
+			rt.Fatalf("%s: %d entries", counts(res), len(es))
+		}
+		again, err := b.svc.ImportCSV(b.ctx, biz.ID, strings.NewReader(file.String()), waitlist.ImportOptions{})
+		if err != nil || again.Imported != 0 || again.Updated != 0 || again.Unchanged != res.Imported || len(again.Rejected) != len(res.Rejected) {
+			rt.Fatalf("again: %s (%v) after %s\n%s", counts(again), err, counts(res), file.String())
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package waitlist_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/csvrows"
+	"github.com/nextup-dev/nextup/store/postgres"
+	"github.com/nextup-dev/nextup/store/postgres/pgtest"
 	"github.com/nextup-dev/nextup/waitlist"
 	"pgregory.net/rapid"
 )
@@ -17,7 +20,11 @@ import (
 // importBundle is a salon in GB with a small catalogue.
 func importBundle(t *testing.T) *bundle {
 	t.Helper()
-	b := setup(t, nil)
+	return withCatalogue(t, setup(t, nil))
+}
+
+func withCatalogue(t *testing.T, b *bundle) *bundle {
+	t.Helper()
 	gb := "GB"
 	services := []nextup.Service{{Name: "haircut", Synonyms: []string{"cut"}}, {Name: "colour"}}
 	staff := []string{"Ana", "Ben"}
@@ -146,7 +153,26 @@ func TestImportKeepsGoodRowsAndReportsBadOnes(t *testing.T) {
 
 func TestReimportIsIdempotentAndUpdatesWhatChanged(t *testing.T) {
 	t.Parallel()
-	b := importBundle(t)
+	checkReimport(t, importBundle(t))
+}
+
+// TestReimportOnPostgres: the same on PostgreSQL, whose transactions are
+// READ COMMITTED and whose rows lock.
+func TestReimportOnPostgres(t *testing.T) {
+	t.Parallel()
+	schema := pgtest.NewSchema(t, 4)
+	db, err := postgres.Open(context.Background(), schema.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkReimport(t, withCatalogue(t, newBundleOn(t, db, nil)))
+}
+
+func checkReimport(t *testing.T, b *bundle) {
 	b.importCSV(t, waitlistFile)
 	before := b.entries(t, "")
 	b.clock.Advance(time.Hour)

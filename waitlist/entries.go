@@ -57,7 +57,7 @@ func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (Jo
 	return res, err
 }
 
-// join is Join inside a transaction: p is validated, w.actor is set.
+// join is Join inside the transaction, on validated params.
 func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinResult, error) {
 	bi, err := w.business(ctx, businessID)
 	if err != nil {
@@ -96,7 +96,9 @@ func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinR
 		To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq}}); err != nil {
 		return JoinResult{}, err
 	}
+	actor := w.actor
 	w.actor = nextup.ActorSystem
+	defer func() { w.actor = actor }()
 	if err := w.matchEntry(ctx, e.ID); err != nil {
 		return JoinResult{}, err
 	}
@@ -123,6 +125,23 @@ func validateJoin(p *JoinParams, now time.Time) error {
 	if p.Source == "" {
 		p.Source = "api"
 	}
+	f := validateContact(p)
+	if (p.Service == "") == (p.EventID == "") {
+		f = append(f, nextup.FieldError{Field: "service", Message: "give exactly one of service and event_id"})
+	}
+	if p.PartySize < 1 || p.PartySize > 1000 {
+		f = append(f, nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
+	}
+	f = append(f, validateWindow(p.Earliest, p.Latest, now)...)
+	f = append(f, validateAvailability(p.Availability)...)
+	if len(f) > 0 {
+		return invalid(f...)
+	}
+	return nil
+}
+
+// validateContact checks the person's name, contact and channel.
+func validateContact(p *JoinParams) []nextup.FieldError {
 	var f []nextup.FieldError
 	if p.Name == "" || len(p.Name) > 200 {
 		f = append(f, nextup.FieldError{Field: "name", Message: "is required (at most 200 characters)"})
@@ -161,18 +180,7 @@ func validateJoin(p *JoinParams, now time.Time) error {
 	if p.Channel == nextup.ChannelSMS && p.Phone == "" {
 		f = append(f, nextup.FieldError{Field: "channel", Message: "sms chosen but no phone given"})
 	}
-	if (p.Service == "") == (p.EventID == "") {
-		f = append(f, nextup.FieldError{Field: "service", Message: "give exactly one of service and event_id"})
-	}
-	if p.PartySize < 1 || p.PartySize > 1000 {
-		f = append(f, nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
-	}
-	f = append(f, validateWindow(p.Earliest, p.Latest, now)...)
-	f = append(f, validateAvailability(p.Availability)...)
-	if len(f) > 0 {
-		return invalid(f...)
-	}
-	return nil
+	return f
 }
 
 func validateWindow(earliest, latest, now time.Time) []nextup.FieldError {
@@ -205,7 +213,9 @@ func validateAvailability(av []nextup.Availability) []nextup.FieldError {
 // entry while it holds a live offer.
 const CodeEntryHasLiveOffer = "entry_has_live_offer"
 
-// EntryPatch changes an entry's criteria; nil fields are left alone.
+// EntryPatch changes an entry's criteria; nil fields are left alone. Name,
+// Email, Phone and Channel are the person's details, which the API's PATCH
+// does not offer but an import from a sheet corrects.
 type EntryPatch struct {
 	Priority     *bool
 	Earliest     *time.Time
@@ -213,6 +223,10 @@ type EntryPatch struct {
 	Staff        *string
 	PartySize    *int
 	Availability *[]nextup.Availability
+	Name         *string
+	Email        *string
+	Phone        *string
+	Channel      *nextup.Channel
 }
 
 // UpdateEntry changes an entry's criteria (audited) and, when it is
@@ -226,61 +240,85 @@ func (s *Service) UpdateEntry(ctx context.Context, businessID, entryID string, p
 		if err != nil {
 			return err
 		}
-		if !e.Active() {
-			return nextup.Errorf(nextup.ErrConflict, "entry_not_active", "entry is %s", e.State)
-		}
-		if e.State == nextup.EntryOffered && (p.Earliest != nil || p.Latest != nil || p.Staff != nil || p.PartySize != nil || p.Availability != nil) {
-			// The live offer was made for the criteria as they were: a claim
-			// must book what was offered. Priority may change; the rest waits
-			// until the offer is answered, declined or withdrawn.
-			return nextup.Errorf(nextup.ErrConflict, CodeEntryHasLiveOffer,
-				"this entry holds a live offer; answer or withdraw it before changing the criteria")
-		}
-		if p.Priority != nil {
-			e.Priority = *p.Priority
-		}
-		if p.Earliest != nil {
-			e.Earliest = *p.Earliest
-		}
-		if p.Latest != nil {
-			e.Latest = *p.Latest
-		}
-		if p.Staff != nil {
-			e.Staff = strings.TrimSpace(*p.Staff)
-		}
-		if p.PartySize != nil {
-			if *p.PartySize < 1 || *p.PartySize > 1000 {
-				return invalid(nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
-			}
-			e.PartySize = *p.PartySize
-		}
-		if p.Availability != nil {
-			e.Availability = *p.Availability
-		}
-		if f := append(validateWindow(e.Earliest, e.Latest, w.now), validateAvailability(e.Availability)...); len(f) > 0 {
-			return invalid(f...)
-		}
-		e.UpdatedAt = w.now
-		if err := w.tx.EntryUpdate(ctx, e); err != nil {
-			return fmt.Errorf("update entry %s: %w", e.ID, err)
-		}
-		bi, err := w.business(ctx, e.BusinessID)
-		if err != nil {
-			return err
-		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
-			From: string(e.State), To: string(e.State), Reason: "updated"}); err != nil {
-			return err
-		}
-		w.actor = nextup.ActorSystem
-		if err := w.matchEntry(ctx, e.ID); err != nil {
+		if out, err = w.updateEntry(ctx, e, p, nil); err != nil {
 			return err
 		}
 		moves = w.moves
-		out, err = w.tx.EntryGet(ctx, e.ID)
-		return err
+		return nil
 	})
 	return out, moves, err
+}
+
+// updateEntry is UpdateEntry inside the transaction; detail goes on the
+// audit row.
+func (w *work) updateEntry(ctx context.Context, e nextup.Entry, p EntryPatch, detail map[string]any) (nextup.Entry, error) {
+	if !e.Active() {
+		return e, nextup.Errorf(nextup.ErrConflict, "entry_not_active", "entry is %s", e.State)
+	}
+	if e.State == nextup.EntryOffered && (p.Earliest != nil || p.Latest != nil || p.Staff != nil || p.PartySize != nil || p.Availability != nil) {
+		// The live offer was made for the criteria as they were: a claim
+		// must book what was offered. Priority may change; the rest waits
+		// until the offer is answered, declined or withdrawn.
+		return e, nextup.Errorf(nextup.ErrConflict, CodeEntryHasLiveOffer,
+			"this entry holds a live offer; answer or withdraw it before changing the criteria")
+	}
+	if p.Priority != nil {
+		e.Priority = *p.Priority
+	}
+	if p.Earliest != nil {
+		e.Earliest = *p.Earliest
+	}
+	if p.Latest != nil {
+		e.Latest = *p.Latest
+	}
+	if p.Staff != nil {
+		e.Staff = strings.TrimSpace(*p.Staff)
+	}
+	if p.PartySize != nil {
+		if *p.PartySize < 1 || *p.PartySize > 1000 {
+			return e, invalid(nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
+		}
+		e.PartySize = *p.PartySize
+	}
+	if p.Availability != nil {
+		e.Availability = *p.Availability
+	}
+	f := append(validateWindow(e.Earliest, e.Latest, w.now), validateAvailability(e.Availability)...)
+	if p.Name != nil || p.Email != nil || p.Phone != nil || p.Channel != nil {
+		c := JoinParams{Name: e.Name, Email: e.Email, Phone: e.Phone, Channel: e.Channel}
+		for _, v := range []struct{ in, out *string }{{p.Name, &c.Name}, {p.Email, &c.Email}, {p.Phone, &c.Phone}} {
+			if v.in != nil {
+				*v.out = strings.TrimSpace(*v.in)
+			}
+		}
+		if p.Channel != nil {
+			c.Channel = *p.Channel
+		}
+		f = append(f, validateContact(&c)...)
+		e.Name, e.Email, e.Phone, e.Channel = c.Name, c.Email, c.Phone, c.Channel
+	}
+	if len(f) > 0 {
+		return e, invalid(f...)
+	}
+	e.UpdatedAt = w.now
+	if err := w.tx.EntryUpdate(ctx, e); err != nil {
+		return e, fmt.Errorf("update entry %s: %w", e.ID, err)
+	}
+	bi, err := w.business(ctx, e.BusinessID)
+	if err != nil {
+		return e, err
+	}
+	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+		From: string(e.State), To: string(e.State), Reason: "updated", Detail: detail}); err != nil {
+		return e, err
+	}
+	actor := w.actor
+	w.actor = nextup.ActorSystem
+	defer func() { w.actor = actor }()
+	if err := w.matchEntry(ctx, e.ID); err != nil {
+		return e, err
+	}
+	return w.tx.EntryGet(ctx, e.ID)
 }
 
 func (w *work) entryOf(ctx context.Context, businessID, entryID string) (nextup.Entry, error) {

@@ -50,7 +50,7 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			s.writeError(w, r, invalidf("Idempotency-Key", "must be 1 to 255 printable ASCII characters"))
 			return
 		}
-		body, err := readBody(r, s.maxBody())
+		body, err := readBody(r, s.bodyLimit(r))
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -73,6 +73,7 @@ func (s *Server) routes() []route {
 
 		// "waitlist:join" is a whole literal segment: ServeMux matches it as is.
 		{"POST", "/v1/businesses/{bid}/waitlist:join", s.biz(s.join)},
+		{"POST", "/v1/businesses/{bid}/waitlist:import", s.biz(s.importWaitlist)},
 		{"GET", "/v1/businesses/{bid}/waitlist", s.biz(s.listEntries)},
 		{"GET", "/v1/waitlist/{eid}", s.key(s.getEntry)},
 		{"PATCH", "/v1/waitlist/{eid}", s.key(s.patchEntry)},

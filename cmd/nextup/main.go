@@ -37,6 +37,10 @@ Usage:
                                              create a business and print it with its API key
   nextup staff add --business BID --email E --password-file F [--name N] [--db …]
                                              a staff account that signs in to the dashboard at /login
+  nextup import --business BID [--db …] [--date-order dmy|mdy] [--json] FILE.csv
+                                             import a waitlist kept in a spreadsheet (- reads standard
+                                             input); bad rows are listed, good rows kept, and importing
+                                             the same file again changes nothing
   nextup migrate [--db FILE|postgres://…]    apply the embedded schema migrations
   nextup copy --from nextup.db --to postgres://… [--business BID]
                                              move the whole history to PostgreSQL, verified
@@ -93,6 +97,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runServe(ctx, args[1:], stdout)
 	case "copy":
 		return runCopy(ctx, args[1:], stdout)
+	case "import":
+		return runImport(ctx, args[1:], os.Stdin, stdout)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "nextup", version())
 		return nil
@@ -133,8 +139,31 @@ func newFlagSet(name string) *flag.FlagSet {
 // from NEXTUP_<FLAG> (dashes become underscores), so config comes from flags
 // first and the environment second.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+	rest, err := parseFlagsAndArgs(fs, args)
+	if err == nil && len(rest) > 0 {
+		err = usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), rest[0])}
+	}
+	return err
+}
+
+// parseFlagsAndArgs is parseFlags for a command that takes arguments too
+// (`import FILE`): flags may come before or after them; "--" ends the
+// flags. It returns the arguments.
+func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if used := len(args) - fs.NArg(); used > 0 && args[used-1] == "--" {
+			rest = append(rest, fs.Args()...)
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -150,10 +179,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			}
 		}
 	})
-	if err == nil && fs.NArg() > 0 {
-		err = usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
-	}
-	return err
+	return rest, err
 }
 
 // openStore opens the store named by --db: a file path is the embedded

@@ -21,10 +21,14 @@ var csvTypes = map[string]bool{
 }
 
 // bodyLimit is the body limit of a request: a CSV import may be a whole
-// file (csvrows.MaxBytes); everything else is a small JSON body (MaxBody).
+// file (csvrows.MaxBytes), an inbox mail 10 MiB; everything else is a
+// small JSON body (MaxBody).
 func (s *Server) bodyLimit(r *http.Request) int64 {
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/waitlist:import") {
 		return csvrows.MaxBytes
+	}
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/inbox") {
+		return maxInboxBytes
 	}
 	return s.maxBody()
 }

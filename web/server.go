@@ -96,6 +96,7 @@ func (s *Server) routes() []route {
 		{"GET", "/p/{token}/{do}", s.proposalPage},
 		{"POST", "/p/{token}/{do}", s.proposalPost},
 		{"GET", "/v1/businesses/{bid}/proposals", s.biz(s.listProposals)},
+		{"POST", "/v1/businesses/{bid}/inbox", s.biz(s.inbox)},
 		{"POST", "/v1/proposals/{id}:approve", s.key(s.approveProposal)},
 		{"POST", "/v1/proposals/{id}:reject", s.key(s.rejectProposal)},
 		{"POST", "/u/{bid}/{token}", s.unsubscribePost},

@@ -41,6 +41,9 @@ Usage:
                                              import a waitlist kept in a spreadsheet (- reads standard
                                              input); bad rows are listed, good rows kept, and importing
                                              the same file again changes nothing
+  nextup inbox import --business BID [--db …] FILE.eml
+                                             a forwarded booking request becomes a proposed row for
+                                             staff to approve (as mail to the inbound address does)
   nextup migrate [--db FILE|postgres://…]    apply the embedded schema migrations
   nextup copy --from nextup.db --to postgres://… [--business BID]
                                              move the whole history to PostgreSQL, verified
@@ -99,6 +102,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCopy(ctx, args[1:], stdout)
 	case "import":
 		return runImport(ctx, args[1:], os.Stdin, stdout)
+	case "inbox":
+		return runInbox(ctx, args[1:], os.Stdin, stdout)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "nextup", version())
 		return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/booksys/httpbook"
+	"github.com/nextup-dev/nextup/intake/smtpd"
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/notify/smtp"
 	"github.com/nextup-dev/nextup/notify/twilio"
@@ -42,6 +43,8 @@ type serveConfig struct {
 	Instance   string // names this process on the timers it claims
 	Twilio     twilio.Config
 	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
+	// InboundAddr and InboundDomain run the inbound SMTP listener.
+	InboundAddr, InboundDomain string
 	// BookingTimeout bounds one request to a business's booking system.
 	BookingTimeout time.Duration
 
@@ -81,18 +84,15 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "PostgreSQL: connections in this instance's pool (default: the larger of 4 and the CPUs)")
 	fs.DurationVar(&c.DBStatementTimeout, "db-statement-timeout", 30*time.Second, "PostgreSQL: the server aborts a statement running longer, and ends a session idle in a transaction for twice as long (0: the server's settings)")
 	fs.BoolVar(&c.DBListen, "db-listen", true, "PostgreSQL: LISTEN for work other instances commit, to run it at once instead of at the next poll (turn off behind a transaction-pooling proxy)")
-	smtpAddr := fs.String("smtp-addr", "", "inbound SMTP listener address, off by default (arrives with the inbox lane)")
-	inboundDomain := fs.String("inbound-domain", "", "domain of the inbound addresses {slug}@domain (arrives with the inbox lane)")
+	smtpAddr := fs.String("smtp-addr", "", "inbound SMTP listener address (e.g. :2525), off by default: mail forwarded to {slug}@--inbound-domain becomes proposed rows")
+	inboundDomain := fs.String("inbound-domain", "", "domain of the inbound addresses {slug}@domain (required with --smtp-addr)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	// These flags are part of the contract; the channels behind them are not
-	// built yet. Refuse rather than silently ignore a setting.
-	for name, v := range map[string]string{"smtp-addr": *smtpAddr, "inbound-domain": *inboundDomain} {
-		if v != "" {
-			return usageError{fmt.Sprintf("serve: --%s is not supported yet (inbound mail is still to come)", name)}
-		}
+	if (*smtpAddr == "") != (*inboundDomain == "") {
+		return usageError{"serve: --smtp-addr and --inbound-domain go together"}
 	}
+	c.InboundAddr, c.InboundDomain = *smtpAddr, strings.ToLower(*inboundDomain)
 	for _, f := range []struct {
 		path string
 		dst  *string
@@ -270,6 +270,32 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		}
 	}
 	serveErr := make(chan error, 1)
+	var inbound *smtpd.Server
+	if c.InboundAddr != "" {
+		mln, err := net.Listen("tcp", c.InboundAddr)
+		if err != nil {
+			stopWork()
+			wg.Wait()
+			return fmt.Errorf("inbound SMTP: %w", err)
+		}
+		inbound = &smtpd.Server{Directory: svc, Domain: c.InboundDomain, Logger: logger,
+			Deliver: func(ctx context.Context, bid, _ string, raw []byte) error {
+				_, _, err := svc.ReceiveMail(ctx, bid, raw)
+				if errors.Is(err, nextup.ErrInvalid) {
+					// Unreadable as a request: nothing to propose, and
+					// nothing the sender can fix by trying again.
+					logger.Warn("inbound mail not readable", "business_id", bid, "error", err)
+					return nil
+				}
+				return err
+			}}
+		go func() {
+			if err := inbound.Serve(mln); err != nil {
+				logger.Error("inbound SMTP stopped", "error", err)
+			}
+		}()
+		logger.Info("inbound SMTP listening", "addr", mln.Addr().String(), "domain", c.InboundDomain)
+	}
 	go func() { serveErr <- srv.Serve(ln) }()
 	logger.Info("nextup serving", "addr", ln.Addr().String(), "base_url", c.BaseURL, "db", redactDSN(c.DB),
 		"clock", c.Clock, "instance", c.Instance, "email", c.SMTPURL != "", "sms", c.Twilio.AccountSID != "",
@@ -288,6 +314,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 			_ = srv.Close()
 			err = nil
 		}
+	}
+	if inbound != nil {
+		_ = inbound.Close()
 	}
 	stopWork()
 	wg.Wait()

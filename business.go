@@ -42,6 +42,18 @@ type Profile struct {
 	// (offer, confirmation, reminder, ...); a kind or part left out
 	// keeps the default.
 	Templates map[string]MessageTemplate `json:"templates,omitempty"`
+	// Sheet, when set, is the sheet the waitlist is mirrored from.
+	Sheet *SheetConfig `json:"sheet,omitempty"`
+}
+
+// SheetConfig names a business's waitlist sheet: a Google Sheet (its id
+// and an optional A1 range) or a published CSV URL, read every
+// EverySeconds.
+type SheetConfig struct {
+	SpreadsheetID string `json:"spreadsheet_id,omitempty"`
+	Range         string `json:"range,omitempty"`
+	URL           string `json:"url,omitempty"`
+	EverySeconds  int    `json:"every_seconds"`
 }
 
 // MessageTemplate is a business's wording of one kind of message: Go

@@ -13,6 +13,7 @@ const (
 	TimerEntryRematch  = "entry_rematch"  // local midnight after an entry hit the daily offer cap: match it again
 	TimerOfferEscalate = "offer_escalate" // half an offer's window (of 30 min or more), not seen: follow up on the other channel
 	TimerBookingRemind = "booking_remind" // a reminder of a booked slot, at one of the business's offsets before it
+	TimerSheetSync     = "sheet_sync"     // read the business's mirrored sheet again
 	TimerBookingSync   = "booking_sync"   // a claim the business's booking system has not confirmed yet: ask it again
 )
 

@@ -841,6 +841,8 @@ func (w *world) checkTimers(cur *snapshot) {
 			}
 		case nextup.TimerHousekeeping:
 			house[t.BusinessID]++
+		case nextup.TimerSheetSync:
+			w.fail("check 8 timers: sheet sync timer %s, but no simulated business mirrors a sheet", key)
 		case nextup.TimerBookingRemind:
 			// Pending only for a booked booking, due before its slot
 			// starts and after it was made.

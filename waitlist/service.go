@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/intake/sheet"
 )
 
 // Service runs the use cases against a store.
@@ -29,6 +30,9 @@ type Service struct {
 	// messages, so the sweeper and relay can act before their next poll.
 	Wake   func()
 	Logger *slog.Logger
+	// Sheets reads mirrored sheets (CSV URLs without more; Google Sheets
+	// with its Sheets client). Nil: the mirror is off.
+	Sheets *sheet.Reader
 	// PasswordCost is the bcrypt cost of staff passwords; 0 means
 	// bcrypt.DefaultCost (tests lower it).
 	PasswordCost int

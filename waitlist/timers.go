@@ -18,6 +18,13 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 	if t.ClaimedUntil == nil {
 		return fmt.Errorf("timer %d handled without a claim", t.ID)
 	}
+	if t.Kind == nextup.TimerSheetSync {
+		// The read happens outside the transaction; the transaction
+		// below finishes the timer and schedules the next read.
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		s.syncSheetTimer(sctx, t)
+		cancel()
+	}
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
 		// transaction, then applies the answer and finishes the timer in
@@ -46,6 +53,8 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			err = w.matchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		case nextup.TimerBookingRemind:
 			err = w.remind(ctx, t.SubjectID)
+		case nextup.TimerSheetSync:
+			err = w.nextSheetSync(ctx, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

@@ -15,8 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/api/option"
+
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/booksys/httpbook"
+	"github.com/nextup-dev/nextup/intake/sheet"
 	"github.com/nextup-dev/nextup/intake/smtpd"
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/notify/smtp"
@@ -43,6 +46,9 @@ type serveConfig struct {
 	Instance   string // names this process on the timers it claims
 	Twilio     twilio.Config
 	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
+	// Google Sheets for the sheet mirror: a service account's key file or
+	// an API key (public sheets), and another endpoint (a local fake).
+	GoogleCredentialsFile, GoogleAPIKey, SheetsEndpoint string
 	// InboundAddr and InboundDomain run the inbound SMTP listener.
 	InboundAddr, InboundDomain string
 	// BookingTimeout bounds one request to a business's booking system.
@@ -76,6 +82,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.Twilio.From, "twilio-from", "", "SMS: the Twilio number texts come from (E.164)")
 	fs.StringVar(&c.Twilio.MessagingServiceSID, "twilio-messaging-service", "", "SMS: a Twilio Messaging Service SID, instead of --twilio-from")
 	fs.StringVar(&c.Twilio.APIBase, "twilio-api-base", "", "SMS: another base URL for Twilio's API (a local fake; default https://api.twilio.com)")
+	fs.StringVar(&c.GoogleCredentialsFile, "google-credentials-file", "", "sheet mirror: a Google service account's JSON key, to read sheets shared with it")
+	fs.StringVar(&c.GoogleAPIKey, "google-api-key", "", "sheet mirror: a Google API key, to read sheets anyone with the link can view")
+	fs.StringVar(&c.SheetsEndpoint, "sheets-endpoint", "", "sheet mirror: another base URL for the Sheets API (a local fake)")
 	fs.DurationVar(&c.BookingTimeout, "booking-timeout", httpbook.DefaultTimeout, "how long one request to a business's booking system (its booking_url) may take; a claim tries 3 times (at most 25s, under a timer's lease)")
 	fs.Float64Var(&c.SMSTPS, "sms-tps", 0, "SMS: texts a second per provider account (Twilio: 1 for a long code, more for a Messaging Service or short code); this instance's rate, evenly spaced; 0: no limit")
 	fs.Float64Var(&c.EmailTPS, "email-tps", 0, "email: messages a second per SMTP login; this instance's rate; 0: no limit")
@@ -190,6 +199,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		clock = fake
 	}
 	svc := waitlist.New(st, clock, c.BaseURL)
+	if svc.Sheets, err = c.sheetReader(ctx); err != nil {
+		return err
+	}
 	svc.Logger = logger
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: c.Instance, Logger: logger}
 	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger, Senders: map[nextup.Channel]nextup.Sender{}}
@@ -346,4 +358,30 @@ func baseURL(addr string, ln net.Listener) string {
 		return "http://localhost:" + strings.TrimPrefix(addr, ":")
 	}
 	return "http://" + ln.Addr().String()
+}
+
+// sheetReader reads mirrored sheets: published CSV URLs always, Google
+// Sheets when credentials or an API key are given.
+func (c serveConfig) sheetReader(ctx context.Context) (*sheet.Reader, error) {
+	r := &sheet.Reader{HTTP: &http.Client{Timeout: 20 * time.Second}}
+	var opts []option.ClientOption
+	switch {
+	case c.GoogleCredentialsFile != "":
+		opts = append(opts, option.WithCredentialsFile(c.GoogleCredentialsFile))
+	case c.GoogleAPIKey != "":
+		opts = append(opts, option.WithAPIKey(c.GoogleAPIKey))
+	case c.SheetsEndpoint != "":
+		opts = append(opts, option.WithoutAuthentication())
+	default:
+		return r, nil
+	}
+	if c.SheetsEndpoint != "" {
+		opts = append(opts, option.WithEndpoint(c.SheetsEndpoint))
+	}
+	svc, err := sheet.NewSheets(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("google sheets: %w", err)
+	}
+	r.Sheets = svc
+	return r, nil
 }

@@ -12,6 +12,13 @@ import (
 	"github.com/nextup-dev/nextup/intake/parse"
 )
 
+// MailParser reads a booking request into a proposed row: the
+// model-based adapter (intake/anthropic) when one is configured. The
+// deterministic parser (intake/parse) is the default and the fallback.
+type MailParser interface {
+	Propose(ctx context.Context, in parse.Input, b parse.Business) (parse.Proposal, error)
+}
+
 // ErrMailTooLarge is a mail over the inbox lane's limits (10 MiB, 12
 // levels of nesting).
 var ErrMailTooLarge = errors.New("the mail is too large or nested too deeply")
@@ -43,9 +50,20 @@ func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte
 	if sent.IsZero() {
 		sent = s.Clock.Now()
 	}
-	p := parse.Propose(parse.Input{Text: req.Body, Signature: req.Signature, Subject: req.Subject, Reply: req.Reply,
-		FromName: req.From.Name, FromAddress: req.From.Address, Sent: sent},
-		parse.Business{Location: loc, Country: b.Profile.Country, Services: b.Profile.Services, Staff: b.Profile.Staff})
+	in := parse.Input{Text: req.Body, Signature: req.Signature, Subject: req.Subject, Reply: req.Reply,
+		FromName: req.From.Name, FromAddress: req.From.Address, Sent: sent}
+	pb := parse.Business{Location: loc, Country: b.Profile.Country, Services: b.Profile.Services, Staff: b.Profile.Staff}
+	var p parse.Proposal
+	if s.MailParser != nil {
+		p, err = s.MailParser.Propose(ctx, in, pb)
+		if err != nil {
+			s.log().Warn("the model parser failed; reading the request by the rules", "business_id", businessID, "error", err)
+			p = parse.Propose(in, pb)
+			p.Problems = append(p.Problems, "read by the rules: the model parser did not answer")
+		}
+	} else {
+		p = parse.Propose(in, pb)
+	}
 	sum := sha256.Sum256([]byte(strings.ToLower(req.From.Address) + "\x00" + sent.UTC().String() + "\x00" + req.Body))
 	excerpt := req.Body
 	if req.Subject != "" {

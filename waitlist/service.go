@@ -33,6 +33,9 @@ type Service struct {
 	// Sheets reads mirrored sheets (CSV URLs without more; Google Sheets
 	// with its Sheets client). Nil: the mirror is off.
 	Sheets *sheet.Reader
+	// MailParser, when set, reads forwarded booking requests instead of
+	// the deterministic parser (which stays the fallback).
+	MailParser MailParser
 	// PasswordCost is the bcrypt cost of staff passwords; 0 means
 	// bcrypt.DefaultCost (tests lower it).
 	PasswordCost int

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/booksys/httpbook"
+	"github.com/nextup-dev/nextup/intake/anthropic"
 	"github.com/nextup-dev/nextup/intake/sheet"
 	"github.com/nextup-dev/nextup/intake/smtpd"
 	"github.com/nextup-dev/nextup/notify/capture"
@@ -49,6 +50,8 @@ type serveConfig struct {
 	// Google Sheets for the sheet mirror: a service account's key file or
 	// an API key (public sheets), and another endpoint (a local fake).
 	GoogleCredentialsFile, GoogleAPIKey, SheetsEndpoint string
+	// The optional model parser of the inbox lane (off unless set).
+	AnthropicKey, AnthropicModel, AnthropicBaseURL string
 	// InboundAddr and InboundDomain run the inbound SMTP listener.
 	InboundAddr, InboundDomain string
 	// BookingTimeout bounds one request to a business's booking system.
@@ -85,6 +88,10 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.GoogleCredentialsFile, "google-credentials-file", "", "sheet mirror: a Google service account's JSON key, to read sheets shared with it")
 	fs.StringVar(&c.GoogleAPIKey, "google-api-key", "", "sheet mirror: a Google API key, to read sheets anyone with the link can view")
 	fs.StringVar(&c.SheetsEndpoint, "sheets-endpoint", "", "sheet mirror: another base URL for the Sheets API (a local fake)")
+	anthropicKeyFile := fs.String("anthropic-api-key-file", "", "inbox lane: read forwarded requests with Anthropic's Messages API (key in this file; off by default, the deterministic parser is the fallback)")
+	fs.StringVar(&c.AnthropicKey, "anthropic-api-key", "", "inbox lane: as --anthropic-api-key-file, the key itself (prefer the file or the env)")
+	fs.StringVar(&c.AnthropicModel, "anthropic-model", "", "inbox lane: the model (default "+anthropic.DefaultModel+")")
+	fs.StringVar(&c.AnthropicBaseURL, "anthropic-base-url", "", "inbox lane: another base URL for the Messages API (a proxy, a local fake)")
 	fs.DurationVar(&c.BookingTimeout, "booking-timeout", httpbook.DefaultTimeout, "how long one request to a business's booking system (its booking_url) may take; a claim tries 3 times (at most 25s, under a timer's lease)")
 	fs.Float64Var(&c.SMSTPS, "sms-tps", 0, "SMS: texts a second per provider account (Twilio: 1 for a long code, more for a Messaging Service or short code); this instance's rate, evenly spaced; 0: no limit")
 	fs.Float64Var(&c.EmailTPS, "email-tps", 0, "email: messages a second per SMTP login; this instance's rate; 0: no limit")
@@ -105,7 +112,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, f := range []struct {
 		path string
 		dst  *string
-	}{{*adminFile, &c.AdminToken}, {*smtpFile, &c.SMTPURL}, {*twilioTokenFile, &c.Twilio.AuthToken}} {
+	}{{*adminFile, &c.AdminToken}, {*smtpFile, &c.SMTPURL}, {*twilioTokenFile, &c.Twilio.AuthToken}, {*anthropicKeyFile, &c.AnthropicKey}} {
 		if f.path == "" {
 			continue
 		}
@@ -201,6 +208,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc := waitlist.New(st, clock, c.BaseURL)
 	if svc.Sheets, err = c.sheetReader(ctx); err != nil {
 		return err
+	}
+	if c.AnthropicKey != "" {
+		svc.MailParser = anthropic.New(c.AnthropicKey, c.AnthropicBaseURL, c.AnthropicModel)
 	}
 	svc.Logger = logger
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: c.Instance, Logger: logger}

@@ -23,12 +23,14 @@ run demo:
 # from make bench).
 test: lint
 	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -tags bedrock ./intake/bedrock
 	$(GO) test -count=1 -race ./store/... ./timer/... ./outbox/... ./waitlist/... ./web/... ./cmd/...
 	$(GO) test -count=1 -run '^$$' -bench ClaimsPostgres -benchtime 50x ./waitlist
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags bedrock ./intake/bedrock ./cmd/nextup
 
 # More simulation seeds than CI runs: make sim SEEDS=10000
 sim:

@@ -212,6 +212,15 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	if c.AnthropicKey != "" {
 		svc.MailParser = anthropic.New(c.AnthropicKey, c.AnthropicBaseURL, c.AnthropicModel)
 	}
+	for _, mk := range mailParsers { // optional parsers built in with tags (bedrock)
+		p, err := mk(ctx)
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			svc.MailParser = p
+		}
+	}
 	svc.Logger = logger
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: c.Instance, Logger: logger}
 	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New(), Logger: logger, Senders: map[nextup.Channel]nextup.Sender{}}
@@ -395,3 +404,8 @@ func (c serveConfig) sheetReader(ctx context.Context) (*sheet.Reader, error) {
 	r.Sheets = svc
 	return r, nil
 }
+
+// mailParsers make the inbox lane's optional model parsers that are built
+// in with a tag (bedrock.go, -tags bedrock); each returns nil when not
+// configured.
+var mailParsers []func(ctx context.Context) (waitlist.MailParser, error)

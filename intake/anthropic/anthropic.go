@@ -12,8 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -44,119 +42,31 @@ func New(apiKey, baseURL, model string) *Parser {
 	return &Parser{client: sdk.NewClient(opts...), model: model}
 }
 
-// toolName is the tool the model must call with the row.
-const toolName = "propose_waitlist_row"
-
-// row is the tool's input: the proposed row, as the schema describes it.
-type row struct {
-	Name       string             `json:"name"`
-	Email      string             `json:"email"`
-	Phone      string             `json:"phone"`
-	Service    string             `json:"service"`
-	PartySize  int                `json:"party_size"`
-	Earliest   string             `json:"earliest"`
-	Latest     string             `json:"latest"`
-	Staff      string             `json:"staff"`
-	Confidence map[string]float64 `json:"confidence"`
-	Problems   []string           `json:"problems"`
-}
-
-var schema = sdk.ToolInputSchemaParam{
-	Properties: map[string]any{
-		"name":       map[string]any{"type": "string", "description": "the requester's name, as they sign; empty if unknown"},
-		"email":      map[string]any{"type": "string", "description": "the requester's email address; empty if none"},
-		"phone":      map[string]any{"type": "string", "description": "the requester's phone number in E.164 (+447911123456), the business's country by default; empty if none"},
-		"service":    map[string]any{"type": "string", "description": "exactly one of the business's service names, or empty"},
-		"party_size": map[string]any{"type": "integer", "description": "how many people the booking is for; 1 if not said"},
-		"earliest":   map[string]any{"type": "string", "description": "RFC 3339 time with offset of the earliest acceptable start, in the business timezone; empty if none"},
-		"latest":     map[string]any{"type": "string", "description": "RFC 3339 time with offset of the latest acceptable start; empty if none"},
-		"staff":      map[string]any{"type": "string", "description": "exactly one of the business's staff names the requester asks for, or empty"},
-		"confidence": map[string]any{"type": "object", "description": "0 to 1 per field name", "additionalProperties": map[string]any{"type": "number"}},
-		"problems":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "what staff should check, in plain words"},
-	},
-	Required: []string{"name", "email", "phone", "service", "party_size", "earliest", "latest", "staff", "confidence", "problems"},
-}
-
 // Propose asks the model for the row. Its answer is checked against the
 // business: a service or staff name not in the catalogue is dropped with a
 // problem, times must carry an offset, confidences are clamped to 0..1.
 func (p *Parser) Propose(ctx context.Context, in parse.Input, b parse.Business) (parse.Proposal, error) {
-	loc := b.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	var services []string
-	for _, s := range b.Services {
-		if len(s.Synonyms) == 0 {
-			services = append(services, s.Name)
-			continue
-		}
-		services = append(services, s.Name+" (also: "+strings.Join(s.Synonyms, ", ")+")")
-	}
-	system := fmt.Sprintf("You read booking requests for a business's waitlist and call %s with what the requester asked for. "+
-		"Timezone: %s. Country for phone numbers: %s. Services: %s. Staff: %s. The request was written at %s; "+
-		"read relative dates from then. Leave a field empty rather than guess, and say what is unclear in problems.",
-		toolName, loc, b.Country, strings.Join(services, "; "), strings.Join(b.Staff, ", "), in.Sent.In(loc).Format(time.RFC3339))
-	user := fmt.Sprintf("From: %s <%s>\nSubject: %s\n\n%s\n\n%s", in.FromName, in.FromAddress, in.Subject, in.Text, in.Signature)
+	system, user := parse.ModelPrompt(in, b)
 	msg, err := p.client.Messages.New(ctx, sdk.MessageNewParams{
 		Model: sdk.Model(p.model), MaxTokens: 1024,
-		System:     []sdk.TextBlockParam{{Text: system}},
-		Messages:   []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(user))},
-		Tools:      []sdk.ToolUnionParam{sdk.ToolUnionParamOfTool(schema, toolName)},
-		ToolChoice: sdk.ToolChoiceParamOfTool(toolName),
+		System:   []sdk.TextBlockParam{{Text: system}},
+		Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(user))},
+		Tools: []sdk.ToolUnionParam{sdk.ToolUnionParamOfTool(sdk.ToolInputSchemaParam{
+			Properties: parse.ModelSchema["properties"], Required: parse.ModelRequired}, parse.ModelTool)},
+		ToolChoice: sdk.ToolChoiceParamOfTool(parse.ModelTool),
 	})
 	if err != nil {
 		return parse.Proposal{}, fmt.Errorf("anthropic: %w", err)
 	}
 	for _, c := range msg.Content {
-		if c.Type != "tool_use" || c.Name != toolName {
+		if c.Type != "tool_use" || c.Name != parse.ModelTool {
 			continue
 		}
-		var r row
+		var r parse.ModelRow
 		if err := json.Unmarshal(c.Input, &r); err != nil {
 			return parse.Proposal{}, fmt.Errorf("anthropic: the row: %w", err)
 		}
-		return r.proposal(b), nil
+		return r.Proposal(b), nil
 	}
 	return parse.Proposal{}, errors.New("anthropic: the model did not propose a row")
-}
-
-func (r row) proposal(b parse.Business) parse.Proposal {
-	out := parse.Proposal{Name: strings.TrimSpace(r.Name), Email: strings.TrimSpace(r.Email), Phone: strings.TrimSpace(r.Phone),
-		PartySize: max(r.PartySize, 0), Confidence: map[string]float64{}, Problems: r.Problems}
-	for k, v := range r.Confidence {
-		out.Confidence[k] = min(max(v, 0), 1)
-	}
-	for _, s := range b.Services {
-		if strings.EqualFold(s.Name, strings.TrimSpace(r.Service)) {
-			out.Service = s.Name
-		}
-	}
-	if out.Service == "" && r.Service != "" {
-		out.Problems = append(out.Problems, fmt.Sprintf("the model named a service %q that is not in the catalogue", r.Service))
-	}
-	if i := slices.IndexFunc(b.Staff, func(s string) bool { return strings.EqualFold(s, strings.TrimSpace(r.Staff)) }); i >= 0 {
-		out.Staff = b.Staff[i]
-	} else if r.Staff != "" {
-		out.Problems = append(out.Problems, fmt.Sprintf("the model named staff %q who is not on the team", r.Staff))
-	}
-	for _, t := range []struct {
-		raw string
-		dst *time.Time
-	}{{r.Earliest, &out.Earliest}, {r.Latest, &out.Latest}} {
-		if t.raw == "" {
-			continue
-		}
-		v, err := time.Parse(time.RFC3339, t.raw)
-		if err != nil {
-			out.Problems = append(out.Problems, fmt.Sprintf("the model gave a time %q that is not RFC 3339", t.raw))
-			continue
-		}
-		*t.dst = v
-	}
-	if !out.Earliest.IsZero() && !out.Latest.IsZero() && out.Latest.Before(out.Earliest) {
-		out.Earliest, out.Latest = time.Time{}, time.Time{}
-		out.Problems = append(out.Problems, "the model's window ends before it starts")
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/mailmsg"
@@ -55,7 +56,9 @@ func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte
 	pb := parse.Business{Location: loc, Country: b.Profile.Country, Services: b.Profile.Services, Staff: b.Profile.Staff}
 	var p parse.Proposal
 	if s.MailParser != nil {
-		p, err = s.MailParser.Propose(ctx, in, pb)
+		mctx, cancel := context.WithTimeout(ctx, 10*time.Second) // leave time for the rules and the store
+		p, err = s.MailParser.Propose(mctx, in, pb)
+		cancel()
 		if err != nil {
 			s.log().Warn("the model parser failed; reading the request by the rules", "business_id", businessID, "error", err)
 			p = parse.Propose(in, pb)
@@ -64,7 +67,9 @@ func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte
 	} else {
 		p = parse.Propose(in, pb)
 	}
-	sum := sha256.Sum256([]byte(strings.ToLower(req.From.Address) + "\x00" + sent.UTC().String() + "\x00" + req.Body))
+	// The written time as the mail says it (zero when it says none), so a
+	// mail without a Date forwarded twice is still one request.
+	sum := sha256.Sum256([]byte(strings.ToLower(req.From.Address) + "\x00" + req.Sent.UTC().String() + "\x00" + req.Body))
 	excerpt := req.Body
 	if req.Subject != "" {
 		excerpt = req.Subject + "\n\n" + excerpt

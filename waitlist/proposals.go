@@ -17,6 +17,9 @@ const MessageProposal = "proposal"
 // proposalLinkTTL is how long the owner's one-tap links work.
 const proposalLinkTTL = 7 * 24 * time.Hour
 
+// maxRequestAge bounds how far back a request's place can count from.
+const maxRequestAge = 14 * 24 * time.Hour
+
 // maxExcerpt bounds the request's words kept with a proposal.
 const maxExcerpt = 2000
 
@@ -50,8 +53,15 @@ func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParam
 			return notFound("business", businessID, err)
 		}
 		received := p.ReceivedAt
-		if received.IsZero() || received.After(w.now) {
+		switch {
+		case received.IsZero() || received.After(w.now):
 			received = w.now // a Date header from the future is not believed
+		case received.Before(w.now.Add(-maxRequestAge)):
+			// A Date header is the sender's word: a request older than
+			// this keeps its place only from this far back.
+			received = w.now.Add(-maxRequestAge)
+			p.Problems = append(p.Problems, fmt.Sprintf("the request says it was written %s; it keeps its place only from %s",
+				p.ReceivedAt.Format("2 Jan 2006"), received.Format("2 Jan 2006")))
 		}
 		token, hash := w.s.Random.Token()
 		prop = nextup.Proposal{
@@ -67,6 +77,9 @@ func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParam
 		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			To: "proposal_received", Reason: p.Source, Detail: map[string]any{"proposal_id": prop.ID, "problems": len(p.Problems)}}); err != nil {
 			return err
+		}
+		if p.Source == nextup.ProposalFromSheet {
+			return nil // rows of a sheet: listed on the dashboard, not mailed one by one
 		}
 		return w.queueProposal(ctx, bi, prop, token)
 	})
@@ -122,6 +135,7 @@ func (w *work) queueProposal(ctx context.Context, bi *bizInfo, p nextup.Proposal
 		add("Until", FormatWhen(f.Latest, bi.loc))
 	}
 	add("With", f.Staff)
+	add("Joins as of", FormatWhen(p.ReceivedAt, bi.loc))
 	if len(p.Problems) > 0 {
 		add("Check", strings.Join(p.Problems, "; "))
 	}

@@ -115,6 +115,12 @@ func TestProposalApproveRejectExpire(t *testing.T) {
 	if got, _ := b.svc.ListProposals(b.ctx, b.biz.ID, nextup.ProposalOpen); len(got) != 1 || got[0].ID != r.ID {
 		t.Errorf("after a refused approval: %+v", got)
 	}
+	// A Date header far in the past buys a place only two weeks back.
+	old, _, err := b.svc.Propose(b.ctx, b.biz.ID, waitlist.ProposeParams{Source: nextup.ProposalFromEmail, SourceRef: "<old@x>",
+		ReceivedAt: b.clock.Now().Add(-60 * 24 * time.Hour), Fields: nextup.ProposalFields{Name: "Old", Email: "old@example.com"}})
+	if err != nil || !old.ReceivedAt.Equal(b.clock.Now().Add(-14*24*time.Hour)) || len(old.Problems) != 1 {
+		t.Errorf("an old request: received %v, problems %v, %v", old.ReceivedAt, old.Problems, err)
+	}
 	// The owner's link works for a week.
 	owner := "owner@salon.example"
 	if _, err := b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{OwnerEmail: &owner}); err != nil {

@@ -111,7 +111,9 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, "sheet_unreadable", "this server cannot read sheets")
 	}
 	src := sheetSource(b.Profile.Sheet)
-	rows, err := s.Sheets.Read(ctx, src)
+	rctx, cancel := context.WithTimeout(ctx, 20*time.Second) // the read only; the import takes what it takes
+	rows, err := s.Sheets.Read(rctx, src)
+	cancel()
 	if err != nil {
 		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, "sheet_unreadable", "%v", err)
 	}
@@ -126,7 +128,10 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 	}); err != nil {
 		return SheetSync{}, err
 	}
-	if len(last) == 1 && last[0].Hash == hash && last[0].Source == src.String() {
+	// The same content again changes nothing, unless rows were turned
+	// away last time: those may go in now (an offer answered, the
+	// catalogue fixed), and proposals are made once each anyway.
+	if len(last) == 1 && last[0].Hash == hash && last[0].Source == src.String() && last[0].Rejected == 0 {
 		return SheetSync{Version: last[0]}, nil
 	}
 	recs := make([]csvrows.Record, len(rows))
@@ -192,10 +197,8 @@ func (s *Service) SheetVersions(ctx context.Context, businessID string) ([]nextu
 	return out, err
 }
 
-// syncSheetTimer runs a due sheet_sync timer: the read happens before the
-// timer's transaction (a slow sheet must not hold a write transaction);
-// the transaction then schedules the next read. A crash in between reads
-// again, which changes nothing.
+// syncSheetTimer reads the sheet of a sheet_sync timer that has been
+// finished and rescheduled; a failure waits for the next read.
 func (s *Service) syncSheetTimer(ctx context.Context, t nextup.Timer) {
 	if _, err := s.SyncSheet(ctx, t.BusinessID); err != nil {
 		s.log().Warn("sheet sync failed; the next read will try again", "business_id", t.BusinessID, "error", err)

@@ -19,11 +19,21 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		return fmt.Errorf("timer %d handled without a claim", t.ID)
 	}
 	if t.Kind == nextup.TimerSheetSync {
-		// The read happens outside the transaction; the transaction
-		// below finishes the timer and schedules the next read.
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		s.syncSheetTimer(sctx, t)
-		cancel()
+		// Finish the timer and schedule the next read first, under the
+		// claim; then read and import, outside any transaction and with
+		// no lease to outlive. A crash in between skips one read.
+		err := s.tx(ctx, func(w *work) error {
+			w.actor = nextup.ActorTimer
+			if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+				return fmt.Errorf("finish timer %s: %w", t.Key, err)
+			}
+			return w.nextSheetSync(ctx, t.SubjectID)
+		})
+		if err != nil {
+			return err
+		}
+		s.syncSheetTimer(ctx, t)
+		return nil
 	}
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
@@ -53,8 +63,6 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			err = w.matchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		case nextup.TimerBookingRemind:
 			err = w.remind(ctx, t.SubjectID)
-		case nextup.TimerSheetSync:
-			err = w.nextSheetSync(ctx, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

@@ -325,10 +325,14 @@ func (s *Server) dashRequests(w http.ResponseWriter, r *http.Request, sc staffCt
 
 // dashDecide is POST /dash/requests/{id}/approve|reject.
 func (s *Server) dashDecide(w http.ResponseWriter, r *http.Request, sc staffCtx) {
-	id := r.PathValue("id")
+	id, do := r.PathValue("id"), r.PathValue("do")
+	if do != "approve" && do != "reject" {
+		s.errorPage(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such page"))
+		return
+	}
 	var err error
 	notice := "Rejected."
-	if r.PathValue("do") == "approve" {
+	if do == "approve" {
 		o := waitlist.ProposalOverrides{Name: strings.TrimSpace(r.PostFormValue("name")), Service: strings.TrimSpace(r.PostFormValue("service"))}
 		var res waitlist.JoinResult
 		res, err = s.Svc.ApproveProposal(r.Context(), sc.Business.ID, id, o, sc.Staff.ID)

@@ -213,7 +213,8 @@ func proposalPageData(p nextup.Proposal, b nextup.Business, r *http.Request) pag
 	default:
 		d.CanLeave = true // the confirm button
 		if r.PathValue("do") == "approve" {
-			d.Heading, d.Message = "Approve this request?", who+" joins the waitlist as of when they asked."
+			d.Heading = "Approve this request?"
+			d.Message = who + " joins the waitlist as of " + waitlist.FormatWhen(p.ReceivedAt, bizLoc(b)) + ", when they asked."
 		} else {
 			d.Heading, d.Message = "Reject this request?", "Nobody is added; the request stays on the dashboard as rejected."
 		}

@@ -17,15 +17,16 @@ func TestSheetOverHTTP(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	csv := "Name,Email,Service\nAnn,ann@example.com,haircut\n"
-	pub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pub := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		_, _ = w.Write([]byte(csv))
 	}))
 	defer pub.Close()
-	a := setup(t, func(s *web.Server) { s.Svc.Sheets = &sheet.Reader{} })
+	a := setup(t, func(s *web.Server) { s.Svc.Sheets = &sheet.Reader{HTTP: pub.Client()} })
 	a.problem(a.do("POST", "/v1/businesses/"+a.bid+"/sheet:sync", a.key, ""), 409, "no_sheet")
 	a.problem(a.do("PUT", "/v1/businesses/"+a.bid+"/sheet", a.key, `{"url":"not a url"}`), 400, "validation_failed")
+	a.problem(a.do("PUT", "/v1/businesses/"+a.bid+"/sheet", a.key, `{"url":"http://example.com/pub.csv"}`), 400, "validation_failed")
 	var set map[string]any
 	a.must(a.do("PUT", "/v1/businesses/"+a.bid+"/sheet", a.key, `{"url":"`+pub.URL+`/pub.csv"}`), 200, &set)
 	if s := set["sheet"].(map[string]any); s["every_seconds"] != float64(300) {

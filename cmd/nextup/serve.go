@@ -312,6 +312,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		inbound = &smtpd.Server{Directory: svc, Domain: c.InboundDomain, Logger: logger,
 			Deliver: func(ctx context.Context, bid, _ string, raw []byte) error {
 				_, _, err := svc.ReceiveMail(ctx, bid, raw)
+				if errors.Is(err, waitlist.ErrMailTooLarge) {
+					return smtpd.ErrTooBig
+				}
 				if errors.Is(err, nextup.ErrInvalid) {
 					// Unreadable as a request: nothing to propose, and
 					// nothing the sender can fix by trying again.
@@ -382,7 +385,7 @@ func baseURL(addr string, ln net.Listener) string {
 // sheetReader reads mirrored sheets: published CSV URLs always, Google
 // Sheets when credentials or an API key are given.
 func (c serveConfig) sheetReader(ctx context.Context) (*sheet.Reader, error) {
-	r := &sheet.Reader{HTTP: &http.Client{Timeout: 20 * time.Second}}
+	r := &sheet.Reader{HTTP: sheet.SafeHTTPClient(20 * time.Second)}
 	var opts []option.ClientOption
 	switch {
 	case c.GoogleCredentialsFile != "":

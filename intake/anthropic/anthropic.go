@@ -32,7 +32,7 @@ type Parser struct {
 // New returns a Parser for an API key; baseURL, when set, points the SDK
 // elsewhere (a local fake in tests, a proxy).
 func New(apiKey, baseURL, model string) *Parser {
-	opts := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(1), option.WithRequestTimeout(30 * time.Second)}
+	opts := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0), option.WithRequestTimeout(10 * time.Second)}
 	if baseURL != "" {
 		opts = append(opts, option.WithBaseURL(baseURL))
 	}

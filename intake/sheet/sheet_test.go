@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/api/option"
 
@@ -57,7 +58,7 @@ func TestReadGoogleSheet(t *testing.T) {
 func TestReadCSVURL(t *testing.T) {
 	t.Parallel()
 	body := "\ufeffName;Email;Notes\r\nAnn;ann@example.com;\"first line\nsecond\"\r\n"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/pub.csv" {
 			http.NotFound(w, r)
 			return
@@ -66,7 +67,7 @@ func TestReadCSVURL(t *testing.T) {
 		_, _ = w.Write([]byte(body))
 	}))
 	defer srv.Close()
-	r := &sheet.Reader{}
+	r := &sheet.Reader{HTTP: srv.Client()}
 	rows, err := r.Read(context.Background(), sheet.Source{URL: srv.URL + "/pub.csv"})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,12 @@ func TestReadCSVURL(t *testing.T) {
 	if _, err := r.Read(context.Background(), sheet.Source{URL: srv.URL + "/gone.csv"}); err == nil {
 		t.Error("a 404 read as a sheet")
 	}
-	for _, bad := range []sheet.Source{{}, {URL: "ftp://x/y.csv"}, {URL: srv.URL, SpreadsheetID: "x"}, {SpreadsheetID: "https://docs.google.com/x"}} {
+	// The client for businesses' URLs will not reach this machine.
+	if _, err := (&sheet.Reader{HTTP: sheet.SafeHTTPClient(5 * time.Second)}).Read(context.Background(), sheet.Source{URL: srv.URL + "/pub.csv"}); err == nil ||
+		!strings.Contains(err.Error(), "not on the public internet") {
+		t.Errorf("the safe client read a loopback URL: %v", err)
+	}
+	for _, bad := range []sheet.Source{{}, {URL: "ftp://x/y.csv"}, {URL: "http://example.com/y.csv"}, {URL: srv.URL, SpreadsheetID: "x"}, {SpreadsheetID: "https://docs.google.com/x"}} {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("source %+v accepted", bad)
 		}

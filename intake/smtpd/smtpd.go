@@ -166,8 +166,10 @@ var (
 	errNotAllowed = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "This sender may not forward to this address: add it to the business's inbound senders"}
 	errSlowDown   = &smtp.SMTPError{Code: 421, EnhancedCode: smtp.EnhancedCode{4, 7, 0}, Message: "Too many messages from you; try again later"}
 	errLater      = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Could not take the message now; try again later"}
-	errTooBig     = &smtp.SMTPError{Code: 552, EnhancedCode: smtp.EnhancedCode{5, 3, 4}, Message: "Message too big"}
-	errNoFrom     = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "A sender address is required"}
+	// ErrTooBig is the 552 a Deliver may return for a mail the lane
+	// cannot take for its size or depth.
+	ErrTooBig = &smtp.SMTPError{Code: 552, EnhancedCode: smtp.EnhancedCode{5, 3, 4}, Message: "Message too big"}
+	errNoFrom = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "A sender address is required"}
 )
 
 func (x *session) Reset()        { x.from, x.to = "", nil }
@@ -215,7 +217,7 @@ func (x *session) Data(r io.Reader) error {
 	var buf bytes.Buffer
 	_, err := io.Copy(&buf, io.LimitReader(r, x.s.maxBytes()+1))
 	if errors.Is(err, smtp.ErrDataTooLarge) || int64(buf.Len()) > x.s.maxBytes() {
-		return errTooBig
+		return ErrTooBig
 	}
 	if err != nil {
 		return err
@@ -224,6 +226,10 @@ func (x *session) Data(r io.Reader) error {
 	defer cancel()
 	for _, bid := range x.to {
 		if err := x.s.Deliver(ctx, bid, x.from, buf.Bytes()); err != nil {
+			var se *smtp.SMTPError
+			if errors.As(err, &se) {
+				return se // the lane's own answer (552 too big)
+			}
 			x.s.logger().Error("inbound mail: the lane failed", "business_id", bid, "from", x.from, "error", err)
 			return errLater
 		}

@@ -124,7 +124,7 @@ func TestListenerAcceptsForwardedMail(t *testing.T) {
 
 func TestListenerRefusals(t *testing.T) {
 	t.Parallel()
-	addr, _, got, fail := start(t, func(s *smtpd.Server) { s.MaxBytes = 2048; s.PerMinute = 6 })
+	addr, _, got, fail := start(t, func(s *smtpd.Server) { s.MaxBytes = 2048; s.PerMinute = 7 })
 	for _, c := range []struct {
 		name, from, to, body string
 		want                 int
@@ -143,13 +143,18 @@ func TestListenerRefusals(t *testing.T) {
 	if code := send(t, addr, "desk@cornercuts.example", "corner-cuts@inbound.example", mail); code != 451 {
 		t.Errorf("lane failing: %d, want 451", code)
 	}
+	// The lane's own refusal (too big to read) goes back as it is.
+	fail(smtpd.ErrTooBig)
+	if code := send(t, addr, "desk@cornercuts.example", "corner-cuts@inbound.example", mail); code != 552 {
+		t.Errorf("lane refusing the size: %d, want 552", code)
+	}
 	fail(nil)
-	// Six messages a minute from one client: the next is told to slow down.
+	// Seven messages a minute from one client: the next is told to slow down.
 	if code := send(t, addr, "desk@cornercuts.example", "corner-cuts@inbound.example", mail); code != 0 {
-		t.Errorf("sixth: %d", code)
+		t.Errorf("seventh: %d", code)
 	}
 	if code := send(t, addr, "desk@cornercuts.example", "corner-cuts@inbound.example", mail); code != 421 {
-		t.Errorf("seventh in a minute: %d, want 421", code)
+		t.Errorf("eighth in a minute: %d, want 421", code)
 	}
 	if n := len(got()); n != 1 {
 		t.Errorf("%d deliveries, want 1", n)

@@ -65,14 +65,10 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 	if to == "" {
 		return skip("no_other_channel")
 	}
-	sups, err := w.tx.SuppressionList(ctx, o.BusinessID, []string{nextup.AddressKey(other, to)})
-	if err != nil {
+	if out, err := optedOut(ctx, w.tx, o.BusinessID, other, to); err != nil {
 		return err
-	}
-	for _, s := range sups {
-		if s.Channel == other {
-			return skip("opted_out")
-		}
+	} else if out {
+		return skip("opted_out")
 	}
 	msgs, err := w.tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
 	if err != nil {
@@ -102,13 +98,10 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 // escalationMessage is the follow-up of an offer, on the other channel,
 // with the same claim link.
 func escalationMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, ch nextup.Channel, now time.Time) nextup.Message {
-	d := slotData(bi, sl, e, o.PartySize)
-	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, now, bi.loc), Countdown(o.ExpiresAt.Sub(now)), link
+	d := offerData(bi, sl, e, o, link, now)
 	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageEscalation, Channel: ch, To: addressOf(e, ch), ClaimURL: link,
 		OfferID: o.ID, EntryID: e.ID}
-	if ch == nextup.ChannelEmail {
-		m.UnsubscribeURL = s.unsubscribeURL(bi.b, m.To)
-	}
+	s.stoppable(bi.b, &m)
 	compose(bi, TemplateEscalation, d, &m)
 	return m
 }

@@ -51,11 +51,9 @@ func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent
 		key := nextup.AddressKey(m.Channel, m.To)
 		suppressed := false
 		if permanent && key != "" {
-			sups, err := w.tx.SuppressionList(ctx, m.BusinessID, []string{key})
-			if err != nil {
+			if suppressed, err = optedOut(ctx, w.tx, m.BusinessID, m.Channel, m.To); err != nil {
 				return err
 			}
-			suppressed = slices.ContainsFunc(sups, func(sp nextup.Suppression) bool { return sp.Channel == m.Channel })
 			if !suppressed {
 				if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: m.BusinessID, Channel: m.Channel,
 					Address: key, Reason: "undeliverable: " + reason, At: w.now}); err != nil {
@@ -77,14 +75,10 @@ func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent
 			other = nextup.ChannelSMS
 		}
 		to := addressOf(e, other)
-		if to != "" {
-			sups, err := w.tx.SuppressionList(ctx, m.BusinessID, []string{nextup.AddressKey(other, to)})
-			if err != nil {
-				return err
-			}
-			if slices.ContainsFunc(sups, func(sp nextup.Suppression) bool { return sp.Channel == other }) {
-				to = ""
-			}
+		if out, err := optedOut(ctx, w.tx, m.BusinessID, other, to); err != nil {
+			return err
+		} else if out {
+			to = ""
 		}
 		switch m.Kind {
 		case nextup.MessageOffer, MessageEscalation, MessageFallback:
@@ -144,13 +138,10 @@ func (w *work) offerFallback(ctx context.Context, bi *bizInfo, m nextup.Message,
 	if err != nil {
 		return err
 	}
-	d := slotData(bi, sl, e, o.PartySize)
-	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, w.now, bi.loc), Countdown(o.ExpiresAt.Sub(w.now)), m.ClaimURL
+	d := offerData(bi, sl, e, o, m.ClaimURL, w.now)
 	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
 		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID, NotBefore: w.notBefore(bi)}
-	if other == nextup.ChannelEmail {
-		f.UnsubscribeURL = w.s.unsubscribeURL(bi.b, to)
-	}
+	w.s.stoppable(bi.b, &f)
 	compose(bi, TemplateOffer, d, &f)
 	if err := w.queueWithID(ctx, f); err != nil {
 		return err

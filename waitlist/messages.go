@@ -64,6 +64,14 @@ func slotData(bi *bizInfo, sl nextup.Slot, e nextup.Entry, seats int) TemplateDa
 		When: FormatWhen(sl.StartsAt, bi.loc), Seats: seats}
 }
 
+// offerData is what a message carrying an offer's claim link says, its
+// deadline and countdown as seen from "from" (when it is sent).
+func offerData(bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, from time.Time) TemplateData {
+	d := slotData(bi, sl, e, o.PartySize)
+	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, from, bi.loc), Countdown(o.ExpiresAt.Sub(from)), link
+	return d
+}
+
 // addressOf is where a message on ch reaches the person behind e.
 func addressOf(e nextup.Entry, ch nextup.Channel) string {
 	if ch == nextup.ChannelSMS {
@@ -74,15 +82,12 @@ func addressOf(e nextup.Entry, ch nextup.Channel) string {
 
 func offerMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, token string) nextup.Message {
 	link := s.ClaimURL(token)
-	d := slotData(bi, sl, e, o.PartySize)
-	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, o.SendAt, bi.loc), Countdown(o.ExpiresAt.Sub(o.SendAt)), link
+	d := offerData(bi, sl, e, o, link, o.SendAt)
 	m := nextup.Message{
 		BusinessID: bi.b.ID, Kind: nextup.MessageOffer, Channel: o.Channel, To: addressOf(e, o.Channel), ClaimURL: link,
 		OfferID: o.ID, EntryID: e.ID, NotBefore: o.SendAt,
 	}
-	if m.Channel == nextup.ChannelEmail {
-		m.UnsubscribeURL = s.unsubscribeURL(bi.b, m.To)
-	}
+	s.stoppable(bi.b, &m)
 	compose(bi, TemplateOffer, d, &m)
 	return m
 }

@@ -44,9 +44,7 @@ func (w *work) queueJoined(ctx context.Context, bi *bizInfo, e nextup.Entry, sta
 		what = slotService(ev)
 	}
 	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageJoined, Channel: ch, To: addressOf(e, ch), EntryID: e.ID}
-	if ch == nextup.ChannelEmail {
-		m.UnsubscribeURL = w.s.unsubscribeURL(bi.b, m.To)
-	}
+	w.s.stoppable(bi.b, &m)
 	compose(bi, TemplateJoined, TemplateData{Name: e.Name, Service: what, StatusLink: w.s.StatusURL(statusToken)}, &m)
 	return w.queue(ctx, m)
 }
@@ -68,9 +66,7 @@ func (w *work) queueExpired(ctx context.Context, bi *bizInfo, o nextup.Offer) er
 	if m.To == "" {
 		return nil
 	}
-	if m.Channel == nextup.ChannelEmail {
-		m.UnsubscribeURL = w.s.unsubscribeURL(bi.b, m.To)
-	}
+	w.s.stoppable(bi.b, &m)
 	compose(bi, TemplateExpired, slotData(bi, sl, e, o.PartySize), &m)
 	return w.queue(ctx, m)
 }

@@ -65,8 +65,8 @@ func (s *Service) SetSheet(ctx context.Context, businessID string, c *nextup.She
 		if err := w.tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
 			return err
 		}
-		bi.b.Profile, out = prof, bi.b
-		out.Profile = prof
+		bi.b.Profile = prof
+		out = bi.b
 		if c == nil {
 			if err := w.tx.TimerCancel(ctx, sheetKey(businessID)); err != nil {
 				return err

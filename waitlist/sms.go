@@ -52,12 +52,9 @@ func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string)
 	case stopWords[word]:
 		already := false
 		err := s.tx(ctx, func(w *work) error {
-			sups, err := w.tx.SuppressionList(ctx, businessID, []string{number})
-			if err != nil {
+			var err error
+			if already, err = optedOut(ctx, w.tx, businessID, nextup.ChannelSMS, number); err != nil {
 				return err
-			}
-			for _, sp := range sups {
-				already = already || sp.Channel == nextup.ChannelSMS
 			}
 			if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: businessID, Channel: nextup.ChannelSMS,
 				Address: number, Reason: "sms " + word, At: w.now}); err != nil {

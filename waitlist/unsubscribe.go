@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/nextup-dev/nextup"
@@ -62,6 +63,24 @@ func openUnsubscribeToken(b nextup.Business, token string) (string, error) {
 	return string(addr), err
 }
 
+// stoppable gives an email a person may stop its one-click unsubscribe
+// link; texts carry none (STOP stops them).
+func (s *Service) stoppable(b nextup.Business, m *nextup.Message) {
+	if m.Channel == nextup.ChannelEmail {
+		m.UnsubscribeURL = s.unsubscribeURL(b, m.To)
+	}
+}
+
+// optedOut reports whether addr may not be contacted on ch by the business
+// (an SMS STOP, an unsubscribe link, an address that can never be reached).
+func optedOut(ctx context.Context, tx nextup.Tx, businessID string, ch nextup.Channel, addr string) (bool, error) {
+	if addr == "" {
+		return false, nil
+	}
+	sups, err := tx.SuppressionList(ctx, businessID, []string{nextup.AddressKey(ch, addr)})
+	return slices.ContainsFunc(sups, func(sp nextup.Suppression) bool { return sp.Channel == ch }), err
+}
+
 // unsubscribeURL is the one-click link for addr's email from b.
 func (s *Service) unsubscribeURL(b nextup.Business, addr string) string {
 	if addr == "" {
@@ -108,10 +127,8 @@ func (s *Service) UnsubscribeStatus(ctx context.Context, businessID, token strin
 	}
 	out := Unsubscription{Business: b.Name, Address: maskEmail(addr)}
 	err = s.Store.Read(ctx, func(tx nextup.Tx) error {
-		sups, err := tx.SuppressionList(ctx, b.ID, []string{addr})
-		for _, sp := range sups {
-			out.Done = out.Done || sp.Channel == nextup.ChannelEmail
-		}
+		var err error
+		out.Done, err = optedOut(ctx, tx, b.ID, nextup.ChannelEmail, addr)
 		return err
 	})
 	return out, err
@@ -125,14 +142,8 @@ func (s *Service) Unsubscribe(ctx context.Context, businessID, token string) (Un
 		return Unsubscription{}, err
 	}
 	err = s.tx(ctx, func(w *work) error {
-		sups, err := w.tx.SuppressionList(ctx, b.ID, []string{addr})
-		if err != nil {
+		if already, err := optedOut(ctx, w.tx, b.ID, nextup.ChannelEmail, addr); already || err != nil {
 			return err
-		}
-		for _, sp := range sups {
-			if sp.Channel == nextup.ChannelEmail {
-				return nil // already
-			}
 		}
 		w.actor = nextup.ActorCustomer
 		if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: b.ID, Channel: nextup.ChannelEmail,

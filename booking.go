@@ -28,6 +28,8 @@ type Booking struct {
 	TokenHash  string // hash of the calendar-link token
 	CreatedAt  time.Time
 	EndedAt    *time.Time
+	// CheckedInAt is when the person was checked in at the door (events).
+	CheckedInAt *time.Time
 }
 
 // HandBackState is whether staff have dealt with a hand-back.

@@ -56,7 +56,8 @@ type Slot struct {
 	MinParty    int
 	BookedSeats int
 	HeldSeats   int
-	HandedBack  bool // an open hand-back: the engine leaves the slot to staff until seats are freed again
+	HandedBack  bool           // an open hand-back: the engine leaves the slot to staff until seats are freed again
+	Event       *EventSettings // set for kind event
 	CreatedAt   time.Time
 }
 

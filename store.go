@@ -67,6 +67,8 @@ type Tx interface {
 	// SlotResize sets a new capacity only if it is at least booked+held.
 	SlotResize(ctx context.Context, id string, capacity int) (Slot, error)
 	SlotSetHandedBack(ctx context.Context, id string, handedBack bool) error
+	// SlotEventSet replaces an event's title and settings.
+	SlotEventSet(ctx context.Context, id, title string, ev EventSettings) error
 	// SlotOpenFor lists future slots with free seats, not handed back, that
 	// could fit the entry by service (or event), staff, start window and
 	// party size, soonest first. The engine makes the exact decision.
@@ -94,6 +96,10 @@ type Tx interface {
 	// EntryActiveByContact finds an active entry of the same person for the
 	// same service or event.
 	EntryActiveByContact(ctx context.Context, businessID, contactKey, service, eventID string) (Entry, error)
+	// EntryByContact finds the oldest entry of the same person for the
+	// same service or event in one of states (an event's registration,
+	// whether waiting, holding an offer or booked).
+	EntryByContact(ctx context.Context, businessID, contactKey, service, eventID string, states []EntryState) (Entry, error)
 	// EntryExpireBefore moves up to limit waiting entries of a business
 	// whose Latest is before t to expired and returns them.
 	EntryExpireBefore(ctx context.Context, businessID string, t time.Time, limit int) ([]Entry, error)
@@ -129,6 +135,19 @@ type Tx interface {
 	BookingByOffer(ctx context.Context, offerID string) (Booking, error)
 	BookingSetState(ctx context.Context, id string, from, to BookingState, at time.Time) (Booking, error)
 	BookingListBySlot(ctx context.Context, slotID string) ([]Booking, error)
+	// BookingCheckIn sets (at non-nil) or clears a booked booking's
+	// check-in; a booking that is not booked is ErrConflict.
+	BookingCheckIn(ctx context.Context, id string, at *time.Time) (Booking, error)
+
+	// PaymentCreate stores a new checkout of an offer.
+	PaymentCreate(ctx context.Context, p Payment) error
+	// PaymentBySession finds a payment by its provider's session id.
+	PaymentBySession(ctx context.Context, sessionID string) (Payment, error)
+	// PaymentListByOffer lists an offer's payments, newest first.
+	PaymentListByOffer(ctx context.Context, offerID string) ([]Payment, error)
+	// PaymentSetState applies a conditional change (ErrConflict when the
+	// payment is in none of c.From) and returns the payment.
+	PaymentSetState(ctx context.Context, id string, c PaymentChange) (Payment, error)
 
 	HandBackCreate(ctx context.Context, h HandBack) error
 	HandBackGet(ctx context.Context, id string) (HandBack, error)

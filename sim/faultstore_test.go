@@ -761,3 +761,52 @@ func (t *faultTx) PasswordResetUse(ctx context.Context, tokenHash string, now ti
 	}
 	return t.Tx.PasswordResetUse(ctx, tokenHash, now)
 }
+
+func (t *faultTx) SlotEventSet(ctx context.Context, id, title string, ev nextup.EventSettings) error {
+	if err := t.hit("SlotEventSet"); err != nil {
+		return err
+	}
+	return t.Tx.SlotEventSet(ctx, id, title, ev)
+}
+
+func (t *faultTx) EntryByContact(ctx context.Context, businessID, contactKey, service, eventID string, states []nextup.EntryState) (nextup.Entry, error) {
+	if err := t.hit("EntryByContact"); err != nil {
+		return nextup.Entry{}, err
+	}
+	return t.Tx.EntryByContact(ctx, businessID, contactKey, service, eventID, states)
+}
+
+func (t *faultTx) BookingCheckIn(ctx context.Context, id string, at *time.Time) (nextup.Booking, error) {
+	if err := t.hit("BookingCheckIn"); err != nil {
+		return nextup.Booking{}, err
+	}
+	return t.Tx.BookingCheckIn(ctx, id, at)
+}
+
+func (t *faultTx) PaymentCreate(ctx context.Context, p nextup.Payment) error {
+	if err := t.hit("PaymentCreate"); err != nil {
+		return err
+	}
+	return t.Tx.PaymentCreate(ctx, p)
+}
+
+func (t *faultTx) PaymentBySession(ctx context.Context, sessionID string) (nextup.Payment, error) {
+	if err := t.hit("PaymentBySession"); err != nil {
+		return nextup.Payment{}, err
+	}
+	return t.Tx.PaymentBySession(ctx, sessionID)
+}
+
+func (t *faultTx) PaymentListByOffer(ctx context.Context, offerID string) ([]nextup.Payment, error) {
+	if err := t.hit("PaymentListByOffer"); err != nil {
+		return nil, err
+	}
+	return t.Tx.PaymentListByOffer(ctx, offerID)
+}
+
+func (t *faultTx) PaymentSetState(ctx context.Context, id string, c nextup.PaymentChange) (nextup.Payment, error) {
+	if err := t.hit("PaymentSetState"); err != nil {
+		return nextup.Payment{}, err
+	}
+	return t.Tx.PaymentSetState(ctx, id, c)
+}

@@ -22,7 +22,7 @@ import (
 // Check compares one kind of record of one business in the two stores.
 type Check struct {
 	Business string
-	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals, sheet_versions
+	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals, sheet_versions, payments
 	From, To Digest
 }
 
@@ -136,12 +136,20 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		slices.SortFunc(slots, func(x, y nextup.Slot) int { return cmp.Compare(x.ID, y.ID) })
 		var offers []nextup.Offer
 		var bookings []nextup.Booking
+		var payments []nextup.Payment
 		for _, s := range slots {
 			o, err := tx.OfferListBySlot(ctx, s.ID)
 			if err != nil {
 				return err
 			}
 			offers = append(offers, o...)
+			for _, of := range o {
+				ps, err := tx.PaymentListByOffer(ctx, of.ID)
+				if err != nil {
+					return err
+				}
+				payments = append(payments, ps...)
+			}
 			bk, err := tx.BookingListBySlot(ctx, s.ID)
 			if err != nil {
 				return err
@@ -200,7 +208,8 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		}{{"slots", len(slots), slots}, {"offers", len(offers), offers}, {"bookings", len(bookings), bookings},
 			{"entries", len(entries), entries}, {"handbacks", len(hbs), hbs}, {"audit", len(audit), audit},
 			{"messages", len(msgs), msgs}, {"timers", len(timers), timers}, {"staff", len(staff), staff},
-			{"proposals", len(proposals), proposals}, {"sheet_versions", len(versions), versions}} {
+			{"proposals", len(proposals), proposals}, {"sheet_versions", len(versions), versions},
+			{"payments", len(payments), payments}} {
 			if err := add(kv.kind, kv.n, kv.v); err != nil {
 				return err
 			}

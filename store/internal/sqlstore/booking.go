@@ -8,7 +8,7 @@ import (
 )
 
 // BookingCols are the columns ScanBooking reads, in its order.
-const BookingCols = `id, business_id, slot_id, entry_id, offer_id, name, seats, state, token_hash, created_at, ended_at`
+const BookingCols = `id, business_id, slot_id, entry_id, offer_id, name, seats, state, token_hash, created_at, ended_at, checked_in_at`
 
 // ScanBooking reads a row of BookingCols.
 func ScanBooking(r Scanner) (nextup.Booking, error) {
@@ -16,22 +16,23 @@ func ScanBooking(r Scanner) (nextup.Booking, error) {
 		b       nextup.Booking
 		created int64
 		ended   *int64
+		checkin *int64
 	)
 	err := r.Scan(&b.ID, &b.BusinessID, &b.SlotID, &b.EntryID, &b.OfferID, &b.Name, &b.Seats, &b.State,
-		&b.TokenHash, &created, &ended)
-	b.CreatedAt, b.EndedAt = FromTS(created), FromNullTS(ended)
+		&b.TokenHash, &created, &ended, &checkin)
+	b.CreatedAt, b.EndedAt, b.CheckedInAt = FromTS(created), FromNullTS(ended), FromNullTS(checkin)
 	return b, err
 }
 
 // BookingInsert inserts a booking; BookingInsertArgs gives its arguments.
 const BookingInsert = `INSERT INTO bookings (` + BookingCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // BookingInsertArgs returns the arguments of BookingInsert for b, in
 // BookingCols order.
 func BookingInsertArgs(b nextup.Booking) []any {
 	return []any{b.ID, b.BusinessID, b.SlotID, b.EntryID, b.OfferID, b.Name, b.Seats, b.State, b.TokenHash,
-		TS(b.CreatedAt), TSPtr(b.EndedAt)}
+		TS(b.CreatedAt), TSPtr(b.EndedAt), TSPtr(b.CheckedInAt)}
 }
 
 // Queries of bookings, each named after the Tx method that runs it.
@@ -49,6 +50,11 @@ const (
 	BookingSetState = `UPDATE bookings SET state = ?1,
 			ended_at = CASE WHEN ?1 = 'booked' THEN ended_at ELSE ?2 END
 		WHERE id = ?3 AND state = ?4
+		RETURNING ` + BookingCols
+
+	// BookingCheckIn sets booking ?2's check-in to ?1 (NULL clears it)
+	// while it is booked, and returns it.
+	BookingCheckIn = `UPDATE bookings SET checked_in_at = ?1 WHERE id = ?2 AND state = 'booked'
 		RETURNING ` + BookingCols
 )
 

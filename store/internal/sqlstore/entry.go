@@ -140,6 +140,18 @@ const (
 		ORDER BY seq LIMIT 1`
 )
 
+// EntryByContact returns the query of Tx.EntryByContact and its arguments:
+// the oldest entry of a contact on one waitlist in one of states.
+func EntryByContact(businessID, contactKey, queue string, states []nextup.EntryState) (string, []any) {
+	q := `SELECT ` + EntryCols + ` FROM entries WHERE business_id = ? AND contact_key = ? AND queue = ? AND state IN (''`
+	args := []any{businessID, contactKey, queue}
+	for _, s := range states {
+		q += `, ?`
+		args = append(args, string(s))
+	}
+	return q + `) ORDER BY seq LIMIT 1`, args
+}
+
 // EntryExpiryOrder orders expired entries as EntryExpireBefore hands them out:
 // by Latest, then Seq.
 func EntryExpiryOrder(a, b nextup.Entry) int {

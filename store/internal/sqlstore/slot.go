@@ -1,12 +1,16 @@
 package sqlstore
 
 import (
+	"encoding/json"
+	"fmt"
+	"time"
+
 	"github.com/nextup-dev/nextup"
 )
 
 // SlotCols are the columns ScanSlot reads, in its order.
 const SlotCols = `id, business_id, kind, title, service, staff, starts_at, ends_at, capacity, seating,
-	min_party, booked_seats, held_seats, handed_back, created_at`
+	min_party, booked_seats, held_seats, handed_back, created_at, event`
 
 // ScanSlot reads a row of SlotCols.
 func ScanSlot(r Scanner) (nextup.Slot, error) {
@@ -14,23 +18,28 @@ func ScanSlot(r Scanner) (nextup.Slot, error) {
 		s                     nextup.Slot
 		starts, ends, created int64
 		handedBack            int
+		event                 string
 	)
 	err := r.Scan(&s.ID, &s.BusinessID, &s.Kind, &s.Title, &s.Service, &s.Staff, &starts, &ends,
-		&s.Capacity, &s.Seating, &s.MinParty, &s.BookedSeats, &s.HeldSeats, &handedBack, &created)
+		&s.Capacity, &s.Seating, &s.MinParty, &s.BookedSeats, &s.HeldSeats, &handedBack, &created, &event)
 	s.StartsAt, s.EndsAt, s.CreatedAt = FromTS(starts), FromTS(ends), FromTS(created)
 	s.HandedBack = handedBack != 0
+	if err == nil && event != "" {
+		s.Event, err = DecodeEvent(event)
+	}
 	return s, err
 }
 
 // SlotInsert inserts a slot; SlotInsertArgs gives its arguments.
 const SlotInsert = `INSERT INTO slots (` + SlotCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // SlotInsertArgs returns the arguments of SlotInsert for s, in SlotCols
 // order.
 func SlotInsertArgs(s nextup.Slot) []any {
 	return []any{s.ID, s.BusinessID, s.Kind, s.Title, s.Service, s.Staff, TS(s.StartsAt), TS(s.EndsAt),
-		s.Capacity, s.Seating, s.MinParty, s.BookedSeats, s.HeldSeats, BoolInt(s.HandedBack), TS(s.CreatedAt)}
+		s.Capacity, s.Seating, s.MinParty, s.BookedSeats, s.HeldSeats, BoolInt(s.HandedBack), TS(s.CreatedAt),
+		EncodeEvent(s.Event)}
 }
 
 // Queries of slots, each named after the Tx method that runs it.
@@ -58,6 +67,9 @@ const (
 
 	// SlotSetHandedBack sets a slot's handed_back flag (0 or 1).
 	SlotSetHandedBack = `UPDATE slots SET handed_back = ? WHERE id = ?`
+
+	// SlotEventSet sets an event's title and settings (EncodeEvent).
+	SlotEventSet = `UPDATE slots SET title = ?, event = ? WHERE id = ? AND kind = 'event'`
 )
 
 // SlotList returns the query of Tx.SlotList and its arguments; limit is
@@ -75,4 +87,70 @@ func SlotList(f nextup.SlotFilter, limit any) (string, []any) {
 	}
 	q += ` ORDER BY starts_at, id LIMIT ?`
 	return q, append(args, limit)
+}
+
+// eventJSON is how an event's settings are stored: durations in seconds,
+// instants in microseconds, so the column reads the same in both stores.
+type eventJSON struct {
+	MaxGuests          int     `json:"max_guests"`
+	WaitlistLimit      *int    `json:"waitlist_limit,omitempty"`
+	RegistrationCutoff *int64  `json:"registration_cutoff,omitempty"`
+	CancellationCutoff *int64  `json:"cancellation_cutoff,omitempty"`
+	PromotionCutoff    int64   `json:"promotion_cutoff_seconds"`
+	ClaimWindow        int64   `json:"claim_window_seconds"`
+	ReminderOffsets    []int64 `json:"reminder_offsets_seconds"`
+	ReminderMorningOf  string  `json:"reminder_morning_of"`
+	PriceCents         int64   `json:"price_cents"`
+	Currency           string  `json:"currency"`
+}
+
+// EncodeEvent returns the stored form of an event's settings ("" for nil).
+func EncodeEvent(ev *nextup.EventSettings) string {
+	if ev == nil {
+		return ""
+	}
+	j := eventJSON{
+		MaxGuests: ev.MaxGuests, WaitlistLimit: ev.WaitlistLimit,
+		PromotionCutoff: int64(ev.PromotionCutoff / time.Second), ClaimWindow: int64(ev.ClaimWindow / time.Second),
+		ReminderOffsets: []int64{}, ReminderMorningOf: ev.ReminderMorningOf, PriceCents: ev.PriceCents, Currency: ev.Currency,
+	}
+	for _, t := range []struct {
+		in  *time.Time
+		out **int64
+	}{{ev.RegistrationCutoff, &j.RegistrationCutoff}, {ev.CancellationCutoff, &j.CancellationCutoff}} {
+		if t.in != nil {
+			us := TS(*t.in)
+			*t.out = &us
+		}
+	}
+	for _, d := range ev.ReminderOffsets {
+		j.ReminderOffsets = append(j.ReminderOffsets, int64(d/time.Second))
+	}
+	b, _ := json.Marshal(j) // plain fields: cannot fail
+	return string(b)
+}
+
+// DecodeEvent reads an event's settings as EncodeEvent stored them.
+func DecodeEvent(s string) (*nextup.EventSettings, error) {
+	var j eventJSON
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return nil, fmt.Errorf("event settings: %w", err)
+	}
+	ev := &nextup.EventSettings{
+		MaxGuests: j.MaxGuests, WaitlistLimit: j.WaitlistLimit,
+		PromotionCutoff: time.Duration(j.PromotionCutoff) * time.Second, ClaimWindow: time.Duration(j.ClaimWindow) * time.Second,
+		ReminderOffsets: []time.Duration{}, ReminderMorningOf: j.ReminderMorningOf, PriceCents: j.PriceCents, Currency: j.Currency,
+	}
+	if j.RegistrationCutoff != nil {
+		t := FromTS(*j.RegistrationCutoff)
+		ev.RegistrationCutoff = &t
+	}
+	if j.CancellationCutoff != nil {
+		t := FromTS(*j.CancellationCutoff)
+		ev.CancellationCutoff = &t
+	}
+	for _, s := range j.ReminderOffsets {
+		ev.ReminderOffsets = append(ev.ReminderOffsets, time.Duration(s)*time.Second)
+	}
+	return ev, nil
 }

@@ -1,0 +1,57 @@
+package sqlstore
+
+import (
+	"github.com/nextup-dev/nextup"
+)
+
+// PaymentCols are the columns ScanPayment reads, in its order.
+const PaymentCols = `id, business_id, slot_id, offer_id, entry_id, provider, session_id, url, amount_cents, currency,
+	state, payment_intent, refund_id, expires_at, created_at, updated_at`
+
+// ScanPayment reads a row of PaymentCols.
+func ScanPayment(r Scanner) (nextup.Payment, error) {
+	var (
+		p                         nextup.Payment
+		expires, created, updated int64
+	)
+	err := r.Scan(&p.ID, &p.BusinessID, &p.SlotID, &p.OfferID, &p.EntryID, &p.Provider, &p.SessionID, &p.URL,
+		&p.AmountCents, &p.Currency, &p.State, &p.PaymentIntent, &p.RefundID, &expires, &created, &updated)
+	p.ExpiresAt, p.CreatedAt, p.UpdatedAt = FromTS(expires), FromTS(created), FromTS(updated)
+	return p, err
+}
+
+// PaymentInsert inserts a payment; PaymentInsertArgs gives its arguments.
+const PaymentInsert = `INSERT INTO payments (` + PaymentCols + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// PaymentInsertArgs returns the arguments of PaymentInsert for p.
+func PaymentInsertArgs(p nextup.Payment) []any {
+	return []any{p.ID, p.BusinessID, p.SlotID, p.OfferID, p.EntryID, p.Provider, p.SessionID, p.URL,
+		p.AmountCents, p.Currency, p.State, p.PaymentIntent, p.RefundID, TS(p.ExpiresAt), TS(p.CreatedAt), TS(p.UpdatedAt)}
+}
+
+// Queries of payments, each named after the Tx method that runs it.
+const (
+	// PaymentBySession reads a payment by its provider's session id.
+	PaymentBySession = `SELECT ` + PaymentCols + ` FROM payments WHERE session_id = ?`
+	// PaymentListByOffer lists an offer's payments; each store appends
+	// its newest-first order.
+	PaymentListByOffer = `SELECT ` + PaymentCols + ` FROM payments WHERE offer_id = ?`
+)
+
+// PaymentSetState returns the conditional update of Tx.PaymentSetState
+// and its arguments: payment id moves from one of c.From to c.To, keeping
+// a payment intent or refund already recorded unless c names one.
+func PaymentSetState(id string, c nextup.PaymentChange) (string, []any) {
+	q := `UPDATE payments SET state = ?,
+		payment_intent = CASE WHEN ? <> '' THEN ? ELSE payment_intent END,
+		refund_id = CASE WHEN ? <> '' THEN ? ELSE refund_id END,
+		updated_at = ?
+		WHERE id = ? AND state IN (''`
+	args := []any{c.To, c.PaymentIntent, c.PaymentIntent, c.RefundID, c.RefundID, TS(c.At), id}
+	for _, s := range c.From {
+		q += `, ?`
+		args = append(args, string(s))
+	}
+	return q + `) RETURNING ` + PaymentCols, args
+}

@@ -228,7 +228,7 @@ func Rates(title string, bars []Bar) template.HTML {
 		bx := cx - bw/2
 		s.rect("track", bx, top, bw, plotH, colTrack)
 		if of == 0 {
-			s.text("pct", cx, top+plotH/2, 13, "middle", colMuted, false, "–")
+			s.text("pct", cx, top+plotH/2, 16, "middle", colMuted, true, "–")
 		} else {
 			share := float64(v) / float64(of)
 			bh := plotH * math.Min(share, 1)

@@ -3,6 +3,7 @@ package chart
 import (
 	"html/template"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -51,15 +52,18 @@ type Bar struct {
 func Capacity(title string, max int, segs []Segment) template.HTML {
 	max = nonneg(max)
 	segs = capSegments(segs)
-	total := 0
+	// The total is exact however large the values (a sum of ints can
+	// overflow int); the geometry is in float64, where it cannot.
+	total := new(big.Int)
+	totalF := 0.0
 	for _, sg := range segs {
-		total = add(total, nonneg(sg.Value))
+		v := nonneg(sg.Value)
+		total.Add(total, big.NewInt(int64(v)))
+		totalF += float64(v)
 	}
-	scale := max
-	if total > scale {
-		scale = total
-	}
-	over := total > max
+	maxBig := big.NewInt(int64(max))
+	over := total.Cmp(maxBig) > 0
+	scale := math.Max(float64(max), totalF)
 
 	// The summary, in words and exact figures.
 	var sum strings.Builder
@@ -77,7 +81,7 @@ func Capacity(title string, max int, segs []Segment) template.HTML {
 	}
 	sum.WriteString("; capacity " + strconv.Itoa(max))
 	if over {
-		sum.WriteString(", " + strconv.Itoa(total-max) + " over capacity")
+		sum.WriteString(", " + new(big.Int).Sub(total, maxBig).String() + " over capacity")
 	}
 	sum.WriteString(".")
 
@@ -95,7 +99,7 @@ func Capacity(title string, max int, segs []Segment) template.HTML {
 	var s svg
 	s.open(Width, h, clean(title), sum.String())
 	s.text("chart-title", 0, 18, 15, "start", colInk, true, trunc(clean(title), 40))
-	s.text("chart-figure", Width, 18, 13, "end", colMuted, false, compact(total)+" of "+compact(max))
+	s.text("chart-figure", Width, 18, 13, "end", colMuted, false, compactTotal(total, totalF)+" of "+compact(max))
 	s.rect("track", 0, trackY, Width, trackH, colTrack)
 	x := 0.0
 	for _, sg := range segs {
@@ -103,12 +107,12 @@ func Capacity(title string, max int, segs []Segment) template.HTML {
 		if v == 0 || scale == 0 {
 			continue
 		}
-		w := Width * (float64(v) / float64(scale))
+		w := math.Min(Width*(float64(v)/scale), Width-x) // no float drift past the end
 		s.rect(segClass(sg), x, trackY, w, trackH, fill(sg.Class))
 		x += w
 	}
 	if over {
-		mx := Width * (float64(max) / float64(scale))
+		mx := Width * (float64(max) / scale)
 		s.line("cap-marker", mx, trackY-4, mx, trackY+trackH+4, colInk, 2)
 		anchor := "middle"
 		switch {
@@ -129,7 +133,16 @@ func Capacity(title string, max int, segs []Segment) template.HTML {
 	return template.HTML(s.close())
 }
 
-// capSegments folds the segments past MaxSegments into one "Other".
+// compactTotal abbreviates a total that may not fit an int.
+func compactTotal(total *big.Int, f float64) string {
+	if total.IsInt64() && total.Int64() < 10000 {
+		return total.String()
+	}
+	return compactFloat(f)
+}
+
+// capSegments folds the segments past MaxSegments into one "Other", whose
+// value saturates at math.MaxInt.
 func capSegments(segs []Segment) []Segment {
 	if len(segs) <= MaxSegments {
 		return segs

@@ -3,6 +3,7 @@ package chart
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"html/template"
 	"io"
 	"math"
@@ -77,9 +78,28 @@ func parse(t testing.TB, out template.HTML) []*node {
 	if strings.Contains(string(out), "style=") {
 		t.Fatalf("style attribute in %s", out)
 	}
-	for _, bad := range []string{"NaN", "Inf", `="-`} {
-		if strings.Contains(string(out), bad) {
-			t.Fatalf("%q in %s", bad, out)
+	// Every coordinate is a finite, non-negative number, and every shape
+	// lies inside the viewBox.
+	var vbW, vbH float64
+	if _, err := fmt.Sscanf(root.attr["viewBox"], "0 0 %g %g", &vbW, &vbH); err != nil {
+		t.Fatalf("viewBox %q: %v", root.attr["viewBox"], err)
+	}
+	for _, n := range all[1:] {
+		c := map[string]float64{}
+		for _, k := range []string{"x", "y", "width", "height", "x1", "y1", "x2", "y2", "font-size", "stroke-width"} {
+			v, ok := n.attr[k]
+			if !ok {
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 || math.IsInf(f, 0) {
+				t.Fatalf("<%s %s=%q> in %s", n.name, k, v, out)
+			}
+			c[k] = f
+		}
+		if c["x"]+c["width"] > vbW+0.011 || c["x1"] > vbW+0.011 || c["x2"] > vbW+0.011 ||
+			c["y"]+c["height"] > vbH+0.011 || c["y1"] > vbH+0.011 || c["y2"] > vbH+0.011 {
+			t.Fatalf("<%s %v> outside the viewBox %vx%v in %s", n.name, n.attr, vbW, vbH, out)
 		}
 	}
 	return all
@@ -428,6 +448,9 @@ func TestEdgeInputs(t *testing.T) {
 		})
 	}
 	if got := parse(t, Capacity("t", big, []Segment{{"A", big, "confirmed"}, {"B", big, "held"}}))[0].attr["aria-label"]; !strings.Contains(got, "A 9223372036854775807") {
+		t.Errorf("aria-label %q", got)
+	}
+	if got := parse(t, Capacity("t", 1, []Segment{{"A", big, ""}, {"B", big, ""}}))[0].attr["aria-label"]; !strings.HasSuffix(got, "capacity 1, 18446744073709551613 over capacity.") {
 		t.Errorf("aria-label %q", got)
 	}
 	if got := parse(t, Ratio("t", big, 1))[0].attr["aria-label"]; got != "t: 9223372T× (9223372036854775807 to 1)." {

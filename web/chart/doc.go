@@ -18,8 +18,9 @@
 // image to assistive technology: role="img", a <title>, and an aria-label
 // that says the figures in words.
 //
-// The functions are total: negative figures count as zero, a zero capacity or
-// denominator is drawn as "no data", huge figures are abbreviated in the
+// The functions are total: negative figures count as zero, a zero denominator
+// is drawn as "no data" (a zero capacity puts the capacity marker at the
+// start of the track), huge figures are abbreviated in the
 // drawing (but given exactly in the aria-label), and the same input always
 // yields the same bytes. The SVG is written by hand rather than through
 // html/template because every text must also be well-formed XML: characters

@@ -91,6 +91,11 @@ const (
 	CodeAccountLocked      = "account_locked"
 	CodeIdempotencyReuse   = "idempotency_key_reuse"
 	CodeIdempotencyRunning = "idempotency_in_progress"
+	// Events (RSVP).
+	CodeRegistrationClosed = "registration_closed"
+	CodeWaitlistFull       = "waitlist_full"
+	CodeAlreadyRegistered  = "already_registered"
+	CodeCancellationClosed = "cancellation_closed"
 	// CodeBookingSystemUnavailable: the business's booking system did not
 	// confirm a claim (kind ErrUnavailable).
 	CodeBookingSystemUnavailable = "booking_system_unavailable"

@@ -34,7 +34,7 @@ func Decide(in Input) Decision {
 	if loc == nil {
 		loc = time.UTC
 	}
-	slot, rules, now := in.Slot, in.Rules, in.Now
+	slot, rules, now := in.Slot, RulesFor(in.Rules, in.Slot), in.Now
 
 	switch {
 	case !slot.StartsAt.After(now):
@@ -76,6 +76,11 @@ func Decide(in Input) Decision {
 		return Decision{Move: nextup.MoveHandBack, Reason: handBack}
 	}
 
+	if slot.PromotionClosed(now) {
+		// Seats an event frees after its promotion cutoff are not
+		// offered: they stay open for walk-ins and direct registration.
+		return wait(nextup.HandBackPromotionCutoff)
+	}
 	if slot.StartsAt.Sub(now) < rules.MinLead {
 		return wait(nextup.HandBackTooSoon)
 	}
@@ -151,4 +156,18 @@ func Decide(in Input) Decision {
 		dec.Move = nextup.MoveNobodyFits
 	}
 	return dec
+}
+
+// RulesFor is the business's rules as they apply to slot: an event's own
+// claim window replaces the business's, and an event tries its whole
+// waitlist (no per-slot try cap) before it is handed back.
+func RulesFor(r nextup.Rules, slot nextup.Slot) nextup.Rules {
+	if slot.Kind != nextup.KindEvent || slot.Event == nil {
+		return r
+	}
+	if slot.Event.ClaimWindow > 0 {
+		r.ClaimWindow = slot.Event.ClaimWindow
+	}
+	r.MaxOffersPerSlot = 0
+	return r
 }

@@ -30,6 +30,16 @@ func TestDecide(t *testing.T) {
 		return func(in *Input) { in.Slot.StartsAt = in.Now.Add(d) }
 	}
 	sameEmail := func(e *nextup.Entry) { e.Email = "Pat@Example.com " }
+	eventSlot := func(mod func(*nextup.EventSettings)) func(*Input) {
+		return func(in *Input) {
+			ev := &nextup.EventSettings{ClaimWindow: nextup.DefaultEventClaimWindow}
+			if mod != nil {
+				mod(ev)
+			}
+			in.Slot.ID, in.Slot.Kind, in.Slot.Service, in.Slot.Event = "ev1", nextup.KindEvent, "", ev
+		}
+	}
+	ofEvent := func(e *nextup.Entry) { e.EventID, e.Service = "ev1", "" }
 	withCands := func(mod func(*engine.Candidate)) func(*Input) {
 		return func(in *Input) { mod(&in.Cands[0]) }
 	}
@@ -172,6 +182,27 @@ func TestDecide(t *testing.T) {
 				entry("e3", func(e *nextup.Entry) { e.EventID, e.Service = "ev1", "" }),
 			),
 		}, want{move: nextup.MoveOffer, offers: []string{"e1", "e3"}, seats: []int{1, 1}}},
+		{"event: a party of 3 is skipped when 2 seats are free, a single behind it is offered", []func(*Input){
+			eventSlot(nil), sharedSlot(30, 28, 0),
+			cands(entry("e1", ofEvent, party(3)), entry("e2", ofEvent), entry("e3", ofEvent, party(2))),
+		}, want{move: nextup.MoveOffer, offers: []string{"e2"}, seats: []int{1}}},
+		{"event: past its promotion cutoff, freed seats go back to staff", []func(*Input){
+			eventSlot(func(ev *nextup.EventSettings) { ev.PromotionCutoff = 48 * time.Hour }), sharedSlot(30, 28, 0), startsIn(47 * time.Hour),
+			cands(entry("e1", ofEvent)),
+		}, want{move: nextup.MoveHandBack, reason: nextup.HandBackPromotionCutoff}},
+		{"event: before its promotion cutoff, promoted", []func(*Input){
+			eventSlot(func(ev *nextup.EventSettings) { ev.PromotionCutoff = 48 * time.Hour }), sharedSlot(30, 28, 0), startsIn(49 * time.Hour),
+			cands(entry("e1", ofEvent)),
+		}, want{move: nextup.MoveOffer, offers: []string{"e1"}, seats: []int{1}}},
+		{"event: past its promotion cutoff with a live offer: wait", []func(*Input){
+			eventSlot(func(ev *nextup.EventSettings) { ev.PromotionCutoff = 48 * time.Hour }), sharedSlot(30, 27, 1), startsIn(47 * time.Hour),
+			history(offer("e0", nextup.OfferOffered)), cands(entry("e1", ofEvent)),
+		}, want{reason: engine.IdleLiveOffers}},
+		{"event: the business's try cap does not stop an event's list", []func(*Input){
+			eventSlot(nil), sharedSlot(30, 29, 0), rules(func(r *nextup.Rules) { r.MaxOffersPerSlot = 2 }),
+			history(offer("e1", nextup.OfferExpired), offer("e2", nextup.OfferDeclined)),
+			cands(entry("e3", ofEvent)),
+		}, want{move: nextup.MoveRollOn, offers: []string{"e3"}, seats: []int{1}}},
 		{"an entry repeated in the list is offered once", []func(*Input){sharedSlot(4, 0, 0), cands(entry("e1"), entry("e1"), entry("e2"))},
 			want{move: nextup.MoveOffer, offers: []string{"e1", "e2"}, seats: []int{1, 1}}},
 	}
@@ -318,5 +349,20 @@ func TestDecideTotal(t *testing.T) {
 				t.Errorf("Decide = %+v, want move %q reason %q", got, tt.move, tt.why)
 			}
 		})
+	}
+}
+
+// An event's offer is held for the event's claim window, not the
+// business's (10 minutes in these tests).
+func TestDecideEventClaimWindow(t *testing.T) {
+	t.Parallel()
+	in := setup()
+	in.Slot = slotAt(testNow.Add(30 * 24 * time.Hour))
+	in.Slot.ID, in.Slot.Kind, in.Slot.Service, in.Slot.Seating, in.Slot.Capacity = "ev1", nextup.KindEvent, "", nextup.SeatingShared, 10
+	in.Slot.Event = &nextup.EventSettings{ClaimWindow: 2 * time.Hour}
+	in.Cands = []engine.Candidate{cand(entry("e1", func(e *nextup.Entry) { e.EventID, e.Service = "ev1", "" }))}
+	got := engine.Decide(in.engine())
+	if len(got.Offers) != 1 || !got.Offers[0].ExpiresAt.Equal(testNow.Add(2*time.Hour)) {
+		t.Fatalf("Decide = %+v, want one offer expiring at %s", got, testNow.Add(2*time.Hour))
 	}
 }

@@ -52,39 +52,47 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		if b.State != nextup.BookingBooked {
 			return nextup.Errorf(nextup.ErrConflict, "booking_ended", "booking is already %s", b.State)
 		}
-		bi, err := w.business(ctx, b.BusinessID)
-		if err != nil {
-			return err
-		}
-		if out, err = w.setBookingEnded(ctx, b.ID, to); err != nil {
-			return err
-		}
-		// Staff ended it: whatever the business's booking system still
-		// has to say about it no longer matters.
-		if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
-			return fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
-		}
-		if _, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats}); err != nil {
-			return fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
-		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
-			From: string(nextup.BookingBooked), To: string(to), Reason: reason}); err != nil {
-			return err
-		}
-		sl, err := w.tx.SlotGet(ctx, b.SlotID)
-		if err != nil {
-			return err
-		}
-		if err := w.reopen(ctx, bi, sl); err != nil {
-			return err
-		}
-		if err := w.decideSlot(ctx, b.SlotID); err != nil {
+		if out, err = w.endBookingIn(ctx, b, to, reason); err != nil {
 			return err
 		}
 		moves = w.moves
 		return nil
 	})
 	return out, moves, err
+}
+
+// endBookingIn ends a booked booking inside the transaction: its seats
+// are freed, its reminders and booking-system timer cancelled, and the
+// engine runs for the slot.
+func (w *work) endBookingIn(ctx context.Context, b nextup.Booking, to nextup.BookingState, reason string) (nextup.Booking, error) {
+	bi, err := w.business(ctx, b.BusinessID)
+	if err != nil {
+		return b, err
+	}
+	out, err := w.setBookingEnded(ctx, b.ID, to)
+	if err != nil {
+		return out, err
+	}
+	// Ended here: whatever the business's booking system still has to
+	// say about it no longer matters.
+	if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
+		return out, fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
+	}
+	if _, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats}); err != nil {
+		return out, fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
+	}
+	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
+		From: string(nextup.BookingBooked), To: string(to), Reason: reason}); err != nil {
+		return out, err
+	}
+	sl, err := w.tx.SlotGet(ctx, b.SlotID)
+	if err != nil {
+		return out, err
+	}
+	if err := w.reopen(ctx, bi, sl); err != nil {
+		return out, err
+	}
+	return out, w.decideSlot(ctx, b.SlotID)
 }
 
 // setBookingEnded moves a booked booking to its end state and cancels its

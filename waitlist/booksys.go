@@ -355,7 +355,7 @@ func (w *work) bookingConfirmed(ctx context.Context, c sagaClaim, calToken strin
 		From: string(nextup.BookingBooked), To: string(nextup.BookingBooked), Reason: reason, Detail: c.detail()}); err != nil {
 		return err
 	}
-	return w.queue(ctx, confirmationMessage(w.s, c.bi, c.slot, c.entry, c.offer, c.booking, calToken))
+	return w.queue(ctx, confirmationMessage(w.s, c.bi, c.slot, c.entry, c.offer.Channel, c.offer, c.booking, calToken))
 }
 
 // tryAgainLater schedules the timer's next try when tries are left and it

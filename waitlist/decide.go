@@ -173,6 +173,18 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 		}
 		chosen[e.ID] = e
 	}
+	if slot.Kind == nextup.KindEvent && len(d.Offers) > 0 {
+		// Places before anyone is offered: a batch promotion of three
+		// offers places 1, 2 and 3, not 1 three times.
+		w.offerPos = make(map[string]int, len(d.Offers))
+		for id, e := range chosen {
+			pos, err := w.tx.EntryPosition(ctx, e)
+			if err != nil {
+				return fmt.Errorf("place of entry %s: %w", id, err)
+			}
+			w.offerPos[id] = pos
+		}
+	}
 	for _, sk := range d.Skipped {
 		if err := w.audit(ctx, bi, nextup.AuditEvent{
 			SubjectType: nextup.SubjectEntry, SubjectID: sk.EntryID, SlotID: slot.ID,
@@ -253,8 +265,7 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 	if err := w.audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectOffer, SubjectID: offer.ID, SlotID: slot.ID,
 		To: string(offer.State), Reason: string(move),
-		Detail: map[string]any{"entry_id": entry.ID, "seats": offer.Seats, "channel": string(offer.Channel),
-			"send_at": offer.SendAt, "expires_at": offer.ExpiresAt},
+		Detail: offerDetail(offer, w.offerPos[entry.ID]),
 	}); err != nil {
 		return err
 	}
@@ -283,6 +294,15 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 	}
 	return w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferExpire,
 		SubjectID: offer.ID, Key: expireKey(offer.ID), DueAt: offer.ExpiresAt})
+}
+
+func offerDetail(o nextup.Offer, position int) map[string]any {
+	d := map[string]any{"entry_id": o.EntryID, "seats": o.Seats, "channel": string(o.Channel),
+		"send_at": o.SendAt, "expires_at": o.ExpiresAt}
+	if position > 0 {
+		d["position"] = position
+	}
+	return d
 }
 
 // handBack gives the slot back to staff with a note saying who was tried

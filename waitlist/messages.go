@@ -92,13 +92,19 @@ func offerMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nex
 	return m
 }
 
-func confirmationMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, b nextup.Booking, calToken string) nextup.Message {
-	d := slotData(bi, sl, e, o.PartySize)
+// confirmationMessage confirms booking b on ch (the channel of the offer
+// it came from, if any, o being zero for a registration confirmed at
+// once); an event's confirmation carries its self-service cancel link.
+func confirmationMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, ch nextup.Channel, o nextup.Offer, b nextup.Booking, calToken string) nextup.Message {
+	d := slotData(bi, sl, e, b.Seats)
 	if calToken != "" {
 		d.CalendarLink = s.calendarURL(b.ID, calToken)
 	}
+	if sl.Kind == nextup.KindEvent {
+		d.CancelLink = s.CancelURL(bi.b, b.ID)
+	}
 	m := nextup.Message{
-		BusinessID: bi.b.ID, Kind: nextup.MessageConfirmation, Channel: o.Channel, To: addressOf(e, o.Channel), OfferID: o.ID,
+		BusinessID: bi.b.ID, Kind: nextup.MessageConfirmation, Channel: ch, To: addressOf(e, ch), OfferID: o.ID,
 		EntryID: e.ID, BookingID: b.ID,
 	}
 	if m.Channel == nextup.ChannelEmail {

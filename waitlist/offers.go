@@ -196,7 +196,7 @@ func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, er
 				Key: bookingSyncKey(b.ID), DueAt: w.now.Add(bookingSyncFirst)}); err != nil {
 				return err
 			}
-		} else if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, entry, o, b, calToken)); err != nil {
+		} else if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, entry, o.Channel, o, b, calToken)); err != nil {
 			return err
 		}
 		if err := w.scheduleReminders(ctx, bi, slot, b); err != nil {

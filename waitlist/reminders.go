@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -18,12 +19,13 @@ func remindKey(bookingID string, offset time.Duration) string {
 }
 
 // scheduleReminders arranges a new booking's reminders: one per offset of
-// the business's rules before the slot starts, moved out of quiet hours
+// the business's rules (an event's own offsets, and the morning of the
+// event) before the slot starts, moved out of quiet hours
 // (engine.ReminderAt); offsets that have already passed, or that land on
 // the same moment as an earlier one, are left out.
 func (w *work) scheduleReminders(ctx context.Context, bi *bizInfo, sl nextup.Slot, b nextup.Booking) error {
 	seen := map[time.Time]bool{}
-	for _, off := range bi.b.Rules.ReminderOffsets {
+	for _, off := range reminderOffsets(bi, sl) {
 		at, ok := engine.ReminderAt(sl.StartsAt.Add(-off), sl.StartsAt, w.now, bi.b.Rules.QuietHours, bi.loc)
 		if !ok || seen[at] {
 			continue
@@ -101,6 +103,9 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 		}
 	}
 	d := slotData(bi, sl, e, b.Seats)
+	if sl.Kind == nextup.KindEvent && w.now.Before(sl.CancellationClosesAt()) {
+		d.CancelLink = w.s.CancelURL(bi.b, b.ID)
+	}
 	m := nextup.Message{BusinessID: b.BusinessID, Kind: MessageReminder, Channel: ch, To: addressOf(e, ch),
 		OfferID: b.OfferID, EntryID: e.ID, BookingID: b.ID}
 	if m.To == "" {
@@ -108,4 +113,23 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 	}
 	compose(bi, TemplateReminder, d, &m)
 	return w.queue(ctx, m)
+}
+
+// reminderOffsets are the durations before a slot's start at which its
+// bookings are reminded: the business's rules, or for an event its own
+// offsets and the morning of the event (at ReminderMorningOf, business
+// local time, when that is before the start).
+func reminderOffsets(bi *bizInfo, sl nextup.Slot) []time.Duration {
+	if sl.Kind != nextup.KindEvent || sl.Event == nil {
+		return bi.b.Rules.ReminderOffsets
+	}
+	offs := slices.Clone(sl.Event.ReminderOffsets)
+	if tod, err := nextup.ParseTimeOfDay(sl.Event.ReminderMorningOf); err == nil && sl.Event.ReminderMorningOf != "" {
+		start := sl.StartsAt.In(bi.loc)
+		morning := time.Date(start.Year(), start.Month(), start.Day(), tod.Hour(), tod.Minute(), 0, 0, bi.loc)
+		if morning.Before(sl.StartsAt) {
+			offs = append(offs, sl.StartsAt.Sub(morning))
+		}
+	}
+	return offs
 }

@@ -97,6 +97,10 @@ type work struct {
 	businesses map[string]*bizInfo
 	moves      []nextup.Move
 	wake       bool
+	// offerPos is each chosen entry's place on an event's waitlist as the
+	// decision found it, recorded on the offer's audit row (acceptance by
+	// position).
+	offerPos map[string]int
 }
 
 type bizInfo struct {

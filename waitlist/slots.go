@@ -22,6 +22,7 @@ type SlotParams struct {
 	Seating     nextup.Seating
 	MinParty    int  // default 1
 	BookedSeats *int // default: capacity (the slot is booked; a release frees it)
+	Event       *nextup.EventSettings
 }
 
 // CreateSlot adds a slot. A slot created with free seats is a new opening
@@ -87,6 +88,10 @@ func (s *Service) CreateSlot(ctx context.Context, businessID string, p SlotParam
 			ID: w.s.Random.ID("slot"), BusinessID: businessID, Kind: p.Kind, Title: p.Title,
 			Service: p.Service, Staff: strings.TrimSpace(p.Staff), StartsAt: p.StartsAt.UTC(), EndsAt: p.EndsAt.UTC(),
 			Capacity: p.Capacity, Seating: p.Seating, MinParty: p.MinParty, BookedSeats: booked, CreatedAt: w.now,
+			Event: p.Event,
+		}
+		if sl.Kind == nextup.KindEvent && sl.Event == nil {
+			sl.Event = defaultEvent()
 		}
 		if err := w.tx.SlotCreate(ctx, sl); err != nil {
 			return fmt.Errorf("create slot: %w", err)
@@ -272,43 +277,49 @@ func (s *Service) Resize(ctx context.Context, businessID, slotID string, capacit
 		if err != nil {
 			return err
 		}
-		if sl.Seating == nextup.SeatingUnit && sl.BookedSeats+sl.HeldSeats > 0 && capacity != sl.Capacity {
-			return nextup.Errorf(nextup.ErrConflict, nextup.CodeCapacityBelowTaken, "a unit slot that is booked or held cannot be resized")
-		}
-		if capacity < sl.MinParty {
-			return invalid(nextup.FieldError{Field: "capacity", Message: "must be at least the slot's min_party"})
-		}
-		resized, err := w.tx.SlotResize(ctx, sl.ID, capacity)
-		if err != nil {
-			if errors.Is(err, nextup.ErrConflict) {
-				return nextup.Errorf(nextup.ErrConflict, nextup.CodeCapacityBelowTaken,
-					"capacity %d is below the %d seats booked or held", capacity, sl.BookedSeats+sl.HeldSeats)
-			}
-			return fmt.Errorf("resize slot %s: %w", sl.ID, err)
-		}
-		bi, err := w.business(ctx, sl.BusinessID)
-		if err != nil {
+		if err := w.resize(ctx, sl, capacity); err != nil {
 			return err
-		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
-			From: fmt.Sprintf("capacity=%d", sl.Capacity), To: fmt.Sprintf("capacity=%d", capacity), Reason: "resize"}); err != nil {
-			return err
-		}
-		if capacity > sl.Capacity || sl.Seating == nextup.SeatingUnit { // a unit slot of another size fits other parties
-			if err := w.reopen(ctx, bi, sl); err != nil {
-				return err
-			}
-			if resized.FreeSeats() > 0 {
-				if err := w.decideSlot(ctx, sl.ID); err != nil {
-					return err
-				}
-			}
 		}
 		moves = w.moves
 		out, err = w.tx.SlotGet(ctx, sl.ID)
 		return err
 	})
 	return out, moves, err
+}
+
+// resize is Resize inside the transaction, on a validated capacity.
+func (w *work) resize(ctx context.Context, sl nextup.Slot, capacity int) error {
+	if sl.Seating == nextup.SeatingUnit && sl.BookedSeats+sl.HeldSeats > 0 && capacity != sl.Capacity {
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeCapacityBelowTaken, "a unit slot that is booked or held cannot be resized")
+	}
+	if capacity < sl.MinParty {
+		return invalid(nextup.FieldError{Field: "capacity", Message: "must be at least the slot's min_party"})
+	}
+	resized, err := w.tx.SlotResize(ctx, sl.ID, capacity)
+	if err != nil {
+		if errors.Is(err, nextup.ErrConflict) {
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeCapacityBelowTaken,
+				"capacity %d is below the %d seats booked or held", capacity, sl.BookedSeats+sl.HeldSeats)
+		}
+		return fmt.Errorf("resize slot %s: %w", sl.ID, err)
+	}
+	bi, err := w.business(ctx, sl.BusinessID)
+	if err != nil {
+		return err
+	}
+	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+		From: fmt.Sprintf("capacity=%d", sl.Capacity), To: fmt.Sprintf("capacity=%d", capacity), Reason: "resize"}); err != nil {
+		return err
+	}
+	if capacity > sl.Capacity || sl.Seating == nextup.SeatingUnit { // a unit slot of another size fits other parties
+		if err := w.reopen(ctx, bi, sl); err != nil {
+			return err
+		}
+		if resized.FreeSeats() > 0 {
+			return w.decideSlot(ctx, sl.ID)
+		}
+	}
+	return nil
 }
 
 // SlotView is a slot with its offers, as GET /v1/slots/{sid} shows it.

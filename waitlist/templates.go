@@ -53,6 +53,9 @@ type TemplateData struct {
 	StatusLink string
 	// CalendarLink downloads the booking's invite (confirmation, reminder).
 	CalendarLink string
+	// CancelLink lets the person cancel an event registration themselves
+	// (confirmation, reminder of an event).
+	CancelLink string
 	// Note is the engine's note to staff (handback).
 	Note string
 	// Contact is how to reach the business (its owner's email).
@@ -86,19 +89,21 @@ If it doesn't suit you, the same page has a Decline button, and the next person 
 	},
 	TemplateConfirmation: {
 		Subject: `Booked: {{.Service}} on {{.When}}`,
-		SMS:     `{{.Business}}: you're booked for {{.Service}}{{if .Staff}} with {{.Staff}}{{end}} on {{.When}}{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.{{if .CalendarLink}} Add it to your calendar: {{.CalendarLink}}{{end}}`,
+		SMS:     `{{.Business}}: you're booked for {{.Service}}{{if .Staff}} with {{.Staff}}{{end}} on {{.When}}{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.{{if .CalendarLink}} Add it to your calendar: {{.CalendarLink}}{{end}}{{if .CancelLink}} Can't come? Cancel: {{.CancelLink}}{{end}}`,
 		Text: `Hi {{.Name}},
 
 You're booked for {{.Service}}{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on {{.When}}{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.
 {{if .CalendarLink}}
 The invite is attached; you can also add it to your calendar from {{.CalendarLink}}
-{{end}}{{if .Contact}}
+{{end}}{{if .CancelLink}}
+Can't come after all? Cancel here, and the next person on the waitlist gets your seat: {{.CancelLink}}
+{{else if .Contact}}
 Can't make it after all? Tell us at {{.Contact}} so someone else can have the slot.
 {{end}}`,
 		HTML: `<p>Hi {{.Name}},</p>
 <p>You're booked for <b>{{.Service}}</b>{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on <b>{{.When}}</b>{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.</p>
 {{if .CalendarLink}}<p>The invite is attached. <a href="{{.CalendarLink}}">Add it to your calendar</a>.</p>{{end}}
-{{if .Contact}}<p style="color:#555">Can't make it after all? Tell us at <a href="mailto:{{.Contact}}">{{.Contact}}</a> so someone else can have the slot.</p>{{end}}`,
+{{if .CancelLink}}<p style="color:#555">Can't come after all? <a href="{{.CancelLink}}">Cancel your place</a>, and the next person on the waitlist gets your seat.</p>{{else if .Contact}}<p style="color:#555">Can't make it after all? Tell us at <a href="mailto:{{.Contact}}">{{.Contact}}</a> so someone else can have the slot.</p>{{end}}`,
 	},
 	TemplateFilled: {
 		Subject: `Sorry, the {{.Service}} slot on {{.When}} was just taken`,
@@ -167,17 +172,19 @@ See your place, or leave the list, here: {{.StatusLink}}
 	},
 	TemplateReminder: {
 		Subject: `Reminder: {{.Service}} on {{.When}}`,
-		SMS:     `{{.Business}}: a reminder of your {{.Service}}{{if .Staff}} with {{.Staff}}{{end}} on {{.When}}.{{if .Contact}} Can't make it? Tell us: {{.Contact}}{{end}}`,
+		SMS:     `{{.Business}}: a reminder of your {{.Service}}{{if .Staff}} with {{.Staff}}{{end}} on {{.When}}.{{if .CancelLink}} Can't come? Cancel: {{.CancelLink}}{{else if .Contact}} Can't make it? Tell us: {{.Contact}}{{end}}`,
 		Text: `Hi {{.Name}},
 
 A reminder of your {{.Service}}{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on {{.When}}{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.
-{{if .Contact}}
+{{if .CancelLink}}
+Can't come? Cancel here so someone on the waitlist gets your seat: {{.CancelLink}}
+{{else if .Contact}}
 Can't make it? Tell us at {{.Contact}} so someone on the waitlist can have it.
 {{end}}`,
 		HTML: `<p>Hi {{.Name}},</p>
 <p>A reminder of your <b>{{.Service}}</b>{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on <b>{{.When}}</b>{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.</p>
 {{if .CalendarLink}}<p><a href="{{.CalendarLink}}">Add it to your calendar</a></p>{{end}}
-{{if .Contact}}<p style="color:#555">Can't make it? Tell us at <a href="mailto:{{.Contact}}">{{.Contact}}</a> so someone on the waitlist can have it.</p>{{end}}`,
+{{if .CancelLink}}<p style="color:#555">Can't come? <a href="{{.CancelLink}}">Cancel your place</a> so someone on the waitlist gets your seat.</p>{{else if .Contact}}<p style="color:#555">Can't make it? Tell us at <a href="mailto:{{.Contact}}">{{.Contact}}</a> so someone on the waitlist can have it.</p>{{end}}`,
 	},
 	TemplateProposal: {
 		Subject: `New request: {{.Name}} for {{.Service}}`,

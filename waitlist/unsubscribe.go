@@ -26,14 +26,17 @@ import (
 // for it. Confirmations and reminders of a booking carry no link: they are
 // about a booking the person made.
 
-// unsubscribeKeys derive the business's sealing and nonce keys from the
+// sealKeys derive the business's sealing and nonce keys from the
 // hash of its API key. That hash is also the key webhooks and the booking
 // system are signed with, so the business's own integrators could make
 // such links too; nobody else can.
-func unsubscribeKeys(b nextup.Business) (seal, nonce []byte) {
+//
+// The same sealing, under keys of another purpose, makes an event
+// booking's self-service cancel link (events_cancel.go).
+func sealKeys(b nextup.Business, purpose string) (seal, nonce []byte) {
 	derive := func(label string) []byte {
 		mac := hmac.New(sha256.New, []byte(b.APIKeyHash))
-		mac.Write([]byte("nextup unsubscribe " + label + "\x00" + b.ID))
+		mac.Write([]byte("nextup " + purpose + " " + label + "\x00" + b.ID))
 		return mac.Sum(nil)
 	}
 	return derive("seal"), derive("nonce")
@@ -41,19 +44,27 @@ func unsubscribeKeys(b nextup.Business) (seal, nonce []byte) {
 
 // unsubscribeToken seals addr. The nonce is derived from the address, so
 // one address always gets the same link.
-func unsubscribeToken(b nextup.Business, addr string) string {
-	key, nonceKey := unsubscribeKeys(b)
+func unsubscribeToken(b nextup.Business, addr string) string { return sealToken(b, "unsubscribe", addr) }
+
+func openUnsubscribeToken(b nextup.Business, token string) (string, error) {
+	return openToken(b, "unsubscribe", token)
+}
+
+// sealToken seals text for purpose; the nonce is derived from the text, so
+// one text always gets the same token.
+func sealToken(b nextup.Business, purpose, text string) string {
+	key, nonceKey := sealKeys(b, purpose)
 	block, _ := aes.NewCipher(key) // a 32-byte key never fails
 	gcm, _ := cipher.NewGCM(block)
 	mac := hmac.New(sha256.New, nonceKey)
-	mac.Write([]byte(addr))
+	mac.Write([]byte(text))
 	nonce := mac.Sum(nil)[:gcm.NonceSize()]
-	return base64.RawURLEncoding.EncodeToString(gcm.Seal(nonce, nonce, []byte(addr), nil))
+	return base64.RawURLEncoding.EncodeToString(gcm.Seal(nonce, nonce, []byte(text), nil))
 }
 
-func openUnsubscribeToken(b nextup.Business, token string) (string, error) {
+func openToken(b nextup.Business, purpose, token string) (string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(token)
-	key, _ := unsubscribeKeys(b)
+	key, _ := sealKeys(b, purpose)
 	block, _ := aes.NewCipher(key)
 	gcm, _ := cipher.NewGCM(block)
 	if err != nil || len(raw) < gcm.NonceSize()+gcm.Overhead() {

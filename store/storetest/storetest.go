@@ -109,6 +109,7 @@ var groups = []group{
 		{"List", testSlotList},
 		{"OpenFor", testSlotOpenFor},
 		{"OpenForEvent", testSlotOpenForEvent},
+		{"EventRoundTrip", testSlotEventRoundTrip},
 	}},
 	{"Entry", []test{
 		{"RoundTrip", testEntryRoundTrip},

@@ -122,6 +122,7 @@ var groups = []group{
 		{"PositionBruteForce", testEntryPositionBruteForce},
 		{"ListBruteForce", testEntryListBruteForce},
 		{"ActiveByContact", testEntryActiveByContact},
+		{"ByContact", testEntryByContact},
 		{"ExpireBefore", testEntryExpireBefore},
 	}},
 	{"Offer", []test{

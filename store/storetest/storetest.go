@@ -141,6 +141,7 @@ var groups = []group{
 		{"RoundTrip", testBookingRoundTrip},
 		{"NotFound", testBookingNotFound},
 		{"SetState", testBookingSetState},
+		{"CheckIn", testBookingCheckIn},
 	}},
 	{"HandBack", []test{
 		{"RoundTrip", testHandBackRoundTrip},

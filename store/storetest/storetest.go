@@ -143,6 +143,11 @@ var groups = []group{
 		{"SetState", testBookingSetState},
 		{"CheckIn", testBookingCheckIn},
 	}},
+	{"Payment", []test{
+		{"RoundTrip", testPaymentRoundTrip},
+		{"SetState", testPaymentSetState},
+		{"DuplicateSession", testPaymentDuplicateSession},
+	}},
 	{"HandBack", []test{
 		{"RoundTrip", testHandBackRoundTrip},
 		{"Resolve", testHandBackResolve},

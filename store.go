@@ -67,7 +67,10 @@ type Tx interface {
 	// SlotResize sets a new capacity only if it is at least booked+held.
 	SlotResize(ctx context.Context, id string, capacity int) (Slot, error)
 	SlotSetHandedBack(ctx context.Context, id string, handedBack bool) error
-	// SlotEventSet replaces an event's title and settings.
+	// SlotEventSet replaces an event's title and settings (nil cutoffs
+	// clear them). Only a slot of kind event has settings: a missing slot
+	// and a plain one are both ErrNotFound (no such event), and a plain
+	// slot is left as it was.
 	SlotEventSet(ctx context.Context, id, title string, ev EventSettings) error
 	// SlotOpenFor lists future slots with free seats, not handed back, that
 	// could fit the entry by service (or event), staff, start window and

@@ -242,3 +242,96 @@ func testHandBackResolve(t *testing.T, b *bundle) {
 	}
 	check("resolve hb_1 again")
 }
+
+// BookingCheckIn sets, moves and clears the check-in of a booked booking;
+// every read shows it, BookingSetState keeps it; a booking no longer
+// booked is ErrConflict and unchanged, a missing one ErrNotFound.
+func testBookingCheckIn(t *testing.T, b *bundle) {
+	biz := b.business()
+	s := b.slot(biz.ID, event(&nextup.EventSettings{ClaimWindow: time.Hour, Currency: "eur"}))
+	e := b.entry(biz.ID, func(e *nextup.Entry) { e.Service, e.EventID = "", s.ID })
+	o, _ := b.offer(s, e, func(o *nextup.Offer) { o.State, o.ResolvedAt = nextup.OfferClaimed, ptr(b.now) })
+	mk := func(id string, state nextup.BookingState, mods ...func(*nextup.Booking)) nextup.Booking {
+		bk := nextup.Booking{ID: id, BusinessID: biz.ID, SlotID: s.ID, Name: id, Seats: 1, State: state,
+			TokenHash: nextup.HashToken(id), CreatedAt: b.now}
+		if state != nextup.BookingBooked {
+			bk.EndedAt = ptr(b.now)
+		}
+		for _, m := range mods {
+			m(&bk)
+		}
+		return bk
+	}
+	bks := map[string]*nextup.Booking{}
+	for _, bk := range []nextup.Booking{
+		mk("bkg_door", nextup.BookingBooked, func(bk *nextup.Booking) { bk.EntryID, bk.OfferID = e.ID, o.ID }),
+		mk("bkg_early", nextup.BookingBooked, func(bk *nextup.Booking) { bk.CheckedInAt = ptr(b.at(-time.Minute)) }), // created checked in
+		mk("bkg_gone", nextup.BookingCancelled),
+	} {
+		b.tx(func(tx nextup.Tx) error { return tx.BookingCreate(b.ctx, bk) })
+		bks[bk.ID] = &bk
+	}
+	check := func(step string) {
+		t.Helper()
+		b.read(func(tx nextup.Tx) error {
+			for id, want := range bks {
+				got, err := tx.BookingGet(b.ctx, id)
+				if wantOK(t, err, "%s: BookingGet(%s)", step, id) {
+					checkEqual(t, step+": BookingGet "+id, *want, got)
+				}
+			}
+			got, err := tx.BookingByOffer(b.ctx, o.ID)
+			if wantOK(t, err, "%s: BookingByOffer", step) {
+				checkEqual(t, step+": BookingByOffer", *bks["bkg_door"], got)
+			}
+			list, err := tx.BookingListBySlot(b.ctx, s.ID)
+			if wantOK(t, err, "%s: BookingListBySlot", step) {
+				var want []nextup.Booking
+				for _, bk := range bks {
+					want = append(want, *bk)
+				}
+				checkEqual(t, step+": BookingListBySlot", sortedBy(want, bookingID), sortedBy(list, bookingID))
+			}
+			return nil
+		})
+	}
+	check("created")
+
+	ist := time.FixedZone("IST", 5*3600+30*60)
+	door := bks["bkg_door"]
+	for i, at := range []*time.Time{ptr(b.at(time.Hour + time.Microsecond).In(ist)), ptr(b.at(2 * time.Hour)), nil, ptr(b.at(3 * time.Hour))} {
+		step := fmt.Sprintf("step %d: BookingCheckIn(%s, %v)", i, door.ID, at)
+		b.tx(func(tx nextup.Tx) error {
+			got, err := tx.BookingCheckIn(b.ctx, door.ID, at)
+			door.CheckedInAt = at
+			if wantOK(t, err, "%s", step) {
+				checkEqual(t, step+": returned booking", *door, got)
+			}
+			return nil
+		})
+		check(step)
+	}
+
+	// Ending a booking keeps its check-in; after that it cannot change.
+	b.tx(func(tx nextup.Tx) error {
+		got, err := tx.BookingSetState(b.ctx, door.ID, nextup.BookingBooked, nextup.BookingCancelled, b.at(4*time.Hour))
+		door.State, door.EndedAt = nextup.BookingCancelled, ptr(b.at(4*time.Hour))
+		if wantOK(t, err, "BookingSetState(checked-in booking, booked -> cancelled)") {
+			checkEqual(t, "booking returned by BookingSetState", *door, got)
+		}
+		return nil
+	})
+	check("after BookingSetState")
+	b.tx(func(tx nextup.Tx) error {
+		for _, id := range []string{door.ID, "bkg_gone"} {
+			_, err := tx.BookingCheckIn(b.ctx, id, ptr(b.at(5*time.Hour)))
+			wantErr(t, err, nextup.ErrConflict, "BookingCheckIn(%s) of a cancelled booking", id)
+			_, err = tx.BookingCheckIn(b.ctx, id, nil)
+			wantErr(t, err, nextup.ErrConflict, "BookingCheckIn(%s, nil) of a cancelled booking", id)
+		}
+		_, err := tx.BookingCheckIn(b.ctx, "bkg_missing", ptr(b.now))
+		wantErr(t, err, nextup.ErrNotFound, "BookingCheckIn(missing)")
+		return nil
+	})
+	check("after refused check-ins")
+}

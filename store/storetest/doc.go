@@ -63,6 +63,13 @@
 //     new password; sessions found expired or not, ended one by one, by
 //     staff member and by purge; a password reset used once, an expired
 //     one refused (ErrConflict) and deleted with the transaction.
+//   - Events and payments: an event's settings (cutoffs, limits,
+//     reminders, price) kept with its slot through every slot write and
+//     replaced by SlotEventSet, which a plain slot refuses (ErrNotFound);
+//     a person's oldest entry on one waitlist in given states; a booked
+//     booking's check-in; checkout sessions by session and by offer,
+//     newest first, one per provider session (ErrConflict), moved between
+//     states conditionally, keeping the payment intent once recorded.
 //   - The claim as one conditional write, claims racing each other and the
 //     expiry, concurrent releases and holds of one slot, row locks taken
 //     by SlotGet and EntryGet inside InTx, timer and message leases under

@@ -745,3 +745,79 @@ func testEntryExpireBefore(t *testing.T, b *bundle) {
 		}
 	}
 }
+
+// EntryByContact finds the oldest entry (by Seq) of one person on one
+// waitlist in one of the given states: scoped to the business, the queue
+// (a service's or an event's) and the contact; none, or no states, is
+// ErrNotFound.
+func testEntryByContact(t *testing.T, b *bundle) {
+	biz, other := b.business(), b.business()
+	ev := b.slot(biz.ID, event(&nextup.EventSettings{ClaimWindow: time.Hour, Currency: "eur"}))
+	ev2 := b.slot(biz.ID, event(&nextup.EventSettings{ClaimWindow: time.Hour, Currency: "eur"}))
+	const ann = "email:ann@example.com"
+	at := func(state nextup.EntryState, bizID, email, service, eventID string) nextup.Entry {
+		return b.entry(bizID, func(e *nextup.Entry) { e.State, e.Email, e.Service, e.EventID = state, email, service, eventID })
+	}
+	// Older than all of Ann's below, on the same waitlists: another
+	// business's Ann and another person.
+	otherAnn := at(nextup.EntryBooked, other.ID, "ann@example.com", "", ev.ID)
+	otherAnnCut := at(nextup.EntryWaiting, other.ID, "Ann@Example.com", "cut", "")
+	bob := at(nextup.EntryWaiting, biz.ID, "bob@example.com", "", ev.ID)
+	// Ann on the event, oldest first; on the service; on another event.
+	evLeft := at(nextup.EntryLeft, biz.ID, "ann@example.com", "", ev.ID)
+	evBooked := at(nextup.EntryBooked, biz.ID, " ANN@example.com", "", ev.ID)
+	evWaiting := at(nextup.EntryWaiting, biz.ID, "ann@example.com", "", ev.ID)
+	evOffered := at(nextup.EntryOffered, biz.ID, "ann@example.com", "", ev.ID)
+	cutExpired := at(nextup.EntryExpired, biz.ID, "ann@example.com", "cut", "")
+	cutWaiting := at(nextup.EntryWaiting, biz.ID, "ann@example.com", "cut", "")
+	ev2Booked := at(nextup.EntryBooked, biz.ID, "ann@example.com", "", ev2.ID)
+
+	st := func(s ...nextup.EntryState) []nextup.EntryState { return s }
+	registered := st(nextup.EntryWaiting, nextup.EntryOffered, nextup.EntryBooked)
+	cases := []struct {
+		name                   string
+		biz, key, service, evt string
+		states                 []nextup.EntryState
+		want                   *nextup.Entry
+	}{
+		{"event, registered", biz.ID, ann, "", ev.ID, registered, &evBooked},
+		{"event, active", biz.ID, ann, "", ev.ID, st(nextup.EntryWaiting, nextup.EntryOffered), &evWaiting},
+		{"event, offered", biz.ID, ann, "", ev.ID, st(nextup.EntryOffered), &evOffered},
+		{"event, left", biz.ID, ann, "", ev.ID, st(nextup.EntryLeft), &evLeft},
+		{"event, every state", biz.ID, ann, "", ev.ID, st(nextup.EntryExpired, nextup.EntryBooked, nextup.EntryLeft), &evLeft},
+		{"event, expired: none", biz.ID, ann, "", ev.ID, st(nextup.EntryExpired), nil},
+		{"event, no states", biz.ID, ann, "", ev.ID, nil, nil},
+		{"event, empty states", biz.ID, ann, "", ev.ID, st(), nil},
+		{"event, a service named too", biz.ID, ann, "cut", ev.ID, registered, &evBooked},
+		{"other event", biz.ID, ann, "", ev2.ID, registered, &ev2Booked},
+		{"other event, waiting: none", biz.ID, ann, "", ev2.ID, st(nextup.EntryWaiting), nil},
+		{"service, waiting or expired", biz.ID, ann, "cut", "", st(nextup.EntryWaiting, nextup.EntryExpired), &cutExpired},
+		{"service, registered", biz.ID, ann, "cut", "", registered, &cutWaiting},
+		{"service, booked: the event's do not count", biz.ID, ann, "cut", "", st(nextup.EntryBooked), nil},
+		{"no service nor event: the events' do not count", biz.ID, ann, "", "", registered, nil},
+		{"another service", biz.ID, ann, "color", "", registered, nil},
+		{"another person", biz.ID, "email:bob@example.com", "", ev.ID, registered, &bob},
+		{"unknown person", biz.ID, "email:nobody@example.com", "", ev.ID, registered, nil},
+		{"phone key of nobody", biz.ID, "phone:+447700900123", "cut", "", registered, nil},
+		{"other business, event", other.ID, ann, "", ev.ID, registered, &otherAnn},
+		{"other business, service", other.ID, ann, "cut", "", registered, &otherAnnCut},
+		{"missing business", "biz_missing", ann, "", ev.ID, registered, nil},
+	}
+	b.read(func(tx nextup.Tx) error {
+		for _, c := range cases {
+			got, err := tx.EntryByContact(b.ctx, c.biz, c.key, c.service, c.evt, c.states)
+			name := fmt.Sprintf("EntryByContact(%s: %s, %q, %q, %v)", c.name, c.key, c.service, c.evt, c.states)
+			if c.want == nil {
+				if wantErr(t, err, nextup.ErrNotFound, "%s", name) {
+					continue
+				}
+				t.Errorf("%s: got entry %s (%s)", name, got.ID, got.State)
+				continue
+			}
+			if wantOK(t, err, "%s", name) {
+				checkEqual(t, name, *c.want, got)
+			}
+		}
+		return nil
+	})
+}

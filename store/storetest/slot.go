@@ -357,3 +357,101 @@ func testSlotOpenForEvent(t *testing.T, b *bundle) {
 	b.tx(func(tx nextup.Tx) error { return tx.SlotSetHandedBack(b.ctx, ev1.ID, true) })
 	check("handed back")
 }
+
+// event makes a slot an event (shared seating, no service) with settings.
+func event(ev *nextup.EventSettings) func(*nextup.Slot) {
+	return func(s *nextup.Slot) {
+		s.Kind, s.Title, s.Service, s.Seating, s.Capacity = nextup.KindEvent, "Event "+s.ID, "", nextup.SeatingShared, 20
+		s.Event = ev
+	}
+}
+
+// An event's settings are kept with its slot: every field reads back, by
+// SlotGet and SlotList and from the slot the seat writes return; a plain
+// slot has none (checkEqual tells a nil Event from a set one, and an
+// empty list of reminders from the default). SlotEventSet replaces an event's title and settings and
+// is ErrNotFound for a missing slot and for a plain one, which stays plain.
+func testSlotEventRoundTrip(t *testing.T, b *bundle) {
+	biz := b.business()
+	ist := time.FixedZone("IST", 5*3600+30*60)
+	full := &nextup.EventSettings{
+		MaxGuests:          3,
+		WaitlistLimit:      ptr(25),
+		RegistrationCutoff: ptr(b.at(20 * time.Hour).In(ist)), // microseconds, another zone
+		CancellationCutoff: ptr(b.at(12*time.Hour + 7*time.Microsecond)),
+		PromotionCutoff:    90 * time.Minute,
+		ClaimWindow:        nextup.DefaultEventClaimWindow,
+		ReminderOffsets:    nextup.DefaultEventReminderOffsets(),
+		ReminderMorningOf:  "08:30",
+		PriceCents:         1250,
+		Currency:           "gbp",
+	}
+	// No reminders at all (an empty list, not the default), no cutoffs, a
+	// waitlist of zero (none) rather than no limit, free.
+	bare := &nextup.EventSettings{
+		WaitlistLimit:   ptr(0),
+		ClaimWindow:     30 * time.Minute,
+		ReminderOffsets: []time.Duration{},
+		Currency:        nextup.DefaultEventCurrency,
+	}
+	evFull := b.slot(biz.ID, event(full), func(s *nextup.Slot) { s.Title = "Wine tasting — 'bring a friend'" })
+	evBare := b.slot(biz.ID, event(bare), func(s *nextup.Slot) { s.StartsAt = s.StartsAt.Add(time.Hour) })
+	plain := b.slot(biz.ID, func(s *nextup.Slot) { s.StartsAt = s.StartsAt.Add(2 * time.Hour) })
+	slots := []nextup.Slot{evFull, evBare, plain}
+
+	check := func(step string, want []nextup.Slot) {
+		t.Helper()
+		b.read(func(tx nextup.Tx) error {
+			for _, w := range want {
+				got, err := tx.SlotGet(b.ctx, w.ID)
+				if wantOK(t, err, "%s: SlotGet(%s)", step, w.ID) {
+					checkEqual(t, step+": SlotGet "+w.ID, w, got)
+				}
+			}
+			list, err := tx.SlotList(b.ctx, nextup.SlotFilter{BusinessID: biz.ID})
+			if wantOK(t, err, "%s: SlotList", step) {
+				checkEqual(t, step+": SlotList", want, list)
+			}
+			return nil
+		})
+	}
+	check("created", slots)
+
+	// The seat writes return the slot with its settings and keep them.
+	b.tx(func(tx nextup.Tx) error {
+		got, err := tx.SlotSeats(b.ctx, evFull.ID, nextup.SeatDelta{Booked: 2, Held: 1})
+		slots[0].BookedSeats, slots[0].HeldSeats = 2, 1
+		if wantOK(t, err, "SlotSeats(event)") {
+			checkEqual(t, "slot returned by SlotSeats", slots[0], got)
+		}
+		got, err = tx.SlotResize(b.ctx, evFull.ID, 8)
+		slots[0].Capacity = 8
+		if wantOK(t, err, "SlotResize(event)") {
+			checkEqual(t, "slot returned by SlotResize", slots[0], got)
+		}
+		slots[0].HandedBack = true
+		return tx.SlotSetHandedBack(b.ctx, evFull.ID, true)
+	})
+	check("after SlotSeats, SlotResize, SlotSetHandedBack", slots)
+
+	// SlotEventSet replaces title and settings; nil cutoffs clear them.
+	changed := nextup.EventSettings{
+		MaxGuests:         1,
+		PromotionCutoff:   0,
+		ClaimWindow:       2 * time.Hour,
+		ReminderOffsets:   []time.Duration{48 * time.Hour},
+		ReminderMorningOf: "",
+		PriceCents:        500,
+		Currency:          "eur",
+	}
+	b.tx(func(tx nextup.Tx) error { return tx.SlotEventSet(b.ctx, evFull.ID, "Wine tasting (moved)", changed) })
+	slots[0].Title, slots[0].Event = "Wine tasting (moved)", &changed
+	check("after SlotEventSet", slots)
+
+	b.tx(func(tx nextup.Tx) error {
+		wantErr(t, tx.SlotEventSet(b.ctx, "slot_missing", "x", changed), nextup.ErrNotFound, "SlotEventSet(missing)")
+		wantErr(t, tx.SlotEventSet(b.ctx, plain.ID, "x", changed), nextup.ErrNotFound, "SlotEventSet(plain slot): no such event")
+		return nil
+	})
+	check("after refused SlotEventSets (the plain slot stays plain)", slots)
+}

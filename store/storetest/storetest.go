@@ -109,6 +109,7 @@ var groups = []group{
 		{"List", testSlotList},
 		{"OpenFor", testSlotOpenFor},
 		{"OpenForEvent", testSlotOpenForEvent},
+		{"EventRoundTrip", testSlotEventRoundTrip},
 	}},
 	{"Entry", []test{
 		{"RoundTrip", testEntryRoundTrip},
@@ -121,6 +122,7 @@ var groups = []group{
 		{"PositionBruteForce", testEntryPositionBruteForce},
 		{"ListBruteForce", testEntryListBruteForce},
 		{"ActiveByContact", testEntryActiveByContact},
+		{"ByContact", testEntryByContact},
 		{"ExpireBefore", testEntryExpireBefore},
 	}},
 	{"Offer", []test{
@@ -139,6 +141,12 @@ var groups = []group{
 		{"RoundTrip", testBookingRoundTrip},
 		{"NotFound", testBookingNotFound},
 		{"SetState", testBookingSetState},
+		{"CheckIn", testBookingCheckIn},
+	}},
+	{"Payment", []test{
+		{"RoundTrip", testPaymentRoundTrip},
+		{"SetState", testPaymentSetState},
+		{"DuplicateSession", testPaymentDuplicateSession},
 	}},
 	{"HandBack", []test{
 		{"RoundTrip", testHandBackRoundTrip},

@@ -291,9 +291,17 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 		if err := w.scheduleEscalation(ctx, offer); err != nil {
 			return err
 		}
+		w.notePaidHold(slot, offer, token)
 	}
 	return w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferExpire,
 		SubjectID: offer.ID, Key: expireKey(offer.ID), DueAt: offer.ExpiresAt})
+}
+
+// notePaidHold keeps a sent offer of a paid event for its checkout.
+func (w *work) notePaidHold(slot nextup.Slot, o nextup.Offer, token string) {
+	if slot.Event.Paid() {
+		w.paidHolds = append(w.paidHolds, paidHold{offer: o, token: token})
+	}
 }
 
 func offerDetail(o nextup.Offer, position int) map[string]any {

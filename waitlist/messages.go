@@ -69,6 +69,9 @@ func slotData(bi *bizInfo, sl nextup.Slot, e nextup.Entry, seats int) TemplateDa
 func offerData(bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, from time.Time) TemplateData {
 	d := slotData(bi, sl, e, o.PartySize)
 	d.Until, d.Countdown, d.Link = FormatUntil(o.ExpiresAt, from, bi.loc), Countdown(o.ExpiresAt.Sub(from)), link
+	if sl.Event.Paid() {
+		d.Price = FormatPrice(sl.Event.PriceCents*int64(o.Seats), sl.Event.Currency)
+	}
 	return d
 }
 

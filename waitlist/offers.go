@@ -126,17 +126,37 @@ type ClaimResult struct {
 // its answer (the saga of booksys.go) — the booking, or a slot_taken
 // conflict, or booking_system_unavailable.
 func (s *Service) Claim(ctx context.Context, token string) (ClaimResult, error) {
-	return s.claimByHash(ctx, nextup.HashToken(token))
+	return s.claimByHash(ctx, nextup.HashToken(token), nil)
+}
+
+// paymentMark is the payment a paid event's claim records in its
+// transaction.
+type paymentMark struct {
+	p      nextup.Payment
+	intent string
+}
+
+// claimPaid is the claim a completed payment makes: the same conditional
+// write, with the payment recorded as paid in the same transaction.
+func (s *Service) claimPaid(ctx context.Context, hash string, p nextup.Payment, intent string) (ClaimResult, error) {
+	return s.claimByHash(ctx, hash, &paymentMark{p: p, intent: intent})
 }
 
 // claimByHash is Claim by the hash of the offer's token: the link's token
-// hashed, or the hash an offer row keeps (a YES texted back).
-func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, error) {
+// hashed, or the hash an offer row keeps (a YES texted back). A paid
+// event's offer is claimed only by its payment (pay set): anything else
+// is told payment_required.
+func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark) (ClaimResult, error) {
 	var res ClaimResult
 	awaiting := false // the booking awaits the business's booking system
 	err := s.tx(ctx, func(w *work) error {
 		awaiting = false
 		w.actor = nextup.ActorCustomer
+		if pay == nil {
+			if err := w.refusePaid(ctx, hash); err != nil {
+				return err
+			}
+		}
 		o, err := w.tx.OfferClaim(ctx, hash, w.now)
 		if err != nil {
 			if !errors.Is(err, nextup.ErrConflict) {
@@ -201,6 +221,11 @@ func (s *Service) claimByHash(ctx context.Context, hash string) (ClaimResult, er
 		}
 		if err := w.scheduleReminders(ctx, bi, slot, b); err != nil {
 			return err
+		}
+		if pay != nil {
+			if err := w.markPaid(ctx, bi, o, pay); err != nil {
+				return err
+			}
 		}
 		res = ClaimResult{Booking: b, CalendarToken: calToken}
 		if slot.Seating == nextup.SeatingShared && slot.FreeSeats() > 0 {
@@ -336,8 +361,14 @@ func (w *work) endOffer(ctx context.Context, o nextup.Offer, to nextup.OfferStat
 		}
 		return o, fmt.Errorf("offer %s to %s: %w", o.ID, to, err)
 	}
-	if _, err := w.tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats}); err != nil {
+	sl, err := w.tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats})
+	if err != nil {
 		return o, fmt.Errorf("free %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
+	}
+	if sl.Event.Paid() {
+		if err := w.expirePayments(ctx, o); err != nil {
+			return o, err
+		}
 	}
 	for _, key := range []string{expireKey(o.ID), releaseKey(o.ID), escalateKey(o.ID)} {
 		if err := w.tx.TimerCancel(ctx, key); err != nil {

@@ -46,6 +46,9 @@ type Service struct {
 	// BookingAttempts is how many times a claim asks the booking system
 	// in a row when it does not answer, before the claim fails; 0 means 3.
 	BookingAttempts int
+	// Payments takes the payments of paid events (pay/stripepay). Nil: a
+	// paid event's holds cannot be paid for (the claim page says so).
+	Payments Checkouts
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -76,6 +79,9 @@ func (s *Service) tx(ctx context.Context, fn func(w *work) error) error {
 		if err == nil && w.wake && s.Wake != nil {
 			s.Wake()
 		}
+		if err == nil && len(w.paidHolds) > 0 {
+			s.afterCommit(ctx, w)
+		}
 		return err
 	}
 	return fmt.Errorf("gave up after %d attempts: %w", maxAttempts, err)
@@ -101,6 +107,9 @@ type work struct {
 	// decision found it, recorded on the offer's audit row (acceptance by
 	// position).
 	offerPos map[string]int
+	// paidHolds are the offers of paid events sent in this transaction:
+	// their checkouts are made once it commits.
+	paidHolds []paidHold
 }
 
 type bizInfo struct {

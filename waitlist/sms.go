@@ -129,7 +129,7 @@ func (s *Service) claimByText(ctx context.Context, b nextup.Business, from strin
 	default:
 		return SMSReply{Action: "claim_failed", Text: fmt.Sprintf("%s: you have %d offers; please claim the one you want with its link.", b.Name, len(live))}, nil
 	}
-	_, err = s.claimByHash(ctx, live[0].TokenHash)
+	_, err = s.claimByHash(ctx, live[0].TokenHash, nil)
 	switch code := nextup.ErrorCode(err); {
 	case err == nil:
 		return SMSReply{Action: "claimed"}, nil // the confirmation goes out through the outbox

@@ -31,11 +31,12 @@ const (
 	TemplateEscalation   = "escalation"   // in case you missed it: the same claim link once more
 	TemplateUnconfirmed  = "unconfirmed"  // the business's booking system did not confirm a claim; the business will
 	TemplateProposal     = "proposal"     // to the owner: a request proposes a row; one-tap Approve and Reject
+	TemplateRefunded     = "refunded"     // a paid event's payment arrived after the hold ended: refunded in full
 )
 
 // TemplateKinds lists the kinds in the order staff see them.
 var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled, TemplateExpired,
-	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal}
+	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal, TemplateRefunded}
 
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
@@ -53,6 +54,9 @@ type TemplateData struct {
 	StatusLink string
 	// CalendarLink downloads the booking's invite (confirmation, reminder).
 	CalendarLink string
+	// Price is what a paid event's seats cost in all ("€50.00"; offer,
+	// refunded).
+	Price string
 	// CancelLink lets the person cancel an event registration themselves
 	// (confirmation, reminder of an event).
 	CancelLink string
@@ -76,14 +80,14 @@ var defaultTemplates = map[string]nextup.MessageTemplate{
 
 A {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened up on {{.When}}{{if gt .Seats 1}} for {{.Seats}}{{end}}.
 
-It is held for you for {{.Countdown}}, until {{.Until}}. Claim it here:
+It is held for you for {{.Countdown}}, until {{.Until}}. {{if .Price}}Pay {{.Price}} to confirm it here{{else}}Claim it here{{end}}:
 {{.Link}}
 
 If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away. You keep your place either way.
 `,
 		HTML: `<p>Hi {{.Name}},</p>
 <p>A <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened up on <b>{{.When}}</b>{{if gt .Seats 1}} for {{.Seats}}{{end}}.</p>
-<p>It is held for you for {{.Countdown}}, until <b>{{.Until}}</b>.</p>
+<p>It is held for you for {{.Countdown}}, until <b>{{.Until}}</b>.{{if .Price}} It is confirmed when you pay {{.Price}}.{{end}}</p>
 <p>` + button + `Claim it</a></p>
 <p style="color:#555">If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away. You keep your place either way.</p>`,
 	},
@@ -185,6 +189,19 @@ Can't make it? Tell us at {{.Contact}} so someone on the waitlist can have it.
 <p>A reminder of your <b>{{.Service}}</b>{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on <b>{{.When}}</b>{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.</p>
 {{if .CalendarLink}}<p><a href="{{.CalendarLink}}">Add it to your calendar</a></p>{{end}}
 {{if .CancelLink}}<p style="color:#555">Can't come? <a href="{{.CancelLink}}">Cancel your place</a> so someone on the waitlist gets your seat.</p>{{else if .Contact}}<p style="color:#555">Can't make it? Tell us at <a href="mailto:{{.Contact}}">{{.Contact}}</a> so someone on the waitlist can have it.</p>{{end}}`,
+	},
+	TemplateRefunded: {
+		Subject: `Refunded: your payment for {{.Service}}`,
+		SMS:     `{{.Business}}: your payment{{if .Price}} of {{.Price}}{{end}} for {{.Service}} on {{.When}} arrived after your hold ended, so it has been refunded in full. You keep your place on the waitlist.`,
+		Text: `Hi {{.Name}},
+
+Your payment{{if .Price}} of {{.Price}}{{end}} for {{.Service}} at {{.Business}} on {{.When}} reached us after your hold on the seats had ended, so they were not booked for you.
+
+We have refunded it in full; your bank shows it in a few days. You keep your place on the waitlist.
+`,
+		HTML: `<p>Hi {{.Name}},</p>
+<p>Your payment{{if .Price}} of <b>{{.Price}}</b>{{end}} for <b>{{.Service}}</b> at {{.Business}} on {{.When}} reached us after your hold on the seats had ended, so they were not booked for you.</p>
+<p>We have refunded it in full; your bank shows it in a few days. You keep your place on the waitlist.</p>`,
 	},
 	TemplateProposal: {
 		Subject: `New request: {{.Name}} for {{.Service}}`,

@@ -133,7 +133,7 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	}
 	expires := o.ExpiresAt
 	if w.now.After(o.SendAt) {
-		state, sendAt, fresh, ok := engine.OfferWindow(w.now, slot.StartsAt, bi.b.Rules, bi.loc)
+		state, sendAt, fresh, ok := engine.OfferWindow(w.now, slot.StartsAt, engine.RulesFor(bi.b.Rules, slot), bi.loc)
 		switch {
 		case !ok:
 			_, err := w.endOffer(ctx, o, nextup.OfferExpired, "too_late_to_send", nextup.EntryWaiting)
@@ -164,6 +164,7 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	if err := w.scheduleEscalation(ctx, sent); err != nil {
 		return err
 	}
+	w.notePaidHold(slot, sent, token)
 	if !expires.Equal(o.ExpiresAt) {
 		if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
 			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: expires}); err != nil {

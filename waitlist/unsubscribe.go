@@ -44,7 +44,9 @@ func sealKeys(b nextup.Business, purpose string) (seal, nonce []byte) {
 
 // unsubscribeToken seals addr. The nonce is derived from the address, so
 // one address always gets the same link.
-func unsubscribeToken(b nextup.Business, addr string) string { return sealToken(b, "unsubscribe", addr) }
+func unsubscribeToken(b nextup.Business, addr string) string {
+	return sealToken(b, "unsubscribe", addr)
+}
 
 func openUnsubscribeToken(b nextup.Business, token string) (string, error) {
 	return openToken(b, "unsubscribe", token)

@@ -55,7 +55,7 @@ func (rec *recorder) requests() []request {
 	return append([]request(nil), rec.reqs...)
 }
 
-// last returns the only request made, failing the test otherwise.
+// only returns the only request made, failing the test otherwise.
 func (rec *recorder) only(t *testing.T) request {
 	t.Helper()
 	reqs := rec.requests()

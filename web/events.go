@@ -460,3 +460,71 @@ func (s *Server) registrationNoShow(w http.ResponseWriter, r *http.Request, b ne
 		Moves []nextup.Move `json:"moves"`
 	}{s.registrationOut(reg), movesOut(moves)})
 }
+
+// eventStatsJSON is GET /v1/events/{id}/stats: the organiser's figures.
+type eventStatsJSON struct {
+	Event           eventJSON          `json:"event"`
+	Confirmed       int                `json:"confirmed"`
+	Held            int                `json:"held"`
+	Waitlisted      int                `json:"waitlisted"`
+	ConfirmedSeats  int                `json:"confirmed_seats"`
+	HeldSeats       int                `json:"held_seats"`
+	WaitlistedSeats int                `json:"waitlisted_seats"`
+	Cancelled       int                `json:"cancelled"`
+	CheckedIn       int                `json:"checked_in"`
+	NoShows         int                `json:"no_shows"`
+	WaitlistRatio   float64            `json:"waitlist_to_capacity"`
+	NoShowRate      *float64           `json:"no_show_rate"`
+	Acceptance      []positionRateJSON `json:"acceptance_by_position"`
+	Promotions      []promotionJSON    `json:"promotions"`
+}
+
+type positionRateJSON struct {
+	Position string   `json:"position"`
+	Offered  int      `json:"offered"`
+	Claimed  int      `json:"claimed"`
+	Rate     *float64 `json:"rate"`
+}
+
+type promotionJSON struct {
+	At       time.Time `json:"at"`
+	EntryID  string    `json:"registration_id"`
+	Name     string    `json:"name"`
+	OfferID  string    `json:"offer_id,omitempty"`
+	Position int       `json:"position,omitempty"`
+	State    string    `json:"state"`
+	Override bool      `json:"override"`
+	By       string    `json:"by,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+}
+
+func ratio(n, d int) *float64 {
+	if d <= 0 {
+		return nil
+	}
+	r := float64(n) / float64(d)
+	return &r
+}
+
+func (s *Server) eventStats(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	st, err := s.Svc.EventStats(r.Context(), b.ID, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := eventStatsJSON{Event: eventOut(st.Event, s.now()), Confirmed: st.Confirmed, Held: st.Held, Waitlisted: st.Waitlisted,
+		ConfirmedSeats: st.ConfirmedSeats, HeldSeats: st.HeldSeats, WaitlistedSeats: st.WaitlistedSeats, Cancelled: st.Cancelled,
+		CheckedIn: st.CheckedIn, NoShows: st.NoShows, NoShowRate: ratio(st.NoShows, st.NoShows+st.CheckedIn),
+		Acceptance: []positionRateJSON{}, Promotions: []promotionJSON{}}
+	if wr := ratio(st.WaitlistedSeats, st.Event.Capacity); wr != nil {
+		out.WaitlistRatio = *wr
+	}
+	for _, a := range st.Acceptance {
+		out.Acceptance = append(out.Acceptance, positionRateJSON{Position: a.Label, Offered: a.Offered, Claimed: a.Claimed, Rate: ratio(a.Claimed, a.Offered)})
+	}
+	for _, p := range st.Promotions {
+		out.Promotions = append(out.Promotions, promotionJSON{At: p.At, EntryID: p.EntryID, Name: p.Name, OfferID: p.OfferID,
+			Position: p.Position, State: p.State, Override: p.Override, By: p.By, Reason: p.Reason})
+	}
+	writeJSON(w, http.StatusOK, out)
+}

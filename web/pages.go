@@ -26,6 +26,7 @@ var pageTemplates = map[string]*template.Template{
 	"status":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/status.html")),
 	"unsubscribe": template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/unsubscribe.html")),
 	"proposal":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/proposal.html")),
+	"cancel":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/cancel.html")),
 }
 
 // unsubscribePage is GET /u/{bid}/{token}, the page behind an email's
@@ -92,6 +93,9 @@ type pageData struct {
 	Seats                                                     int
 	SecondsLeft                                               int64
 	Heading, Message, CalendarURL                             string
+	// Price is what a paid event's hold costs: the offer page's button
+	// goes to pay instead of claiming.
+	Price string
 	// The status page.
 	Detail   string
 	CanLeave bool
@@ -172,6 +176,9 @@ func claimPageData(info waitlist.ClaimInfo, token string, now time.Time) pageDat
 	if info.Slot.Kind == nextup.KindEvent && info.Slot.Title != "" {
 		d.Service = info.Slot.Title
 	}
+	if info.Slot.Event.Paid() {
+		d.Price = waitlist.FormatPrice(info.Slot.Event.PriceCents*int64(info.Offer.Seats), info.Slot.Event.Currency)
+	}
 	if m := info.SecondsLeft / 60; m > 0 {
 		d.LeftInWords = fmt.Sprintf("%d min", m)
 	} else {
@@ -194,6 +201,13 @@ func (s *Server) claimPage(w http.ResponseWriter, r *http.Request) {
 	d := claimPageData(info, token, s.now())
 	switch info.Offer.State {
 	case nextup.OfferOffered:
+		if info.SecondsLeft > 0 && r.URL.Query().Get("paid") != "" && d.Price != "" {
+			// Back from the payment page before the provider's event
+			// arrived: the seats are confirmed in a moment.
+			d.Heading, d.Message = "Payment received", "Thank you. We are confirming your seats now; a confirmation is on its way. Nothing more to do."
+			s.render(w, http.StatusOK, "result", d)
+			return
+		}
 		if info.SecondsLeft > 0 {
 			s.render(w, http.StatusOK, "offer", d)
 			return
@@ -203,6 +217,9 @@ func (s *Server) claimPage(w http.ResponseWriter, r *http.Request) {
 		d.Heading, d.Message = "Not quite yet", "This offer opens in the morning; we will send you the link then."
 	case nextup.OfferClaimed:
 		d.Heading, d.Message = "You're booked", "See you then."
+		if d.Price != "" {
+			d.Heading, d.Message = "Paid — you're in", "Your payment went through and your seats are confirmed. A confirmation is on its way."
+		}
 		if info.Confirming {
 			d.Heading, d.Message = "Confirming your booking", "We are confirming it with "+info.Business.Name+"'s booking system; a message is on its way."
 		}

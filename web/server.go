@@ -37,6 +37,9 @@ type Server struct {
 	// DevOutbox, when set (nextup demo only), is the business whose
 	// captured messages GET /dev/outbox lists.
 	DevOutbox string
+	// PaymentWebhook verifies and reads a payment provider's signed event
+	// (pay/stripepay); nil turns POST /v1/payments/stripe off.
+	PaymentWebhook func(payload []byte, signature string) (waitlist.PaymentEvent, bool, error)
 
 	// Limits kept in this process: sign-in and reset attempts per client
 	// address (10 a minute), form joins per address (10 a minute) and
@@ -103,6 +106,25 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/proposals/{id}:approve", s.key(s.approveProposal)},
 		{"POST", "/v1/proposals/{id}:reject", s.key(s.rejectProposal)},
 		{"POST", "/u/{bid}/{token}", s.unsubscribePost},
+
+		{"POST", "/v1/businesses/{bid}/events", s.biz(s.createEvent)},
+		{"GET", "/v1/businesses/{bid}/events", s.biz(s.listEvents)},
+		{"GET", "/v1/events/{id}", s.key(s.getEvent)},
+		{"PATCH", "/v1/events/{id}", s.key(s.patchEvent)},
+		{"GET", "/v1/events/{id}/stats", s.key(s.eventStats)},
+		{"POST", "/v1/events/{id}/registrations", s.key(s.register)},
+		{"GET", "/v1/events/{id}/registrations", s.key(s.listRegistrations)},
+		{"GET", "/v1/events/{id}/registrations/{rid}", s.key(s.getRegistration)},
+		{"DELETE", "/v1/events/{id}/registrations/{rid}", s.key(s.cancelRegistration)},
+		{"POST", "/v1/events/{id}/registrations/{rid}:check_in", s.key(s.checkIn)},
+		{"POST", "/v1/events/{id}/registrations/{rid}:no_show", s.key(s.registrationNoShow)},
+		{"GET", "/v1/events/{id}/waitlist", s.key(s.eventWaitlist)},
+		{"POST", "/v1/events/{id}/waitlist/{rid}:promote", s.key(s.promote)},
+		{"GET", "/r/{bid}/{token}", s.cancelLinkPage},
+		{"POST", "/r/{bid}/{token}", s.cancelLinkPost},
+		{"POST", "/c/{token}/pay", s.payPost},
+		{"GET", "/pay/{oid}", s.payReturnPage},
+		{"POST", "/v1/payments/stripe", s.paymentWebhook},
 
 		{"GET", "/v1/bookings/{id}", s.key(s.getBooking)},
 		{"GET", "/v1/bookings/{id}/calendar.ics", s.calendar},

@@ -27,6 +27,7 @@ import (
 	"github.com/nextup-dev/nextup/notify/twilio"
 	"github.com/nextup-dev/nextup/notify/webhook"
 	"github.com/nextup-dev/nextup/outbox"
+	"github.com/nextup-dev/nextup/pay/stripepay"
 	"github.com/nextup-dev/nextup/store/postgres"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -56,6 +57,8 @@ type serveConfig struct {
 	InboundAddr, InboundDomain string
 	// BookingTimeout bounds one request to a business's booking system.
 	BookingTimeout time.Duration
+	// Stripe takes the payments of paid events (off unless the key is set).
+	StripeKey, StripeWebhookSecret, StripeAPIBase string
 
 	// Messages a second per provider account, by channel (0: no limit).
 	SMSTPS, EmailTPS, WebhookTPS float64
@@ -92,6 +95,11 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.AnthropicKey, "anthropic-api-key", "", "inbox lane: as --anthropic-api-key-file, the key itself (prefer the file or the env)")
 	fs.StringVar(&c.AnthropicModel, "anthropic-model", "", "inbox lane: the model (default "+anthropic.DefaultModel+")")
 	fs.StringVar(&c.AnthropicBaseURL, "anthropic-base-url", "", "inbox lane: another base URL for the Messages API (a proxy, a local fake)")
+	fs.StringVar(&c.StripeKey, "stripe-secret-key", "", "paid events: the Stripe secret key (prefer --stripe-secret-key-file or the env); off unless set")
+	stripeKeyFile := fs.String("stripe-secret-key-file", "", "paid events: read the Stripe secret key from this file")
+	fs.StringVar(&c.StripeWebhookSecret, "stripe-webhook-secret", "", "paid events: the signing secret (whsec_…) of the Stripe endpoint <base-url>/v1/payments/stripe")
+	stripeWebhookFile := fs.String("stripe-webhook-secret-file", "", "paid events: read the webhook signing secret from this file")
+	fs.StringVar(&c.StripeAPIBase, "stripe-api-base", "", "paid events: another base URL for Stripe's API (stripe-mock in tests)")
 	fs.DurationVar(&c.BookingTimeout, "booking-timeout", httpbook.DefaultTimeout, "how long one request to a business's booking system (its booking_url) may take; a claim tries 3 times (at most 25s, under a timer's lease)")
 	fs.Float64Var(&c.SMSTPS, "sms-tps", 0, "SMS: texts a second per provider account (Twilio: 1 for a long code, more for a Messaging Service or short code); this instance's rate, evenly spaced; 0: no limit")
 	fs.Float64Var(&c.EmailTPS, "email-tps", 0, "email: messages a second per SMTP login; this instance's rate; 0: no limit")
@@ -112,7 +120,8 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, f := range []struct {
 		path string
 		dst  *string
-	}{{*adminFile, &c.AdminToken}, {*smtpFile, &c.SMTPURL}, {*twilioTokenFile, &c.Twilio.AuthToken}, {*anthropicKeyFile, &c.AnthropicKey}} {
+	}{{*adminFile, &c.AdminToken}, {*smtpFile, &c.SMTPURL}, {*twilioTokenFile, &c.Twilio.AuthToken}, {*anthropicKeyFile, &c.AnthropicKey},
+		{*stripeKeyFile, &c.StripeKey}, {*stripeWebhookFile, &c.StripeWebhookSecret}} {
 		if f.path == "" {
 			continue
 		}
@@ -127,6 +136,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if c.DBMaxConns < 0 || c.DBStatementTimeout < 0 {
 		return usageError{"serve: --db-max-conns and --db-statement-timeout must not be negative"}
+	}
+	if (c.StripeKey == "") != (c.StripeWebhookSecret == "") {
+		return usageError{"serve: --stripe-secret-key and --stripe-webhook-secret go together"}
 	}
 	if c.BookingTimeout <= 0 || c.BookingTimeout > 25*time.Second {
 		// The booking_sync timer's request must end before its 30s lease.
@@ -284,6 +296,14 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		api.SMSSignature = twilio.SignatureValidator(c.Twilio.AuthToken)
 	}
 	api.DevOutbox = c.DevOutbox
+	if c.StripeKey != "" {
+		sc, err := stripepay.New(stripepay.Config{SecretKey: c.StripeKey, WebhookSecret: c.StripeWebhookSecret, BackendURL: c.StripeAPIBase})
+		if err != nil {
+			return fmt.Errorf("serve: stripe: %w", err)
+		}
+		pay := stripepay.Checkouts{Client: sc}
+		svc.Payments, api.PaymentWebhook = pay, pay.Webhook
+	}
 	if fake != nil {
 		api.Debug = &web.DebugClock{Clock: fake, Sweeper: sweeper, Relay: relay}
 	}

@@ -25,7 +25,7 @@ test: lint
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags bedrock ./intake/bedrock
 	$(GO) test -count=1 -race ./store/... ./timer/... ./outbox/... ./waitlist/... ./web/... ./cmd/...
-	$(GO) test -count=1 -run '^$$' -bench ClaimsPostgres -benchtime 50x ./waitlist
+	$(GO) test -count=1 -run '^$$' -bench 'ClaimsPostgres|Registrations' -benchtime 50x ./waitlist
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -49,4 +49,4 @@ fuzz:
 # PostgreSQL claims benchmark (NEXTUP_TEST_POSTGRES) runs 2000 claims.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
-	$(GO) test -run '^$$' -bench ClaimsPostgres -benchtime 2000x ./waitlist
+	$(GO) test -run '^$$' -bench 'ClaimsPostgres|Registrations' -benchtime 2000x ./waitlist

@@ -93,8 +93,10 @@ func (s *Service) CheckoutByToken(ctx context.Context, token string) (string, er
 	var o nextup.Offer
 	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
 		var err error
-		o, err = tx.OfferByTokenHash(ctx, nextup.HashToken(token))
-		return notFound("claim link", "", err)
+		if o, err = tx.OfferByTokenHash(ctx, nextup.HashToken(token)); err != nil {
+			return notFound("claim link", "", err)
+		}
+		return nil
 	})
 	if err != nil {
 		return "", err

@@ -86,7 +86,7 @@ func TestBusinessTemplatesValidated(t *testing.T) {
 		field string
 	}{
 		"parse":   {map[string]nextup.MessageTemplate{"offer": {Text: "{{.Link"}}, "templates.offer.text"},
-		"field":   {map[string]nextup.MessageTemplate{"reminder": {SMS: "{{.Price}}"}}, "templates.reminder"},
+		"field":   {map[string]nextup.MessageTemplate{"reminder": {SMS: "{{.Discount}}"}}, "templates.reminder"},
 		"kind":    {map[string]nextup.MessageTemplate{"birthday": {Text: "hi"}}, "templates.birthday"},
 		"html":    {map[string]nextup.MessageTemplate{"offer": {HTML: "<a href='{{.Link}}>"}}, "templates.offer"},
 		"toolong": {map[string]nextup.MessageTemplate{"joined": {Text: strings.Repeat("x", 17<<10)}}, "templates.joined.text"},

@@ -353,24 +353,7 @@ func (s *Server) listRegistrations(w http.ResponseWriter, r *http.Request, b nex
 		return
 	}
 	if wantsCSV(r) {
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="guests-%s.csv"`, sl.ID))
-		cw := csv.NewWriter(w)
-		_ = cw.Write(guestListColumns)
-		for _, reg := range regs {
-			o := s.registrationOut(reg)
-			checked := ""
-			if o.CheckedInAt != nil {
-				checked = o.CheckedInAt.Format(time.RFC3339)
-			}
-			pos := ""
-			if o.Position > 0 {
-				pos = strconv.Itoa(o.Position)
-			}
-			_ = cw.Write([]string{csvSafe(o.Name), csvSafe(o.Email), csvSafe(o.Phone), strconv.Itoa(o.Guests), strconv.Itoa(o.Seats),
-				o.State, pos, o.RegisteredAt.Format(time.RFC3339), checked, o.ID})
-		}
-		cw.Flush()
+		s.writeGuestCSV(w, sl, regs)
 		return
 	}
 	out := struct {
@@ -381,6 +364,30 @@ func (s *Server) listRegistrations(w http.ResponseWriter, r *http.Request, b nex
 		out.Registrations = append(out.Registrations, s.registrationOut(reg))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// writeGuestCSV writes an event's guest list as a CSV download: the API's
+// export and the dashboard's "Download CSV" (which is behind the staff
+// sign-in, since a browser has no API key) write the same file.
+func (s *Server) writeGuestCSV(w http.ResponseWriter, sl nextup.Slot, regs []waitlist.Registration) {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="guests-%s.csv"`, sl.ID))
+	cw := csv.NewWriter(w)
+	_ = cw.Write(guestListColumns)
+	for _, reg := range regs {
+		o := s.registrationOut(reg)
+		checked := ""
+		if o.CheckedInAt != nil {
+			checked = o.CheckedInAt.Format(time.RFC3339)
+		}
+		pos := ""
+		if o.Position > 0 {
+			pos = strconv.Itoa(o.Position)
+		}
+		_ = cw.Write([]string{csvSafe(o.Name), csvSafe(o.Email), csvSafe(o.Phone), strconv.Itoa(o.Guests), strconv.Itoa(o.Seats),
+			o.State, pos, o.RegisteredAt.Format(time.RFC3339), checked, o.ID})
+	}
+	cw.Flush()
 }
 
 // wantsCSV reports whether the client asked for text/csv (Accept, or

@@ -35,6 +35,7 @@ type page struct {
 	status   int
 	location string
 	body     string
+	header   http.Header
 	set      map[string]*http.Cookie
 }
 
@@ -73,7 +74,7 @@ func (b *formClient) do(method, path string, form url.Values) page {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	p := page{status: res.StatusCode, location: res.Header.Get("Location"), body: string(raw), set: map[string]*http.Cookie{}}
+	p := page{status: res.StatusCode, location: res.Header.Get("Location"), body: string(raw), header: res.Header, set: map[string]*http.Cookie{}}
 	for _, c := range res.Cookies() {
 		p.set[c.Name] = c
 		if c.MaxAge < 0 {

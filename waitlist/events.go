@@ -90,7 +90,9 @@ var (
 	currency  = regexp.MustCompile(`^[a-z]{3}$`)
 )
 
-func validateEvent(p *EventParams) error {
+// ValidateEvent checks an event's setup (and normalises its title and
+// currency): a validation error naming every bad field, or nil.
+func ValidateEvent(p *EventParams) error {
 	p.Title = strings.TrimSpace(p.Title)
 	ev := &p.Settings
 	ev.Currency = strings.ToLower(strings.TrimSpace(ev.Currency))
@@ -158,7 +160,7 @@ func validateEvent(p *EventParams) error {
 // CreateEvent adds an event: a shared slot of kind event with nothing
 // booked, its settings and its own waitlist.
 func (s *Service) CreateEvent(ctx context.Context, businessID string, p EventParams) (nextup.Slot, error) {
-	if err := validateEvent(&p); err != nil {
+	if err := ValidateEvent(&p); err != nil {
 		return nextup.Slot{}, err
 	}
 	zero := 0
@@ -174,7 +176,7 @@ func (s *Service) CreateEvent(ctx context.Context, businessID string, p EventPar
 // has. Growing capacity promotes in batch; shrinking below the seats taken
 // is capacity_below_taken.
 func (s *Service) UpdateEvent(ctx context.Context, businessID, eventID string, p EventParams) (nextup.Slot, []nextup.Move, error) {
-	if err := validateEvent(&p); err != nil {
+	if err := ValidateEvent(&p); err != nil {
 		return nextup.Slot{}, nil, err
 	}
 	var out nextup.Slot

@@ -1,6 +1,7 @@
 package waitlist
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -45,7 +46,7 @@ type Promotion struct {
 	State    string // the offer's state ("" for an override that queued someone next)
 	Override bool
 	By       string // the staff member of an override
-	Reason   string // an override's reason, else the engine's move
+	Reason   string // an override's reason; else why the offer ended, or the engine's move while it is live or once claimed
 }
 
 // maxPositionBucket is the last waitlist place counted on its own.
@@ -104,12 +105,12 @@ func (s *Service) EventStats(ctx context.Context, businessID, eventID string) (E
 // promotions reads the offers of an event with the places recorded on
 // their audit rows, and the staff overrides.
 func promotions(offers []nextup.Offer, audit []nextup.AuditEvent, names map[string]string) ([]PositionRate, []Promotion) {
-	pos := map[string]int{}
+	pos, move := map[string]int{}, map[string]string{}
 	var out []Promotion
 	for _, ev := range audit {
 		switch {
 		case ev.SubjectType == nextup.SubjectOffer && ev.From == "" && ev.Detail != nil:
-			pos[ev.SubjectID] = detailInt(ev.Detail["position"])
+			pos[ev.SubjectID], move[ev.SubjectID] = detailInt(ev.Detail["position"]), ev.Reason
 		case ev.SubjectType == nextup.SubjectEntry && ev.Reason == "override":
 			p := Promotion{At: ev.At, EntryID: ev.SubjectID, Name: names[ev.SubjectID], Position: detailInt(ev.Detail["position"]),
 				Override: true, By: fmt.Sprint(ev.Detail["by"]), Reason: fmt.Sprint(ev.Detail["reason"])}
@@ -129,7 +130,7 @@ func promotions(offers []nextup.Offer, audit []nextup.AuditEvent, names map[stri
 	for _, o := range offers {
 		p := pos[o.ID]
 		out = append(out, Promotion{At: o.CreatedAt, EntryID: o.EntryID, Name: names[o.EntryID], OfferID: o.ID, Position: p,
-			State: string(o.State), Reason: o.Reason})
+			State: string(o.State), Reason: cmp.Or(o.Reason, move[o.ID])})
 		if p <= 0 || o.State.Live() {
 			continue
 		}

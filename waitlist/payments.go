@@ -227,6 +227,12 @@ func (s *Service) PaymentCompleted(ctx context.Context, ev PaymentEvent) (Paymen
 		offer, err = tx.OfferGet(ctx, p.OfferID)
 		return err
 	})
+	if errors.Is(err, nextup.ErrNotFound) && ev.OfferID != "" {
+		// A session made for one of our offers whose row was never
+		// stored (the process stopped between Stripe's answer and the
+		// write): the money is real, so the row is made now.
+		p, offer, err = s.adoptSession(ctx, ev)
+	}
 	if err != nil {
 		return PaymentResult{}, err
 	}
@@ -254,6 +260,36 @@ func (s *Service) PaymentCompleted(ctx context.Context, ev PaymentEvent) (Paymen
 	}
 	// The offer ended before the money arrived: give it back.
 	return s.refundLate(ctx, p, ev.PaymentIntent, ne.Code)
+}
+
+// adoptSession stores the payment row of a completed session that names
+// an offer of a paid event of this server but has no row.
+func (s *Service) adoptSession(ctx context.Context, ev PaymentEvent) (nextup.Payment, nextup.Offer, error) {
+	var (
+		p nextup.Payment
+		o nextup.Offer
+	)
+	err := s.tx(ctx, func(w *work) error {
+		var err error
+		if o, err = w.tx.OfferGet(ctx, ev.OfferID); err != nil {
+			return notFound("offer", ev.OfferID, err)
+		}
+		sl, err := w.tx.SlotGet(ctx, o.SlotID)
+		if err != nil {
+			return err
+		}
+		if !sl.Event.Paid() || s.Payments == nil {
+			return notFound("checkout session", ev.SessionID, nil)
+		}
+		p = nextup.Payment{ID: w.s.Random.ID("pay"), BusinessID: o.BusinessID, SlotID: o.SlotID, OfferID: o.ID, EntryID: o.EntryID,
+			Provider: s.Payments.Provider(), SessionID: ev.SessionID, AmountCents: sl.Event.PriceCents * int64(o.Seats),
+			Currency: sl.Event.Currency, State: nextup.PaymentOpen, ExpiresAt: o.ExpiresAt, CreatedAt: w.now, UpdatedAt: w.now}
+		if err := w.tx.PaymentCreate(ctx, p); err != nil {
+			return fmt.Errorf("adopt session %s: %w", ev.SessionID, err)
+		}
+		return nil
+	})
+	return p, o, err
 }
 
 func (s *Service) paymentBySession(ctx context.Context, sessionID string) (nextup.Payment, error) {

@@ -24,7 +24,7 @@ type evAPI struct {
 	sweep *timer.Sweeper
 }
 
-func setupEvents(t *testing.T, opts ...func(*web.Server)) *evAPI {
+func setupEvents(t testing.TB, opts ...func(*web.Server)) *evAPI {
 	t.Helper()
 	var ws *web.Server
 	a := setup(t, append(opts, func(s *web.Server) { ws = s })...)

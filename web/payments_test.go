@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,18 @@ func TestPaidEvent(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no refund in the audit")
+	}
+	// A session of Cy's hold whose row was never stored (the process
+	// stopped right after Stripe answered): the payment is adopted and
+	// books her.
+	cyOffer := a.registration(id, cy["id"].(string))["offer_id"].(string)
+	out = nil
+	a.must(a.stripeEvent(nextup.Payment{SessionID: "cs_lost", OfferID: cyOffer, BusinessID: a.bid, AmountCents: 2500, Currency: "eur"}, "pi_cy", webhookSecret), 200, &out)
+	wantState(t, a.registration(id, cy["id"].(string)), "confirmed", 0)
+	if ps := a.payments(cyOffer); !slices.ContainsFunc(ps, func(p nextup.Payment) bool {
+		return p.SessionID == "cs_lost" && p.State == nextup.PaymentPaid && p.PaymentIntent == "pi_cy"
+	}) {
+		t.Fatalf("Cy's payments: %+v", ps)
 	}
 	// An event for a session this server never made is acknowledged and ignored.
 	out = nil

@@ -22,7 +22,7 @@ import (
 // server is plain http while the base URL is https, so a cookie jar would
 // hold back the Secure cookies.)
 type formClient struct {
-	t       *testing.T
+	t       testing.TB
 	a       *api
 	cookies map[string]*http.Cookie
 }
@@ -42,7 +42,7 @@ type page struct {
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // csrf is the first CSRF token in a page's forms.
-func (p page) csrf(t *testing.T) string {
+func (p page) csrf(t testing.TB) string {
 	t.Helper()
 	m := csrfField.FindStringSubmatch(p.body)
 	if m == nil {

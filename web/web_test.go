@@ -30,7 +30,7 @@ const adminToken = "test-admin-token"
 // api is the test bundle: the real server over a real SQLite file, a fake
 // clock at Tuesday 1 Dec 2026 10:00 London, and one business.
 type api struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	store *sqlite.DB
 	clock *nextup.FakeClock
@@ -38,7 +38,7 @@ type api struct {
 	key   string
 }
 
-func setup(t *testing.T, opts ...func(*web.Server)) *api {
+func setup(t testing.TB, opts ...func(*web.Server)) *api {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), t.TempDir()+"/nextup.db")
 	if err != nil {

@@ -115,7 +115,7 @@ func (w *world) checkSeats(cur *snapshot) {
 		if s.HandedBack && live > 0 {
 			w.fail("check hand-back: slot %s is with staff while %d live offers hold its seats", id, live)
 		}
-		if max := w.m.biz[ms.biz].rules.MaxOffersPerSlot; max > 0 && tried(cur.slotOffer[id]) > max {
+		if max := w.m.biz[ms.biz].rulesFor(ms).MaxOffersPerSlot; max > 0 && tried(cur.slotOffer[id]) > max {
 			w.fail("check try cap: slot %s was tried on %d people, the cap is %d", id, tried(cur.slotOffer[id]), max)
 		}
 	}
@@ -203,9 +203,9 @@ func (w *world) checkSentWindow(o nextup.Offer) {
 	ms := w.m.slots[o.SlotID]
 	b := w.m.biz[ms.biz]
 	if o.SentAt.After(o.SendAt) {
-		_, _, want, _ = engine.OfferWindow(*o.SentAt, ms.start, b.rules, b.loc)
+		_, _, want, _ = engine.OfferWindow(*o.SentAt, ms.start, b.rulesFor(ms), b.loc)
 	} else {
-		_, _, want, _ = engine.OfferWindow(o.CreatedAt, ms.start, b.rules, b.loc)
+		_, _, want, _ = engine.OfferWindow(o.CreatedAt, ms.start, b.rulesFor(ms), b.loc)
 	}
 	if !o.ExpiresAt.Equal(want) {
 		w.fail("check 2 offer: offer %s made at %s for %s, sent at %s, expires %s; want %s",
@@ -589,15 +589,16 @@ func (w *world) checkNewHandBack(prev, cur *snapshot, h nextup.HandBack, changed
 			offers = append(offers, o)
 		}
 	}
-	_, _, _, ok := engine.OfferWindow(t, s.StartsAt, b.rules, b.loc)
+	rules := b.rulesFor(ms)
+	_, _, _, ok := engine.OfferWindow(t, s.StartsAt, rules, b.loc)
 	switch h.Reason {
 	case nextup.HandBackTooSoon:
 		if s.StartsAt.Sub(t) >= b.rules.MinLead && ok {
 			w.fail("check hand-back: slot %s handed back as too soon at %s, but it starts %s later with a claim window possible", s.ID, fmtT(t), s.StartsAt.Sub(t))
 		}
 	case nextup.HandBackTryCap:
-		if b.rules.MaxOffersPerSlot <= 0 || tried(offers) < b.rules.MaxOffersPerSlot {
-			w.fail("check hand-back: slot %s handed back for the try cap after %d tries (cap %d)", s.ID, tried(offers), b.rules.MaxOffersPerSlot)
+		if rules.MaxOffersPerSlot <= 0 || tried(offers) < rules.MaxOffersPerSlot {
+			w.fail("check hand-back: slot %s handed back for the try cap after %d tries (cap %d)", s.ID, tried(offers), rules.MaxOffersPerSlot)
 		}
 	case nextup.HandBackListExhausted:
 		if tried(offers) == 0 {
@@ -683,7 +684,7 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 			w.fail("check 4 guardrails: offer %s to %s breaks the daily cap of %d (%d offers today before it)",
 				o.ID, e.key(), b.rules.MaxOffersPerPersonPerDay, w.m.offersToday(cur, e.biz, e.key(), t, created))
 		}
-		state, sendAt, expires, ok := engine.OfferWindow(t, ms.start, b.rules, b.loc)
+		state, sendAt, expires, ok := engine.OfferWindow(t, ms.start, b.rulesFor(ms), b.loc)
 		initial := nextup.OfferOffered
 		if o.SendAt.After(o.CreatedAt) {
 			initial = nextup.OfferPending
@@ -734,10 +735,11 @@ func (w *world) checkMatching(cur *snapshot) {
 			if s.Seating == nextup.SeatingUnit && s.HeldSeats > 0 {
 				continue
 			}
-			if max := b.rules.MaxOffersPerSlot; max > 0 && tried(cur.slotOffer[sid]) >= max {
+			rules := b.rulesFor(w.m.slots[sid])
+			if max := rules.MaxOffersPerSlot; max > 0 && tried(cur.slotOffer[sid]) >= max {
 				continue
 			}
-			if _, _, _, ok := engine.OfferWindow(now, s.StartsAt, b.rules, b.loc); !ok {
+			if _, _, _, ok := engine.OfferWindow(now, s.StartsAt, rules, b.loc); !ok {
 				continue
 			}
 			for _, eid := range b.entryIDs {
@@ -754,7 +756,7 @@ func (w *world) checkMatching(cur *snapshot) {
 				if !*strictFlag && w.capRolledOver(e, s, now) {
 					continue
 				}
-				if max := b.rules.MaxOffersPerSlot; !*strictFlag && max > 0 && len(cur.slotOffer[sid]) >= max {
+				if max := rules.MaxOffersPerSlot; !*strictFlag && max > 0 && len(cur.slotOffer[sid]) >= max {
 					// Claimed offers do not count as tries, so a claim can
 					// bring a slot back under its try cap; but a claim does
 					// not decide the slot again. Counted and reported.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
 )
 
 // The model is the simulation's own record of what it asked for, in plain
@@ -55,6 +56,7 @@ type person struct {
 
 type mSlot struct {
 	id       string
+	event    *nextup.EventSettings // an event's settings as created
 	biz      string
 	kind     nextup.SlotKind
 	service  string
@@ -246,4 +248,10 @@ func isFinal(st nextup.OfferState) bool { return !st.Live() }
 
 func entryTerminal(st nextup.EntryState) bool {
 	return st == nextup.EntryBooked || st == nextup.EntryLeft || st == nextup.EntryExpired
+}
+
+// rules are the business's rules as they apply to slot ms (an event's own
+// claim window, no try cap: engine.RulesFor).
+func (b *mBiz) rulesFor(ms *mSlot) nextup.Rules {
+	return engine.RulesFor(b.rules, nextup.Slot{Kind: ms.kind, Event: ms.event})
 }

@@ -333,7 +333,7 @@ func (w *world) createSlot(event bool) bool {
 	if sl.ID == "" || sl.Capacity != p.Capacity || sl.BookedSeats != booked || sl.MinParty != minParty || !sl.StartsAt.Equal(start) || sl.Seating != p.Seating || sl.Kind != p.Kind {
 		w.fail("check model: created slot %s is %s, asked for %s", sl.ID, js(sl), js(p))
 	}
-	w.m.slots[sl.ID] = &mSlot{id: sl.ID, biz: b.id, kind: p.Kind, service: p.Service, staff: p.Staff, start: start, end: p.EndsAt,
+	w.m.slots[sl.ID] = &mSlot{id: sl.ID, event: sl.Event, biz: b.id, kind: p.Kind, service: p.Service, staff: p.Staff, start: start, end: p.EndsAt,
 		capacity: p.Capacity, seating: p.Seating, minParty: minParty, outside: booked}
 	b.slotIDs = append(b.slotIDs, sl.ID)
 	w.note("→ %s; %s", sl.ID, moveNotes(moves))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -46,6 +47,11 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 		st.Close()
 		return err
 	}
+	supper, err := seedEvent(ctx, svc, biz.ID, at)
+	if err != nil {
+		st.Close()
+		return err
+	}
 	// A staff account for the dashboard, with a fresh password each run.
 	token, _ := svc.Random.Token()
 	password := "demo-" + token[:12]
@@ -79,7 +85,37 @@ Or with curl:
 3. Follow the slot: open the claim link to claim or decline, then
    curl -s %s/v1/slots/%s %s
 
+An event: next week's supper club is sold out with people waiting. Its
+organiser page is %s/dash/events/%s; cancel a place there or with
+   curl -s -X DELETE %s/v1/events/%s/registrations/<id> %s
+and the next person who fits is offered the seats.
+
 OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
-`, db, base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth, base, base)
+`, db, base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth,
+		base, supper.ID, base, supper.ID, auth, base, base)
 	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
+}
+
+// seedEvent adds the demo's sold-out event: a supper club of 12 next week,
+// a guest each allowed, with 10 registrations (some bringing a guest)
+// filling it and four people on its waitlist.
+func seedEvent(ctx context.Context, svc *waitlist.Service, bid string, at func(day, hour, min int) time.Time) (nextup.Slot, error) {
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Supper club", at(6, 19, 30), at(6, 23, 0), 12
+	p.Settings.MaxGuests = 1
+	ev, err := svc.CreateEvent(ctx, bid, p)
+	if err != nil {
+		return ev, err
+	}
+	for i, name := range []string{"Ada", "Bram", "Cleo", "Dev", "Ezra", "Fern", "Gil", "Hana", "Ines", "Jon", "Kai", "Lena", "Milo", "Nia"} {
+		guests := 0
+		if i%5 == 0 {
+			guests = 1
+		}
+		if _, _, err := svc.Register(ctx, bid, ev.ID, waitlist.RegisterParams{Name: name, Email: strings.ToLower(name) + "@example.com",
+			Guests: guests, Source: "demo"}); err != nil {
+			return ev, fmt.Errorf("register %s: %w", name, err)
+		}
+	}
+	return ev, nil
 }

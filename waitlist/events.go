@@ -301,6 +301,9 @@ type Registration struct {
 	Position int    // on the waitlist, 1-based; 0 when not waiting
 	Booking  *nextup.Booking
 	Offer    *nextup.Offer // a live hold
+	// Payment is a paid event's latest checkout for the live hold or the
+	// booking (nil for a free event, or nothing to pay yet).
+	Payment *nextup.Payment
 	// StatusToken is the person's status link secret, known only to the
 	// request that registered them.
 	StatusToken string
@@ -589,7 +592,36 @@ func (w *work) registrationOf(ctx context.Context, sl nextup.Slot, e nextup.Entr
 		r.Position = pos
 	}
 	r.State = registrationState(e, r.Booking)
-	return r, nil
+	return r, w.paymentOf(ctx, sl, &r)
+}
+
+// paymentOf sets a paid event's registration's latest payment: of its live
+// hold, or of the offer its booking came from.
+func (w *work) paymentOf(ctx context.Context, sl nextup.Slot, r *Registration) error {
+	offerID := ""
+	switch {
+	case !sl.Event.Paid():
+		return nil
+	case r.Offer != nil:
+		offerID = r.Offer.ID
+	case r.Booking != nil:
+		offerID = r.Booking.OfferID
+	}
+	if offerID == "" {
+		return nil
+	}
+	ps, err := w.tx.PaymentListByOffer(ctx, offerID)
+	if err != nil || len(ps) == 0 {
+		return err
+	}
+	for i := range ps { // a paid one, else the newest
+		if ps[i].State == nextup.PaymentPaid {
+			r.Payment = &ps[i]
+			return nil
+		}
+	}
+	r.Payment = &ps[0]
+	return nil
 }
 
 // latestBooking is the entry's booking among bs: a booked one if any,
@@ -763,6 +795,9 @@ func (w *work) registrations(ctx context.Context, sl nextup.Slot) ([]Registratio
 			r.Booking = nil
 		}
 		r.State = registrationState(e, r.Booking)
+		if err := w.paymentOf(ctx, sl, &r); err != nil {
+			return nil, err
+		}
 		out = append(out, r)
 	}
 	slices.SortStableFunc(out, func(a, b Registration) int {

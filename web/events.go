@@ -253,23 +253,35 @@ func movesOut(m []nextup.Move) []nextup.Move {
 
 // registrationJSON is a registration on the guest list.
 type registrationJSON struct {
-	ID           string     `json:"id"`
-	EventID      string     `json:"event_id"`
-	Name         string     `json:"name"`
-	Email        string     `json:"email,omitempty"`
-	Phone        string     `json:"phone,omitempty"`
-	Guests       int        `json:"guests"`
-	Seats        int        `json:"seats"`
-	State        string     `json:"state"`
-	Position     int        `json:"position,omitempty"`
-	RegisteredAt time.Time  `json:"registered_at"`
-	CheckedIn    bool       `json:"checked_in"`
-	CheckedInAt  *time.Time `json:"checked_in_at,omitempty"`
-	BookingID    string     `json:"booking_id,omitempty"`
-	OfferID      string     `json:"offer_id,omitempty"`
-	HoldExpires  *time.Time `json:"hold_expires_at,omitempty"`
-	StatusURL    string     `json:"status_url,omitempty"`
-	CheckoutURL  string     `json:"checkout_url,omitempty"`
+	ID           string       `json:"id"`
+	EventID      string       `json:"event_id"`
+	Name         string       `json:"name"`
+	Email        string       `json:"email,omitempty"`
+	Phone        string       `json:"phone,omitempty"`
+	Guests       int          `json:"guests"`
+	Seats        int          `json:"seats"`
+	State        string       `json:"state"`
+	Position     int          `json:"position,omitempty"`
+	RegisteredAt time.Time    `json:"registered_at"`
+	CheckedIn    bool         `json:"checked_in"`
+	CheckedInAt  *time.Time   `json:"checked_in_at,omitempty"`
+	BookingID    string       `json:"booking_id,omitempty"`
+	OfferID      string       `json:"offer_id,omitempty"`
+	HoldExpires  *time.Time   `json:"hold_expires_at,omitempty"`
+	StatusURL    string       `json:"status_url,omitempty"`
+	CheckoutURL  string       `json:"checkout_url,omitempty"`
+	Payment      *paymentJSON `json:"payment,omitempty"`
+}
+
+// paymentJSON is a paid event's checkout as the organiser sees it.
+type paymentJSON struct {
+	ID          string `json:"id"`
+	State       string `json:"state"`
+	AmountCents int64  `json:"amount_cents"`
+	Currency    string `json:"currency"`
+	Provider    string `json:"provider"`
+	SessionID   string `json:"session_id"`
+	RefundID    string `json:"refund_id,omitempty"`
 }
 
 func (s *Server) registrationOut(reg waitlist.Registration) registrationJSON {
@@ -287,6 +299,10 @@ func (s *Server) registrationOut(reg waitlist.Registration) registrationJSON {
 	}
 	if reg.StatusToken != "" {
 		out.StatusURL = s.Svc.StatusURL(reg.StatusToken)
+	}
+	if p := reg.Payment; p != nil {
+		out.Payment = &paymentJSON{ID: p.ID, State: string(p.State), AmountCents: p.AmountCents, Currency: p.Currency,
+			Provider: p.Provider, SessionID: p.SessionID, RefundID: p.RefundID}
 	}
 	return out
 }

@@ -106,7 +106,8 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--db-max-conns", "-1"}, {"serve", "--notify", "twilio"},
 		{"serve", "--twilio-account-sid", "AC1", "--twilio-auth-token", "abc"},
 		{"serve", "--booking-timeout", "0s"}, {"serve", "--booking-timeout", "1m"},
-		{"serve", "--sms-tps", "-1"}, {"serve", "--email-tps", "0.01"}, {"serve", "--webhook-tps", "NaN"}, {"serve", "--sms-tps", "ten"}} {
+		{"serve", "--sms-tps", "-1"}, {"serve", "--email-tps", "0.01"}, {"serve", "--webhook-tps", "NaN"}, {"serve", "--sms-tps", "ten"},
+		{"serve", "--stripe-secret-key", "sk_test_1"}, {"serve", "--stripe-webhook-secret", "whsec_1"}} {
 		_, err := runCLI(t, args...)
 		var ue usageError
 		if !errors.As(err, &ue) {

@@ -59,7 +59,7 @@ func TestServeSoldOutPaidEvent(t *testing.T) {
 	if reg["state"] != "confirmed" || reg["payment"].(map[string]any)["state"] != "paid" {
 		t.Fatalf("after paying: %v", reg)
 	}
-	c.setClock(start.Add(time.Second)) // the relay runs when the clock is set
+	c.setClock(start.Add(time.Second))      // the relay runs when the clock is set
 	msgs := mail.Wait(t, 2, 20*time.Second) // the hold's message with the pay link, then the confirmation
 	if !strings.Contains(msgs[0].Text, "Pay €80.00 to confirm") {
 		t.Fatalf("hold message: %s", msgs[0].Text)

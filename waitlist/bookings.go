@@ -2,6 +2,7 @@ package waitlist
 
 import (
 	"context"
+	"errors"
 	"crypto/subtle"
 	"fmt"
 
@@ -78,11 +79,15 @@ func (w *work) endBookingIn(ctx context.Context, b nextup.Booking, to nextup.Boo
 	if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
 		return out, fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
 	}
-	if _, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats}); err != nil {
+	freed, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats})
+	if err != nil {
 		return out, fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
 	}
 	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
 		From: string(nextup.BookingBooked), To: string(to), Reason: reason}); err != nil {
+		return out, err
+	}
+	if err := w.registrationEnded(ctx, bi, freed, b, reason); err != nil {
 		return out, err
 	}
 	sl, err := w.tx.SlotGet(ctx, b.SlotID)
@@ -93,6 +98,24 @@ func (w *work) endBookingIn(ctx context.Context, b nextup.Booking, to nextup.Boo
 		return out, err
 	}
 	return out, w.decideSlot(ctx, b.SlotID)
+}
+
+// registrationEnded takes the registration of an event booking that ended
+// (cancelled, a no-show, released by staff) off the event: its entry
+// leaves, so the person may register again and is counted once. A plain
+// slot's entry stays booked, as its history.
+func (w *work) registrationEnded(ctx context.Context, bi *bizInfo, sl nextup.Slot, b nextup.Booking, reason string) error {
+	if sl.Kind != nextup.KindEvent || b.EntryID == "" {
+		return nil
+	}
+	if err := w.tx.EntrySetState(ctx, b.EntryID, []nextup.EntryState{nextup.EntryBooked}, nextup.EntryLeft, w.now); err != nil {
+		if errors.Is(err, nextup.ErrConflict) {
+			return nil // not booked (a booking system undid it, or it left already)
+		}
+		return fmt.Errorf("registration %s to left: %w", b.EntryID, err)
+	}
+	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: b.EntryID, SlotID: sl.ID,
+		From: string(nextup.EntryBooked), To: string(nextup.EntryLeft), Reason: reason, Detail: map[string]any{"booking_id": b.ID}})
 }
 
 // setBookingEnded moves a booked booking to its end state and cancels its

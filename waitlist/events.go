@@ -313,6 +313,9 @@ type Registration struct {
 func (r Registration) Guests() int { return max(r.Entry.PartySize-1, 0) }
 
 func registrationState(e nextup.Entry, b *nextup.Booking) string {
+	if b != nil && b.State == nextup.BookingNoShow {
+		return RegNoShow
+	}
 	switch e.State {
 	case nextup.EntryWaiting:
 		return RegWaitlisted
@@ -321,9 +324,6 @@ func registrationState(e nextup.Entry, b *nextup.Booking) string {
 	case nextup.EntryExpired:
 		return RegExpired
 	case nextup.EntryBooked:
-		if b != nil && b.State == nextup.BookingNoShow {
-			return RegNoShow
-		}
 		if b != nil && b.State == nextup.BookingCancelled {
 			return RegCancelled
 		}
@@ -470,8 +470,12 @@ func (w *work) anyoneAhead(ctx context.Context, bi *bizInfo, sl nextup.Slot) (bo
 	}
 	var readErr error
 	ahead := false
+	capDay := bi.b.Rules.MaxOffersPerPersonPerDay
 	for c := range w.candidates(ctx, bi, sl, &readErr) {
-		if !offered[c.Entry.ID] {
+		// Only someone the engine would offer the seats to is ahead: not
+		// one it skips for want of a channel or for the daily cap.
+		_, reachable := engine.ChooseChannel(c.Entry, c.Suppressed)
+		if !offered[c.Entry.ID] && reachable && (capDay <= 0 || c.OffersToday < capDay) {
 			ahead = true
 			break
 		}
@@ -570,7 +574,7 @@ func (w *work) offerNow(ctx context.Context, bi *bizInfo, sl nextup.Slot, e next
 func (w *work) registrationOf(ctx context.Context, sl nextup.Slot, e nextup.Entry) (Registration, error) {
 	r := Registration{Entry: e}
 	switch e.State {
-	case nextup.EntryBooked:
+	case nextup.EntryBooked, nextup.EntryLeft:
 		bs, err := w.tx.BookingListBySlot(ctx, sl.ID)
 		if err != nil {
 			return r, err
@@ -714,18 +718,7 @@ func (w *work) cancelRegistration(ctx context.Context, sl nextup.Slot, e nextup.
 				sl.CancellationClosesAt().In(bi.loc).Format(time.RFC3339))
 		}
 		if _, err := w.endBookingIn(ctx, *r.Booking, nextup.BookingCancelled, ReasonCancellation); err != nil {
-			return r, err
-		}
-		if err := w.tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryBooked}, nextup.EntryLeft, w.now); err != nil {
-			return r, fmt.Errorf("registration %s to left: %w", e.ID, err)
-		}
-		bi, err := w.business(ctx, sl.BusinessID)
-		if err != nil {
-			return r, err
-		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
-			From: string(nextup.EntryBooked), To: string(nextup.EntryLeft), Reason: ReasonCancellation}); err != nil {
-			return r, err
+			return r, err // the registration leaves with its booking (registrationEnded)
 		}
 		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
 			return r, err
@@ -791,7 +784,7 @@ func (w *work) registrations(ctx context.Context, sl nextup.Slot) ([]Registratio
 			pos++
 			r.Position = pos
 		}
-		if e.State != nextup.EntryBooked {
+		if e.State != nextup.EntryBooked && e.State != nextup.EntryLeft {
 			r.Booking = nil
 		}
 		r.State = registrationState(e, r.Booking)

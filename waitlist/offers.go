@@ -193,7 +193,9 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 				return fmt.Errorf("cancel timer %s: %w", key, err)
 			}
 		}
-		awaiting = w.s.usesBookingSystem(bi.b)
+		// An event's registrations are nextup's own: the business's
+		// booking system (for its appointments) is not asked about them.
+		awaiting = w.s.usesBookingSystem(bi.b) && slot.Kind != nextup.KindEvent
 		bookingDetail := map[string]any{"offer_id": o.ID, "seats": b.Seats}
 		if awaiting {
 			bookingDetail["awaiting_booking_system"] = true

@@ -2,6 +2,7 @@ package waitlist
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"time"
@@ -27,6 +28,8 @@ type Checkouts interface {
 	Provider() string
 	CreateCheckout(ctx context.Context, r CheckoutRequest) (CheckoutSession, error)
 	Refund(ctx context.Context, paymentIntentID, idempotencyKey string) (refundID string, err error)
+	// ExpireCheckout closes an open session whose hold has ended.
+	ExpireCheckout(ctx context.Context, sessionID string) error
 }
 
 // CheckoutRequest is a checkout for an offer's held seats.
@@ -74,6 +77,15 @@ type paidHold struct {
 // afterCommit makes the checkouts of the paid holds a committed
 // transaction made. A failure is logged and left for the claim page.
 func (s *Service) afterCommit(ctx context.Context, w *work) {
+	for _, id := range w.endedSessions {
+		// Best effort: a session left open can still be paid, and that
+		// payment is refunded when it arrives.
+		if s.Payments != nil {
+			if err := s.Payments.ExpireCheckout(ctx, id); err != nil {
+				s.log().Warn("checkout of an ended hold not closed; a payment to it will be refunded", "session", id, "err", err)
+			}
+		}
+	}
 	for _, h := range w.paidHolds {
 		if _, err := s.checkout(ctx, h.offer.ID, s.ClaimURL(h.token)); err != nil {
 			s.log().Warn("checkout not made; the claim page will make one", "offer", h.offer.ID, "err", err)
@@ -148,7 +160,10 @@ func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (stri
 		req = CheckoutRequest{OfferID: o.ID, BusinessID: o.BusinessID, Title: sl.Title, AmountCents: sl.Event.PriceCents,
 			Currency: sl.Event.Currency, Quantity: int64(o.Seats), Email: e.Email, SuccessURL: returnURL + "?paid=1",
 			CancelURL: returnURL, Now: now, Deadline: o.ExpiresAt,
-			IdempotencyKey: fmt.Sprintf("checkout-%s-%d", o.ID, len(ps))}
+			// Stripe refuses a key reused with other parameters: the
+			// key names what varies (the return page, and the minute the
+			// clamped expiry is worked out from).
+			IdempotencyKey: fmt.Sprintf("checkout-%s-%d-%x-%d", o.ID, len(ps), sha256.Sum256([]byte(returnURL)), now.Unix()/60)}
 		return nil
 	})
 	if err != nil || open != "" {
@@ -251,8 +266,13 @@ func (s *Service) PaymentCompleted(ctx context.Context, ev PaymentEvent) (Paymen
 	cr, err := s.claimPaid(ctx, offer.TokenHash, p, ev.PaymentIntent)
 	if err == nil {
 		res.Booking = &cr.Booking
-		res.Payment, err = s.paymentBySession(ctx, p.SessionID)
-		return res, err
+		if res.Payment, err = s.paymentBySession(ctx, p.SessionID); err != nil || res.Payment.State == nextup.PaymentPaid {
+			return res, err
+		}
+		// The offer was claimed already, and not with this payment (a
+		// second session of the hold, or a claim made while the event
+		// was free): the seats are theirs once, so this money goes back.
+		return s.refundLate(ctx, res.Payment, ev.PaymentIntent, "already_claimed")
 	}
 	var ne *nextup.Error
 	if !errors.As(err, &ne) || ne.Kind != nextup.ErrConflict {
@@ -383,6 +403,7 @@ func (w *work) expirePayments(ctx context.Context, o nextup.Offer) error {
 			To: nextup.PaymentExpired, At: w.now}); err != nil && !errors.Is(err, nextup.ErrConflict) {
 			return fmt.Errorf("expire payment %s: %w", p.ID, err)
 		}
+		w.endedSessions = append(w.endedSessions, p.SessionID)
 	}
 	return nil
 }

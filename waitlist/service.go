@@ -79,7 +79,7 @@ func (s *Service) tx(ctx context.Context, fn func(w *work) error) error {
 		if err == nil && w.wake && s.Wake != nil {
 			s.Wake()
 		}
-		if err == nil && len(w.paidHolds) > 0 {
+		if err == nil && len(w.paidHolds)+len(w.endedSessions) > 0 {
 			s.afterCommit(ctx, w)
 		}
 		return err
@@ -110,6 +110,9 @@ type work struct {
 	// paidHolds are the offers of paid events sent in this transaction:
 	// their checkouts are made once it commits.
 	paidHolds []paidHold
+	// endedSessions are the checkout sessions of paid holds that ended in
+	// this transaction: closed at the provider once it commits.
+	endedSessions []string
 }
 
 type bizInfo struct {

@@ -206,6 +206,9 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 			From: string(nextup.BookingBooked), To: string(bookingTo), Reason: reason}); err != nil {
 			return err
 		}
+		if err := w.registrationEnded(ctx, bi, sl, b, reason); err != nil {
+			return err
+		}
 		toEnd -= b.Seats
 		if toEnd < 0 {
 			n -= toEnd // the whole booking is freed, not part of it

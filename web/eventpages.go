@@ -53,6 +53,9 @@ func cancelPageData(v waitlist.CancelView, r *http.Request, posted bool) pageDat
 		d.Heading, d.Message = "Cancellations have closed", "It is too late to cancel online. Please contact "+v.Business.Name+" directly."
 	default:
 		d.Heading, d.Message, d.CanLeave = "Can't come after all?", "Cancel your place and the next person on the waitlist gets your seat.", true
+		if v.Event.Event.Paid() {
+			d.Detail = "Cancelling does not refund your payment by itself: ask " + v.Business.Name + " about a refund."
+		}
 		if posted {
 			d.Heading = "Not cancelled yet"
 		}

@@ -445,7 +445,13 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request, b nextup.Busine
 		s.writeError(w, r, err)
 		return
 	}
-	reg, moves, err := s.Svc.Promote(r.Context(), b.ID, r.PathValue("id"), r.PathValue("rid"), in.By, in.Reason)
+	// An API key names no person: the caller's own "by" is recorded as
+	// such (the dashboard records the signed-in staff member).
+	by := "api key"
+	if strings.TrimSpace(in.By) != "" {
+		by = "api key: " + strings.TrimSpace(in.By)
+	}
+	reg, moves, err := s.Svc.Promote(r.Context(), b.ID, r.PathValue("id"), r.PathValue("rid"), by, in.Reason)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

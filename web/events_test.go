@@ -438,7 +438,7 @@ func TestPromoteOverride(t *testing.T) {
 	}
 	o := audit["events"][i]
 	det := o["detail"].(map[string]any)
-	if o["actor"] != "staff" || o["subject_id"] != dee["id"] || det["by"] != "maria@club.example" || det["reason"] != "speaker's partner" || det["position"] != 3.0 {
+	if o["actor"] != "staff" || o["subject_id"] != dee["id"] || det["by"] != "api key: maria@club.example" || det["reason"] != "speaker's partner" || det["position"] != 3.0 {
 		t.Fatalf("override audit row: %v", o)
 	}
 }
@@ -580,4 +580,29 @@ func (a *evAPI) reminders(bookingID string) []time.Time {
 		a.t.Fatal(err)
 	}
 	return out
+}
+
+// A registration whose booking ended by another door (the bookings API,
+// a no-show) is over: the person may register again, once.
+func TestRegisterAgainAfterBookingEnded(t *testing.T) {
+	t.Parallel()
+	a := setupEvents(t)
+	id := a.event(`,"capacity":3`)["id"].(string)
+	ann := a.register(id, "Ann", 0)
+	a.must(a.do("POST", "/v1/bookings/"+ann["booking_id"].(string)+":cancel", a.key, ""), 200, nil)
+	wantState(t, a.registration(id, ann["id"].(string)), "cancelled", 0)
+	again := a.register(id, "Ann", 0)
+	wantState(t, again, "confirmed", 0)
+	p := a.problem(a.do("POST", "/v1/events/"+id+"/registrations", a.key, `{"name":"Ann","email":"ann@example.com"}`), 409, "already_registered")
+	if p["id"] != again["id"] {
+		t.Fatalf("already registered names %v, want the new registration %v", p["id"], again["id"])
+	}
+	a.must(a.do("POST", "/v1/events/"+id+"/registrations/"+again["id"].(string)+":no_show", a.key, ""), 200, nil)
+	wantState(t, a.registration(id, again["id"].(string)), "no_show", 0)
+	third := a.register(id, "Ann", 0)
+	wantState(t, third, "confirmed", 0)
+	a.problem(a.do("POST", "/v1/events/"+id+"/registrations", a.key, `{"name":"Ann","email":"ann@example.com"}`), 409, "already_registered")
+	if _, regs := a.guestList(id, "confirmed"); len(regs) != 1 {
+		t.Fatalf("Ann confirmed %d times", len(regs))
+	}
 }

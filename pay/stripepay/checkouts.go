@@ -23,6 +23,11 @@ func (c Checkouts) CreateCheckout(ctx context.Context, r waitlist.CheckoutReques
 	return waitlist.CheckoutSession{SessionID: cs.SessionID, URL: cs.URL, ExpiresAt: cs.ExpiresAt}, err
 }
 
+// ExpireCheckout closes a session whose hold ended.
+func (c Checkouts) ExpireCheckout(ctx context.Context, sessionID string) error {
+	return c.Client.ExpireCheckout(ctx, sessionID)
+}
+
 // Webhook verifies and reads a signed event for the web server: a
 // completed checkout as a waitlist.PaymentEvent, ok false for other kinds.
 func (c Checkouts) Webhook(payload []byte, signature string) (waitlist.PaymentEvent, bool, error) {

@@ -167,7 +167,12 @@ func (c *Client) CreateCheckout(ctx context.Context, p CheckoutParams) (Checkout
 	expires := ClampExpiry(p.Now, p.Deadline)
 	params := &stripe.CheckoutSessionCreateParams{
 		Mode:              stripe.String(string(stripe.CheckoutSessionModePayment)),
-		ClientReferenceID: stripe.String(p.OfferID),
+		// Cards only: they are paid or not when the session completes.
+		// Methods that settle days later (SEPA Direct Debit, Bacs, ACH)
+		// would complete the checkout unpaid and pay after the hold is
+		// long gone.
+		PaymentMethodTypes: []*string{stripe.String("card")},
+		ClientReferenceID:  stripe.String(p.OfferID),
 		Metadata:          meta,
 		// The payment intent carries the offer too, so a refund or a
 		// dispute seen in the dashboard names it.
@@ -251,6 +256,16 @@ func isCurrency(s string) bool {
 // nextup.ErrUnavailable otherwise (Stripe unreachable, 5xx, 429, or our
 // key refused: nothing the caller's input can fix, try later). CreateCheckout's
 // errors are the same.
+// ExpireCheckout closes an open Checkout Session, so that a hold that has
+// ended can no longer be paid for (a payment that slips through anyway is
+// refunded by the caller).
+func (c *Client) ExpireCheckout(ctx context.Context, sessionID string) error {
+	if _, err := c.sc.V1CheckoutSessions.Expire(ctx, sessionID, nil); err != nil {
+		return apiErr("expire checkout session "+sessionID, err)
+	}
+	return nil
+}
+
 func (c *Client) Refund(ctx context.Context, paymentIntentID, idempotencyKey string) (string, error) {
 	if paymentIntentID == "" {
 		return "", nextup.Errorf(nextup.ErrInvalid, "bad_refund", "stripepay: a refund needs a payment intent id")

@@ -189,11 +189,12 @@ func testCreateCheckout(t *testing.T, mock string) {
 				t.Errorf("Authorization = %q", got)
 			}
 			wantForm(t, r.Form, map[string]string{
-				"mode":                  "payment",
-				"expires_at":            strconv.FormatInt(tc.expires.Unix(), 10),
-				"client_reference_id":   "off_1",
-				"metadata[offer_id]":    "off_1",
-				"metadata[business_id]": "biz_1",
+				"mode":                    "payment",
+				"payment_method_types[0]": "card",
+				"expires_at":              strconv.FormatInt(tc.expires.Unix(), 10),
+				"client_reference_id":     "off_1",
+				"metadata[offer_id]":      "off_1",
+				"metadata[business_id]":   "biz_1",
 				"payment_intent_data[metadata][offer_id]":       "off_1",
 				"payment_intent_data[metadata][business_id]":    "biz_1",
 				"line_items[0][quantity]":                       "3",

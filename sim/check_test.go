@@ -88,7 +88,8 @@ func (w *world) checkSeats(cur *snapshot) {
 		held, live := 0, 0
 		seen := map[string]bool{}
 		for _, o := range cur.slotOffer[id] {
-			if seen[o.EntryID] {
+			if seen[o.EntryID] && !w.overrideOffer(o) {
+				// Only the organiser's override offers an entry a slot again.
 				w.fail("check 4 order: entry %s was offered slot %s twice", o.EntryID, id)
 			}
 			seen[o.EntryID] = true
@@ -112,7 +113,9 @@ func (w *world) checkSeats(cur *snapshot) {
 		if s.Seating == nextup.SeatingUnit && live > 1 {
 			w.fail("check 1 seats: unit slot %s has %d live offers", id, live)
 		}
-		if s.HandedBack && live > 0 {
+		if s.HandedBack && live > 0 && slices.ContainsFunc(cur.slotOffer[id], func(o nextup.Offer) bool { return o.State.Live() && !w.overrideOffer(o) }) {
+			// Staff may promote someone on an event that is with them
+			// (Promote's hold is theirs); the engine never offers over them.
 			w.fail("check hand-back: slot %s is with staff while %d live offers hold its seats", id, live)
 		}
 		if max := w.m.biz[ms.biz].rulesFor(ms).MaxOffersPerSlot; max > 0 && tried(cur.slotOffer[id]) > max {
@@ -276,6 +279,38 @@ func rowsString(rows []nextup.AuditEvent) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// stateRows drops the audit rows that record no state change of their
+// subject: the organiser's override of a registration (Promote: reason
+// "override", waiting → next_in_line, or waiting → offered beside the
+// offer's own rows) and a check-in at the door (reason "check_in",
+// not_checked_in ↔ checked_in). Each dropped row is held to its shape;
+// bad describes the first that is not.
+func stateRows(rows []nextup.AuditEvent) (out []nextup.AuditEvent, bad string) {
+	for _, r := range rows {
+		switch {
+		case r.SubjectType == nextup.SubjectEntry && r.Reason == "override":
+			if r.From != string(nextup.EntryWaiting) || (r.To != "next_in_line" && r.To != string(nextup.EntryOffered)) {
+				bad = fmt.Sprintf("override row %d is %q→%q", r.ID, r.From, r.To)
+			}
+		case r.SubjectType == nextup.SubjectBooking && r.Reason == "check_in":
+			in, out := "checked_in", "not_checked_in"
+			if !(r.From == in && r.To == out) && !(r.From == out && r.To == in) {
+				bad = fmt.Sprintf("check-in row %d is %q→%q", r.ID, r.From, r.To)
+			}
+		default:
+			out = append(out, r)
+		}
+		if bad != "" {
+			return out, bad
+		}
+	}
+	return out, ""
+}
+
+// entryFirst are the states an entry is created in: waiting, or booked
+// for a registration confirmed at once.
+var entryFirst = []string{string(nextup.EntryWaiting), string(nextup.EntryBooked)}
 
 func finalOffer(s string) bool { return isFinal(nextup.OfferState(s)) }
 
@@ -441,14 +476,22 @@ func (w *world) checkEntries(prev, cur *snapshot) {
 			w.fail("check 3 entries: entry %s is %s and holds %d live offers", id, e.State, n)
 		}
 		p, existed := prev.entries[id]
-		if existed && entryTerminal(p.State) && p.State != e.State {
+		if existed && entryTerminal(p.State) && p.State != e.State && !w.cancelledRegistration(p, e, cur) {
 			w.fail("check 3 entries: entry %s went from %s to %s", id, p.State, e.State)
+		}
+		if !existed && e.State == nextup.EntryBooked && !slices.ContainsFunc(cur.slotBook[e.EventID], func(b nextup.Booking) bool {
+			return b.EntryID == id && b.OfferID == "" && w.m.direct[b.ID] == id
+		}) {
+			w.fail("check 3 entries: entry %s was created booked without a direct booking of its event", id)
 		}
 		if existed && p.State == e.State {
 			continue
 		}
-		rows := w.auditOf(e.BusinessID, nextup.SubjectEntry, id)
-		if p := chainProblem(rows, []string{string(nextup.EntryWaiting)}, string(e.State), nil); p != "" {
+		rows, bad := stateRows(w.auditOf(e.BusinessID, nextup.SubjectEntry, id))
+		if bad != "" {
+			w.fail("check 5 audit: entry %s: %s", id, bad)
+		}
+		if p := chainProblem(rows, entryFirst, string(e.State), nil); p != "" {
 			w.fail("check 5 audit: entry %s (%s): %s: %s", id, e.State, p, rowsString(rows))
 		}
 		key := "entry:" + id
@@ -457,6 +500,22 @@ func (w *world) checkEntries(prev, cur *snapshot) {
 		}
 		w.auditSeen[key] = len(rows)
 	}
+}
+
+// cancelledRegistration: a booked registration leaves only when its
+// person cancels it (CancelRegistration), which cancels its booking.
+func (w *world) cancelledRegistration(p, e nextup.Entry, cur *snapshot) bool {
+	if p.State != nextup.EntryBooked || e.State != nextup.EntryLeft || e.EventID == "" {
+		return false
+	}
+	for _, b := range cur.slotBook[e.EventID] {
+		if b.EntryID == e.ID && b.State == nextup.BookingCancelled {
+			if pb, ok := w.prev.bookings[b.ID]; ok && pb.State == nextup.BookingBooked {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func sameAvailability(a, b []nextup.Availability) bool {
@@ -471,8 +530,13 @@ func (w *world) checkBookings(prev, cur *snapshot) {
 	perOffer := map[string]int{}
 	for _, id := range sortedKeys(cur.bookings) {
 		b := cur.bookings[id]
-		o, ok := cur.offers[b.OfferID]
-		if !ok || o.State != nextup.OfferClaimed || b.Seats != o.Seats || b.EntryID != o.EntryID || b.SlotID != o.SlotID {
+		if b.OfferID == "" {
+			// A registration confirmed at once: no offer, the entry's party.
+			me := w.m.entries[b.EntryID]
+			if w.m.direct[id] != b.EntryID || me == nil || me.eventID != b.SlotID || b.Seats != me.party {
+				w.fail("check 6 booking: booking %s (entry %s, %d seats, slot %s) has no offer and is no direct registration the model made", id, b.EntryID, b.Seats, b.SlotID)
+			}
+		} else if o, ok := cur.offers[b.OfferID]; !ok || o.State != nextup.OfferClaimed || b.Seats != o.Seats || b.EntryID != o.EntryID || b.SlotID != o.SlotID {
 			w.fail("check 6 booking: booking %s (offer %s, %d seats) does not match a claimed offer: %s", id, b.OfferID, b.Seats, js(o))
 		}
 		perOffer[b.OfferID]++
@@ -483,7 +547,10 @@ func (w *world) checkBookings(prev, cur *snapshot) {
 		if existed && p.State == b.State {
 			continue
 		}
-		rows := w.auditOf(b.BusinessID, nextup.SubjectBooking, id)
+		rows, bad := stateRows(w.auditOf(b.BusinessID, nextup.SubjectBooking, id))
+		if bad != "" {
+			w.fail("check 5 audit: booking %s: %s", id, bad)
+		}
 		ended := func(s string) bool { return s != string(nextup.BookingBooked) }
 		if p := chainProblem(rows, []string{string(nextup.BookingBooked)}, string(b.State), ended); p != "" {
 			w.fail("check 5 audit: booking %s (%s): %s: %s", id, b.State, p, rowsString(rows))
@@ -596,6 +663,10 @@ func (w *world) checkNewHandBack(prev, cur *snapshot, h nextup.HandBack, changed
 		if s.StartsAt.Sub(t) >= b.rules.MinLead && ok {
 			w.fail("check hand-back: slot %s handed back as too soon at %s, but it starts %s later with a claim window possible", s.ID, fmtT(t), s.StartsAt.Sub(t))
 		}
+	case nextup.HandBackPromotionCutoff:
+		if !s.PromotionClosed(t) {
+			w.fail("check hand-back: slot %s handed back for its promotion cutoff at %s, which had not passed (start %s, settings %s)", s.ID, fmtT(t), fmtT(s.StartsAt), js(s.Event))
+		}
 	case nextup.HandBackTryCap:
 		if rules.MaxOffersPerSlot <= 0 || tried(offers) < rules.MaxOffersPerSlot {
 			w.fail("check hand-back: slot %s handed back for the try cap after %d tries (cap %d)", s.ID, tried(offers), rules.MaxOffersPerSlot)
@@ -663,7 +734,16 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 		b := w.m.biz[ms.biz]
 		t := o.CreatedAt
 		created := w.m.offers[o.ID].created
-		if !w.m.fitsCriteria(ms, e, t) {
+		// An organiser's override (Promote) offers out of fair order, on
+		// the record: the entry's "override" row for this slot.
+		override := w.overrideOffer(o)
+		if !override && s.PromotionClosed(t) {
+			w.fail("check 4 promotion cutoff: offer %s of event %s made at %s, after its promotion cutoff (start %s, cutoff %s)",
+				o.ID, s.ID, fmtT(t), fmtT(s.StartsAt), s.Event.PromotionCutoff)
+		}
+		if override && (e.eventID != s.ID || e.biz != ms.biz) || !override && !w.m.fitsCriteria(ms, e, t) {
+			// The override picks its person: their place and their stated
+			// window do not stand in its way; the event does.
 			w.fail("check 4 fits: offer %s of slot %s went to entry %s, which does not fit it (criteria %+v, slot %s)", o.ID, s.ID, e.id, *e, js(s))
 		}
 		seatsOK := o.PartySize == e.party && o.Seats == o.PartySize
@@ -680,7 +760,7 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 		if o.ContactKey != e.key() {
 			w.fail("check 4 guardrails: offer %s has contact key %q, want %q", o.ID, o.ContactKey, e.key())
 		}
-		if !w.m.underCap(cur, e, t, created) {
+		if !override && !w.m.underCap(cur, e, t, created) {
 			w.fail("check 4 guardrails: offer %s to %s breaks the daily cap of %d (%d offers today before it)",
 				o.ID, e.key(), b.rules.MaxOffersPerPersonPerDay, w.m.offersToday(cur, e.biz, e.key(), t, created))
 		}
@@ -706,6 +786,10 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 			free = o.PartySize
 		}
 		for _, eid := range b.entryIDs {
+			if override {
+				w.st.overrides++
+				break
+			}
 			if eid == e.id || !w.waitedThrough(prev, cur, eid, changed) {
 				continue
 			}
@@ -717,6 +801,18 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 			}
 		}
 	}
+}
+
+// overrideOffer reports whether offer o was made by the organiser's
+// override: its entry has an audit row "override" into offered, for o's
+// slot, at o's creation (an entry is offered a slot at most once).
+func (w *world) overrideOffer(o nextup.Offer) bool {
+	for _, r := range w.auditOf(o.BusinessID, nextup.SubjectEntry, o.EntryID) {
+		if r.Reason == "override" && r.To == string(nextup.EntryOffered) && r.SlotID == o.SlotID && r.At.Equal(o.CreatedAt) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkMatching is check 7: after every step, an open slot (future, free
@@ -734,6 +830,9 @@ func (w *world) checkMatching(cur *snapshot) {
 			}
 			if s.Seating == nextup.SeatingUnit && s.HeldSeats > 0 {
 				continue
+			}
+			if s.PromotionClosed(now) {
+				continue // an event's freed seats stay open for walk-ins and registrations
 			}
 			rules := b.rulesFor(w.m.slots[sid])
 			if max := rules.MaxOffersPerSlot; max > 0 && tried(cur.slotOffer[sid]) >= max {
@@ -957,16 +1056,18 @@ func (w *world) deepCheck() {
 	}
 	for _, e := range d.Entries {
 		key := nextup.SubjectEntry + ":" + e.ID
-		if p := chainProblem(rows[key], []string{string(nextup.EntryWaiting)}, string(e.State), nil); p != "" {
-			w.fail("check 5 audit (whole log): entry %s: %s: %s", e.ID, p, rowsString(rows[key]))
+		st, bad := stateRows(rows[key])
+		if p := chainProblem(st, entryFirst, string(e.State), nil); p != "" || bad != "" {
+			w.fail("check 5 audit (whole log): entry %s: %s%s: %s", e.ID, p, bad, rowsString(rows[key]))
 		}
 		delete(rows, key)
 	}
 	for _, b := range d.Bookings {
 		key := nextup.SubjectBooking + ":" + b.ID
 		ended := func(s string) bool { return s != string(nextup.BookingBooked) }
-		if p := chainProblem(rows[key], []string{string(nextup.BookingBooked)}, string(b.State), ended); p != "" {
-			w.fail("check 5 audit (whole log): booking %s: %s: %s", b.ID, p, rowsString(rows[key]))
+		st, bad := stateRows(rows[key])
+		if p := chainProblem(st, []string{string(nextup.BookingBooked)}, string(b.State), ended); p != "" || bad != "" {
+			w.fail("check 5 audit (whole log): booking %s: %s%s: %s", b.ID, p, bad, rowsString(rows[key]))
 		}
 		delete(rows, key)
 	}
@@ -986,9 +1087,19 @@ func (w *world) deepCheck() {
 		}
 	}
 	perOffer := map[string]map[string]int{}
+	perDirect := map[string]map[string]int{}
 	for _, m := range d.Messages {
 		if m.OfferID == "" {
-			w.fail("check 6 messages: message %s (%s) names no offer", m.ID, m.Kind)
+			// Only a registration confirmed at once has messages of no
+			// offer: its confirmation and its reminders.
+			if w.m.direct[m.BookingID] == "" || (m.Kind != nextup.MessageConfirmation && m.Kind != waitlist.MessageReminder) {
+				w.fail("check 6 messages: message %s (%s, booking %q) names no offer", m.ID, m.Kind, m.BookingID)
+			}
+			if perDirect[m.BookingID] == nil {
+				perDirect[m.BookingID] = map[string]int{}
+			}
+			perDirect[m.BookingID][m.Kind]++
+			continue
 		}
 		if _, ok := offers[m.OfferID]; !ok {
 			w.fail("check 6 messages: message %s is for offer %s, which does not exist", m.ID, m.OfferID)
@@ -997,6 +1108,14 @@ func (w *world) deepCheck() {
 			perOffer[m.OfferID] = map[string]int{}
 		}
 		perOffer[m.OfferID][m.Kind]++
+	}
+	for _, id := range sortedKeys(perDirect) {
+		// Reminders: at most the event's offsets plus the morning of.
+		got := perDirect[id]
+		ms := w.m.slots[full.bookings[id].SlotID]
+		if got[nextup.MessageConfirmation] > 1 || ms == nil || ms.event == nil || got[waitlist.MessageReminder] > len(ms.event.ReminderOffsets)+1 {
+			w.fail("check 6 messages (whole outbox): directly confirmed booking %s has messages %v", id, got)
+		}
 	}
 	for _, o := range d.Offers {
 		want := map[string]int{nextup.MessageOffer: 1}

@@ -5,7 +5,9 @@
 // fresh store (a SQLite file; in TestSimPostgres a PostgreSQL schema), the
 // waitlist service with ids and tokens drawn from the seed's PRNG, and the
 // timer sweeper. It then takes random steps —
-// businesses, slots and events, joins, releases, resizes, claims (right,
+// businesses, slots and events, joins, event registrations (confirmed at
+// once or waitlisted) and their cancellations, the organiser's override,
+// check-ins and no-shows, releases, resizes, claims (right,
 // stale, repeated, forged and concurrent), declines, withdrawals, leaves,
 // cancelled bookings and no-shows, clock jumps that fire timers, restarts
 // of the store, and store faults injected half-way through a transaction —

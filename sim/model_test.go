@@ -24,6 +24,9 @@ type model struct {
 	entries  map[string]*mEntry
 	offers   map[string]*mOffer
 	suppress map[supKey]bool
+	// direct maps the bookings of registrations confirmed at once
+	// (Register, no offer) to their entries.
+	direct map[string]string
 }
 
 func newModel() *model {
@@ -33,6 +36,7 @@ func newModel() *model {
 		entries:  map[string]*mEntry{},
 		offers:   map[string]*mOffer{},
 		suppress: map[supKey]bool{},
+		direct:   map[string]string{},
 	}
 }
 

@@ -88,7 +88,7 @@ func (w *world) read(prev *snapshot) *snapshot {
 				// leaving the slot's row as it was: then only a slot that had
 				// started before the step (no offer is made for it any more)
 				// is settled.
-				if !w.advanced || (prev != nil && !sl.StartsAt.After(prev.now)) {
+				if (!w.advanced || (prev != nil && !sl.StartsAt.After(prev.now))) && !w.rebook[sl.ID] {
 					offers, books = prev.settled(sl)
 				}
 				if offers == nil {
@@ -162,7 +162,9 @@ func (w *world) read(prev *snapshot) *snapshot {
 			if _, ok := s.entries[id]; ok || w.m.entries[id] == nil {
 				continue
 			}
-			if p, ok := prev.entries[id]; ok && entryTerminal(p.State) {
+			// A registration's booked entry can still leave (its person
+			// cancels); other terminal entries never change again.
+			if p, ok := prev.entries[id]; ok && entryTerminal(p.State) && (p.State != nextup.EntryBooked || w.m.entries[id].eventID == "") {
 				continue
 			}
 			e, err := tx.EntryGet(ctx, id)

@@ -23,6 +23,7 @@ type stats struct {
 	handBacks       map[string]int
 	repeats         int // repeated claims that returned the same booking
 	concurrent      int // concurrent claim races
+	overrides       int // offers an organiser's override made out of fair order
 	faults          int // use cases whose transaction failed under an injected fault
 	faultPanics     int
 	faultsMissed    int            // planned faults the transaction never reached
@@ -95,6 +96,7 @@ func (t *totals) add(s *stats, steps int) {
 	a.pending += s.pending
 	a.repeats += s.repeats
 	a.concurrent += s.concurrent
+	a.overrides += s.overrides
 	a.faults += s.faults
 	a.faultPanics += s.faultPanics
 	a.faultsMissed += s.faultsMissed
@@ -130,7 +132,7 @@ func (s *stats) String() string {
 	fmt.Fprintf(&b, "%d seeds, %d steps\n", s.seeds, s.steps)
 	fmt.Fprintf(&b, "operations: %s\n", sortedCounts(s.ops))
 	fmt.Fprintf(&b, "offers: %d made (%d held back by quiet hours); ended: %s\n", s.offers, s.pending, sortedCounts(s.ended))
-	fmt.Fprintf(&b, "claims: %d repeated, %d concurrent races\n", s.repeats, s.concurrent)
+	fmt.Fprintf(&b, "claims: %d repeated, %d concurrent races; %d offers by an organiser's override\n", s.repeats, s.concurrent, s.overrides)
 	fmt.Fprintf(&b, "hand-backs: %s\n", sortedCounts(s.handBacks))
 	fmt.Fprintf(&b, "refusals: %s\n", sortedCounts(s.rejections))
 	fmt.Fprintf(&b, "faults: %d use cases rolled back (%d by panic), %d plans not reached, %d in timer sweeps; restarts: %d\n",
@@ -189,6 +191,11 @@ func (s *stats) coverage() []string {
 		{s.rejections[nextup.CodeNotEnoughBooked], "a not_enough_booked refusal"},
 		{s.rejections[nextup.CodeCapacityBelowTaken], "a capacity_below_taken refusal"},
 		{s.rejections[nextup.CodeAlreadyWaiting], "an already_waiting refusal"},
+		{s.rejections[nextup.CodeAlreadyRegistered], "an already_registered refusal"},
+		{s.rejections[nextup.CodeRegistrationClosed], "a registration_closed refusal"},
+		{s.rejections[nextup.CodeWaitlistFull], "a waitlist_full refusal"},
+		{s.rejections[nextup.CodeCancellationClosed], "a cancellation_closed refusal"},
+		{s.overrides, "an offer by an organiser's override"},
 	}
 	for _, c := range checks {
 		if c.n == 0 {

@@ -60,6 +60,7 @@ type world struct {
 	newBiz     bool            // the step created a business
 	hbTouched  bool            // the step resolved a hand-back
 	freed      map[string]bool // slots the step gave fresh seats (release, resize, cancelled booking)
+	rebook     map[string]bool // slots whose bookings changed without their row (a check-in)
 }
 
 // simFailure unwinds a run from a failed check to runSeed.
@@ -221,6 +222,7 @@ func (w *world) runStep(o *opDef) bool {
 	w.plan, w.faultErr, w.faultOK, w.unchanged, w.advanced = nil, nil, false, false, false
 	w.newHB = map[string]bool{}
 	w.touched, w.newBiz, w.hbTouched, w.freed = map[string]bool{}, false, false, map[string]bool{}
+	w.rebook = map[string]bool{}
 	if !o.run(w) {
 		w.step--
 		return false

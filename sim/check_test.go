@@ -503,13 +503,14 @@ func (w *world) checkEntries(prev, cur *snapshot) {
 }
 
 // cancelledRegistration: a booked registration leaves only when its
-// person cancels it (CancelRegistration), which cancels its booking.
+// booking ends in this step (its person cancels it, staff cancel the
+// booking, release its seats or mark a no-show).
 func (w *world) cancelledRegistration(p, e nextup.Entry, cur *snapshot) bool {
 	if p.State != nextup.EntryBooked || e.State != nextup.EntryLeft || e.EventID == "" {
 		return false
 	}
 	for _, b := range cur.slotBook[e.EventID] {
-		if b.EntryID == e.ID && b.State == nextup.BookingCancelled {
+		if b.EntryID == e.ID && b.State != nextup.BookingBooked {
 			if pb, ok := w.prev.bookings[b.ID]; ok && pb.State == nextup.BookingBooked {
 				return true
 			}

@@ -114,6 +114,13 @@ func (w *world) pickEvent() (nextup.Slot, bool) {
 // regState is a registration's state by the model's reading of the
 // snapshot: its entry's state, and for a booked one its booking's.
 func (w *world) regState(e nextup.Entry) string {
+	if e.State == nextup.EntryLeft {
+		// A registration whose booking ended left with it: a no-show
+		// stays one.
+		if b, ok := w.bookingOf(e); ok && b.State == nextup.BookingNoShow {
+			return waitlist.RegNoShow
+		}
+	}
 	if e.State != nextup.EntryBooked {
 		switch e.State {
 		case nextup.EntryWaiting:
@@ -177,12 +184,14 @@ func (w *world) registerWant(sl nextup.Slot, key string, guests int) (code strin
 	free := sl.FreeSeats()
 	confirm = free >= party
 	if confirm && !sl.PromotionClosed(now) {
-		// Nobody waiting who fits the free seats and was never offered
-		// the event may be passed over.
+		// Nobody waiting who fits the free seats, was never offered the
+		// event and could be offered it now (a channel, under the daily
+		// cap) may be passed over.
 		ms := w.m.slots[sl.ID]
 		for _, id := range sortedKeys(w.prev.entries) {
 			e, me := w.prev.entries[id], w.m.entries[id]
-			if e.State != nextup.EntryWaiting || me.eventID != sl.ID || me.party > free || !w.m.fitsCriteria(ms, me, now) || w.offeredBefore(sl.ID, id) {
+			if e.State != nextup.EntryWaiting || me.eventID != sl.ID || me.party > free || !w.m.fitsCriteria(ms, me, now) || w.offeredBefore(sl.ID, id) ||
+				w.m.channelFor(me) == "" || !w.m.underCap(w.prev, me, now, 0) {
 				continue
 			}
 			confirm = false

@@ -109,6 +109,11 @@ func (w *world) read(prev *snapshot) *snapshot {
 				s.slotBook[sl.ID] = books
 				for _, b := range books {
 					s.bookings[b.ID] = b
+					// An event's registration leaves when its booking ends,
+					// by whichever door (waitlist.registrationEnded).
+					if pb, ok := prev.booking(b.ID); ok && pb.State != b.State && b.EntryID != "" {
+						w.touched[b.EntryID] = true
+					}
 				}
 			}
 		}
@@ -237,6 +242,14 @@ func (s *snapshot) offer(id string) (nextup.Offer, bool) {
 		return nextup.Offer{}, false
 	}
 	x, ok := s.offers[id]
+	return x, ok
+}
+
+func (s *snapshot) booking(id string) (nextup.Booking, bool) {
+	if s == nil {
+		return nextup.Booking{}, false
+	}
+	x, ok := s.bookings[id]
 	return x, ok
 }
 

@@ -2,8 +2,8 @@ package waitlist
 
 import (
 	"context"
-	"errors"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 
 	"github.com/nextup-dev/nextup"

@@ -383,32 +383,23 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 		ID: w.s.Random.ID("ent"), BusinessID: sl.BusinessID, Name: p.Name, Email: p.Email, Phone: p.Phone, Channel: p.Channel,
 		EventID: sl.ID, PartySize: party, Source: p.Source, JoinedAt: w.now, State: nextup.EntryWaiting, StatusHash: hash, UpdatedAt: w.now,
 	}
-	// Every entry of the person for this event is looked at, not just the
-	// first: one whose booking was cancelled or marked a no-show does not
-	// hide a later registration that is still on (EntryByContact gives only
-	// the oldest match).
-	for _, st := range []nextup.EntryState{"", nextup.EntryBooked} {
-		es, err := w.tx.EntryList(ctx, nextup.EntryFilter{BusinessID: sl.BusinessID, EventID: sl.ID, State: st})
+	// A registration whose booking ended left the event with it
+	// (registrationEnded), so any waiting, offered or booked entry of the
+	// person is a live registration: one indexed lookup finds it.
+	if dup, err := w.tx.EntryByContact(ctx, sl.BusinessID, e.ContactKey(), "", sl.ID,
+		[]nextup.EntryState{nextup.EntryWaiting, nextup.EntryOffered, nextup.EntryBooked}); err == nil {
+		r, err := w.registrationOf(ctx, sl, dup)
 		if err != nil {
 			return Registration{}, err
 		}
-		for _, dup := range es {
-			if dup.ContactKey() != e.ContactKey() {
-				continue
-			}
-			r, err := w.registrationOf(ctx, sl, dup)
-			if err != nil {
-				return Registration{}, err
-			}
-			if r.State != RegCancelled && r.State != RegNoShow {
-				data := map[string]any{"id": r.Entry.ID, "state": r.State}
-				if r.Position > 0 {
-					data["position"] = r.Position
-				}
-				return Registration{}, &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeAlreadyRegistered,
-					Message: "this person is already registered for this event", Data: data}
-			}
+		data := map[string]any{"id": r.Entry.ID, "state": r.State}
+		if r.Position > 0 {
+			data["position"] = r.Position
 		}
+		return Registration{}, &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeAlreadyRegistered,
+			Message: "this person is already registered for this event", Data: data}
+	} else if !errors.Is(err, nextup.ErrNotFound) {
+		return Registration{}, err
 	}
 
 	seatsNow := sl.FreeSeats() >= party

@@ -166,14 +166,14 @@ func (c *Client) CreateCheckout(ctx context.Context, p CheckoutParams) (Checkout
 	meta := map[string]string{"offer_id": p.OfferID, "business_id": p.BusinessID}
 	expires := ClampExpiry(p.Now, p.Deadline)
 	params := &stripe.CheckoutSessionCreateParams{
-		Mode:              stripe.String(string(stripe.CheckoutSessionModePayment)),
+		Mode: stripe.String(string(stripe.CheckoutSessionModePayment)),
 		// Cards only: they are paid or not when the session completes.
 		// Methods that settle days later (SEPA Direct Debit, Bacs, ACH)
 		// would complete the checkout unpaid and pay after the hold is
 		// long gone.
 		PaymentMethodTypes: []*string{stripe.String("card")},
 		ClientReferenceID:  stripe.String(p.OfferID),
-		Metadata:          meta,
+		Metadata:           meta,
 		// The payment intent carries the offer too, so a refund or a
 		// dispute seen in the dashboard names it.
 		PaymentIntentData: &stripe.CheckoutSessionCreatePaymentIntentDataParams{Metadata: meta},

@@ -932,6 +932,9 @@ func (s *Service) MarkNoShow(ctx context.Context, businessID, eventID, regID str
 		if _, err := w.endBookingIn(ctx, *r.Booking, nextup.BookingNoShow, ReasonNoShow); err != nil {
 			return err
 		}
+		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+			return err
+		}
 		if out, err = w.registrationOf(ctx, sl, e); err != nil {
 			return err
 		}

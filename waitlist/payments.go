@@ -77,6 +77,10 @@ type paidHold struct {
 // afterCommit makes the checkouts of the paid holds a committed
 // transaction made. A failure is logged and left for the claim page.
 func (s *Service) afterCommit(ctx context.Context, w *work) {
+	// What committed is done: a client that hangs up does not cancel the
+	// provider calls that follow from it (each is bounded by the
+	// provider client's own timeout).
+	ctx = context.WithoutCancel(ctx)
 	for _, id := range w.endedSessions {
 		// Best effort: a session left open can still be paid, and that
 		// payment is refunded when it arrives.

@@ -285,7 +285,7 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 			return err
 		}
 	} else {
-		if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token)); err != nil {
+		if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token, w.registering == entry.ID)); err != nil {
 			return err
 		}
 		if err := w.scheduleEscalation(ctx, offer); err != nil {

@@ -426,6 +426,7 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 	if e, err = w.tx.EntryCreate(ctx, e); err != nil {
 		return Registration{}, fmt.Errorf("create registration: %w", err)
 	}
+	w.registering = e.ID
 	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
 		To: string(e.State), Reason: "registered", Detail: map[string]any{"source": e.Source, "seq": e.Seq, "guests": guests}}); err != nil {
 		return Registration{}, err

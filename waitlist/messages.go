@@ -83,9 +83,13 @@ func addressOf(e nextup.Entry, ch nextup.Channel) string {
 	return e.Email
 }
 
-func offerMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, token string) nextup.Message {
+// offerMessage is the message carrying an offer's claim link; registered
+// says the person registered for the event in this same request (their
+// seats are held for them to confirm), not that a place opened up.
+func offerMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, token string, registered bool) nextup.Message {
 	link := s.ClaimURL(token)
 	d := offerData(bi, sl, e, o, link, o.SendAt)
+	d.Registered = registered
 	m := nextup.Message{
 		BusinessID: bi.b.ID, Kind: nextup.MessageOffer, Channel: o.Channel, To: addressOf(e, o.Channel), ClaimURL: link,
 		OfferID: o.ID, EntryID: e.ID, NotBefore: o.SendAt,

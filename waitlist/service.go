@@ -113,6 +113,9 @@ type work struct {
 	// endedSessions are the checkout sessions of paid holds that ended in
 	// this transaction: closed at the provider once it commits.
 	endedSessions []string
+	// registering is the entry registering for an event in this
+	// transaction: an offer made to it at once says so.
+	registering string
 }
 
 type bizInfo struct {

@@ -54,6 +54,10 @@ type TemplateData struct {
 	StatusLink string
 	// CalendarLink downloads the booking's invite (confirmation, reminder).
 	CalendarLink string
+	// Registered: the offer is for someone who registered for an event
+	// this very moment (a paid event's seats held for them to pay for),
+	// not a slot that opened up for someone waiting (offer).
+	Registered bool
 	// Price is what a paid event's seats cost in all ("€50.00"; offer,
 	// refunded).
 	Price string
@@ -74,22 +78,24 @@ type TemplateData struct {
 // (and carries the unsubscribe link of mail a person may stop).
 var defaultTemplates = map[string]nextup.MessageTemplate{
 	TemplateOffer: {
-		Subject: `A {{.Service}} slot opened up: claim it until {{.Until}}`,
-		SMS:     `{{.Business}}: a {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} opened up on {{.When}}. It's yours if you claim it until {{.Until}}: {{.Link}}`,
+		Subject: `{{if .Registered}}Pay to confirm: {{.Service}} on {{.When}}{{else}}A {{.Service}} slot opened up: claim it until {{.Until}}{{end}}`,
+		SMS:     `{{.Business}}: {{if .Registered}}your {{.Service}} seats on {{.When}} are held until {{.Until}}. {{if .Price}}Pay {{.Price}} to confirm{{else}}Confirm{{end}}: {{.Link}}{{else}}a {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} opened up on {{.When}}. It's yours if you claim it until {{.Until}}: {{.Link}}{{end}}`,
 		Text: `Hi {{.Name}},
-
+{{if .Registered}}
+Thank you for registering for {{.Service}} at {{.Business}} on {{.When}}{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.
+{{else}}
 A {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened up on {{.When}}{{if gt .Seats 1}} for {{.Seats}}{{end}}.
-
+{{end}}
 It is held for you for {{.Countdown}}, until {{.Until}}. {{if .Price}}Pay {{.Price}} to confirm it here{{else}}Claim it here{{end}}:
 {{.Link}}
 
-If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away. You keep your place either way.
+If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away.{{if not .Registered}} You keep your place either way.{{end}}
 `,
 		HTML: `<p>Hi {{.Name}},</p>
-<p>A <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened up on <b>{{.When}}</b>{{if gt .Seats 1}} for {{.Seats}}{{end}}.</p>
+{{if .Registered}}<p>Thank you for registering for <b>{{.Service}}</b> at {{.Business}} on <b>{{.When}}</b>{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.</p>{{else}}<p>A <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened up on <b>{{.When}}</b>{{if gt .Seats 1}} for {{.Seats}}{{end}}.</p>{{end}}
 <p>It is held for you for {{.Countdown}}, until <b>{{.Until}}</b>.{{if .Price}} It is confirmed when you pay {{.Price}}.{{end}}</p>
-<p>` + button + `Claim it</a></p>
-<p style="color:#555">If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away. You keep your place either way.</p>`,
+<p>` + button + `{{if .Price}}Pay and confirm{{else}}Claim it{{end}}</a></p>
+<p style="color:#555">If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away.{{if not .Registered}} You keep your place either way.{{end}}</p>`,
 	},
 	TemplateConfirmation: {
 		Subject: `Booked: {{.Service}} on {{.When}}`,

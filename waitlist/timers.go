@@ -158,7 +158,7 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, sent, token)); err != nil {
+	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, sent, token, false)); err != nil {
 		return err
 	}
 	if err := w.scheduleEscalation(ctx, sent); err != nil {

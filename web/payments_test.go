@@ -160,6 +160,11 @@ func TestPaidEvent(t *testing.T) {
 	if len(benPay) != 1 || benPay[0].State != nextup.PaymentOpen || !benPay[0].ExpiresAt.Equal(a.clock.Now().Add(6*time.Hour)) {
 		t.Fatalf("Ben's checkout on promotion: %+v", benPay)
 	}
+	// A promoted registrant's message says a place opened up, with the price.
+	if offers := slices.DeleteFunc(a.outbox(nextup.MessageOffer), func(m nextup.Message) bool { return m.OfferID != benOffer }); len(offers) != 1 ||
+		!strings.Contains(offers[0].Subject, "opened up") || !strings.Contains(offers[0].Body, "Pay €25.00 to confirm") {
+		t.Fatalf("Ben's offer message: %+v", offers)
+	}
 	// Never paid: the hold lapses and rolls on to Cy.
 	a.advance(6*time.Hour + time.Second)
 	wantState(t, a.registration(id, ben["id"].(string)), "waitlisted", 1)

@@ -61,7 +61,8 @@ func TestServeSoldOutPaidEvent(t *testing.T) {
 	}
 	c.setClock(start.Add(time.Second))      // the relay runs when the clock is set
 	msgs := mail.Wait(t, 2, 20*time.Second) // the hold's message with the pay link, then the confirmation
-	if !strings.Contains(msgs[0].Text, "Pay €80.00 to confirm") {
+	if !strings.HasPrefix(msgs[0].Subject, "Pay to confirm: Winter supper") || !strings.Contains(msgs[0].Text, "Thank you for registering") ||
+		!strings.Contains(msgs[0].Text, "Pay €80.00 to confirm") {
 		t.Fatalf("hold message: %s", msgs[0].Text)
 	}
 	conf := msgs[1]

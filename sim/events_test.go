@@ -19,17 +19,8 @@ import (
 // ---------------------------------------------------------------- events
 
 func (w *world) opCreateEventRSVP() bool {
-	b := w.pickBiz()
+	b := w.bizWithRoom()
 	if b == nil {
-		return false
-	}
-	future := 0
-	for _, id := range b.slotIDs {
-		if w.m.slots[id].start.After(w.clock.Now()) {
-			future++
-		}
-	}
-	if future >= 12 {
 		return false
 	}
 	now := w.clock.Now()

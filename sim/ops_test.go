@@ -275,10 +275,12 @@ func (w *world) opCreateSlot() bool { return w.createSlot(false) }
 
 func (w *world) opCreateEvent() bool { return w.createSlot(true) }
 
-func (w *world) createSlot(event bool) bool {
+// bizWithRoom picks a business with fewer than 12 future slots, to add
+// one; nil when the pick has no room (or there is no business yet).
+func (w *world) bizWithRoom() *mBiz {
 	b := w.pickBiz()
 	if b == nil {
-		return false
+		return nil
 	}
 	future := 0
 	for _, id := range b.slotIDs {
@@ -287,6 +289,14 @@ func (w *world) createSlot(event bool) bool {
 		}
 	}
 	if future >= 12 {
+		return nil
+	}
+	return b
+}
+
+func (w *world) createSlot(event bool) bool {
+	b := w.bizWithRoom()
+	if b == nil {
 		return false
 	}
 	start := w.slotStart()

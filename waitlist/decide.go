@@ -126,20 +126,9 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 					*errp = err
 					return
 				}
-				var addrs []string
-				if e.Email != "" {
-					addrs = append(addrs, nextup.AddressKey(nextup.ChannelEmail, e.Email))
-				}
-				if e.Phone != "" {
-					addrs = append(addrs, nextup.AddressKey(nextup.ChannelSMS, e.Phone))
-				}
-				sups, err := w.tx.SuppressionList(ctx, e.BusinessID, addrs)
-				if err != nil {
+				if c.Suppressed, err = w.suppressed(ctx, e); err != nil {
 					*errp = err
 					return
-				}
-				for _, s := range sups {
-					c.Suppressed = append(c.Suppressed, s.Channel)
 				}
 				if !yield(c) {
 					return
@@ -152,6 +141,27 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 			q.After = &last
 		}
 	}
+}
+
+// suppressed lists the channels the person behind e opted out of (or
+// that bounced): the contact guardrail's input.
+func (w *work) suppressed(ctx context.Context, e nextup.Entry) ([]nextup.Channel, error) {
+	var addrs []string
+	if e.Email != "" {
+		addrs = append(addrs, nextup.AddressKey(nextup.ChannelEmail, e.Email))
+	}
+	if e.Phone != "" {
+		addrs = append(addrs, nextup.AddressKey(nextup.ChannelSMS, e.Phone))
+	}
+	sups, err := w.tx.SuppressionList(ctx, e.BusinessID, addrs)
+	if err != nil {
+		return nil, err
+	}
+	var out []nextup.Channel
+	for _, s := range sups {
+		out = append(out, s.Channel)
+	}
+	return out, nil
 }
 
 // apply carries out a decision inside the transaction. Guardrail 1 (still

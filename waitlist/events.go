@@ -521,20 +521,9 @@ func (w *work) bookDirect(ctx context.Context, bi *bizInfo, sl nextup.Slot, e ne
 // channelFor is the channel a message to e goes by: the engine's choice
 // among the channels the person has not opted out of ("" for none).
 func (w *work) channelFor(ctx context.Context, e nextup.Entry) (nextup.Channel, error) {
-	var addrs []string
-	if e.Email != "" {
-		addrs = append(addrs, nextup.AddressKey(nextup.ChannelEmail, e.Email))
-	}
-	if e.Phone != "" {
-		addrs = append(addrs, nextup.AddressKey(nextup.ChannelSMS, e.Phone))
-	}
-	sups, err := w.tx.SuppressionList(ctx, e.BusinessID, addrs)
+	suppressed, err := w.suppressed(ctx, e)
 	if err != nil {
 		return "", err
-	}
-	var suppressed []nextup.Channel
-	for _, s := range sups {
-		suppressed = append(suppressed, s.Channel)
 	}
 	ch, ok := engine.ChooseChannel(e, suppressed)
 	if !ok {

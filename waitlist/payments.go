@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -419,19 +420,9 @@ func FormatPrice(cents int64, currency string) string {
 	}
 	sym := map[string]string{"eur": "€", "gbp": "£", "usd": "$"}[currency]
 	if sym == "" {
-		return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, upper(currency))
+		return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, strings.ToUpper(currency))
 	}
 	return fmt.Sprintf("%s%d.%02d", sym, cents/100, cents%100)
-}
-
-func upper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - 'a' + 'A'
-		}
-	}
-	return string(b)
 }
 
 // refusePaid stops a claim of a paid event's offer that does not come

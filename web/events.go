@@ -244,6 +244,15 @@ func (s *Server) patchEvent(w http.ResponseWriter, r *http.Request, b nextup.Bus
 	}{eventOut(sl, s.now()), movesOut(moves)})
 }
 
+// writeRegistrationMoves answers 200 with a registration and what the
+// engine did after the change (cancel, override, no-show).
+func (s *Server) writeRegistrationMoves(w http.ResponseWriter, reg waitlist.Registration, moves []nextup.Move) {
+	writeJSON(w, http.StatusOK, struct {
+		registrationJSON
+		Moves []nextup.Move `json:"moves"`
+	}{s.registrationOut(reg), movesOut(moves)})
+}
+
 func movesOut(m []nextup.Move) []nextup.Move {
 	if m == nil {
 		return []nextup.Move{}
@@ -353,10 +362,7 @@ func (s *Server) cancelRegistration(w http.ResponseWriter, r *http.Request, b ne
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		registrationJSON
-		Moves []nextup.Move `json:"moves"`
-	}{s.registrationOut(reg), movesOut(moves)})
+	s.writeRegistrationMoves(w, reg, moves)
 }
 
 // guestListColumns are the CSV export's columns.
@@ -456,10 +462,7 @@ func (s *Server) promote(w http.ResponseWriter, r *http.Request, b nextup.Busine
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		registrationJSON
-		Moves []nextup.Move `json:"moves"`
-	}{s.registrationOut(reg), movesOut(moves)})
+	s.writeRegistrationMoves(w, reg, moves)
 }
 
 func (s *Server) checkIn(w http.ResponseWriter, r *http.Request, b nextup.Business) {
@@ -484,10 +487,7 @@ func (s *Server) registrationNoShow(w http.ResponseWriter, r *http.Request, b ne
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		registrationJSON
-		Moves []nextup.Move `json:"moves"`
-	}{s.registrationOut(reg), movesOut(moves)})
+	s.writeRegistrationMoves(w, reg, moves)
 }
 
 // eventStatsJSON is GET /v1/events/{id}/stats: the organiser's figures.

@@ -44,6 +44,14 @@ type Store interface {
 //   - At most one live offer per entry is also a uniqueness rule of the
 //     backend, not only of the use cases.
 type Tx interface {
+	// Savepoint runs fn as a part of the transaction that can fail on its
+	// own: when fn returns an error (or panics), the writes fn made through
+	// the transaction are undone and the transaction goes on; otherwise
+	// they stay, to commit or roll back with the rest. Savepoints nest.
+	// This is what lets one request run several use cases in one
+	// transaction, each keeping the all-or-nothing meaning it had alone.
+	Savepoint(ctx context.Context, fn func() error) error
+
 	BusinessCreate(ctx context.Context, b Business) error
 	BusinessGet(ctx context.Context, id string) (Business, error)
 	BusinessByAPIKey(ctx context.Context, keyHash string) (Business, error)

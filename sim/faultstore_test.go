@@ -160,6 +160,13 @@ func (t *faultTx) hit(method string) error {
 	return fmt.Errorf("%s: %w", method, errInjected)
 }
 
+func (t *faultTx) Savepoint(ctx context.Context, fn func() error) error {
+	if err := t.hit("Savepoint"); err != nil {
+		return err
+	}
+	return t.Tx.Savepoint(ctx, fn)
+}
+
 func (t *faultTx) BusinessCreate(ctx context.Context, b nextup.Business) error {
 	if err := t.hit("BusinessCreate"); err != nil {
 		return err

@@ -274,6 +274,51 @@ func (t *tx) forUpdate() string {
 type sqlTx struct {
 	tx    pgx.Tx
 	write bool
+	// depth is how many Savepoints are open; sent is how many of them the
+	// server has been told of. A savepoint is sent only just before the
+	// first statement that writes inside it, pipelined with it, so a
+	// Savepoint costs no round trip of its own; and it is never released
+	// (COMMIT releases it), only rolled back to when its function fails.
+	depth, sent int
+}
+
+// Savepoint runs fn so that its writes are undone, and the transaction
+// goes on, when it returns an error or panics.
+func (t *tx) Savepoint(ctx context.Context, fn func() error) (err error) {
+	s := t.tx
+	s.depth++
+	mine := s.depth
+	done := false
+	defer func() {
+		if !done || err != nil {
+			if s.sent >= mine {
+				// Back to before fn; the savepoint itself goes too, so a
+				// later one of the same name is the one rolled back to.
+				b := &pgx.Batch{}
+				b.Queue(fmt.Sprintf("ROLLBACK TO SAVEPOINT uc%d", mine))
+				b.Queue(fmt.Sprintf("RELEASE SAVEPOINT uc%d", mine))
+				rerr := s.tx.SendBatch(context.WithoutCancel(ctx), b).Close()
+				if rerr != nil && done {
+					err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w", rerr))
+				}
+			}
+		}
+		s.depth = mine - 1
+		s.sent = min(s.sent, s.depth)
+	}()
+	err = fn()
+	done = true
+	return err
+}
+
+// unsent queues the savepoints the server does not have yet on b.
+func (s *sqlTx) unsent(b *pgx.Batch) int {
+	n := 0
+	for ; s.sent < s.depth; s.sent++ {
+		b.Queue(fmt.Sprintf("SAVEPOINT uc%d", s.sent+1))
+		n++
+	}
+	return n
 }
 
 func isWrite(q string) bool {
@@ -290,7 +335,9 @@ func isWrite(q string) bool {
 func (s *sqlTx) protect(ctx context.Context, q string, args []any, use func(pgx.BatchResults) error) error {
 	b := &pgx.Batch{}
 	savepoint := s.write && isWrite(q)
+	outer := 0
 	if savepoint {
+		outer = s.unsent(b)
 		b.Queue("SAVEPOINT nx")
 	}
 	b.Queue(rebind(q), args...)
@@ -299,6 +346,12 @@ func (s *sqlTx) protect(ctx context.Context, q string, args []any, use func(pgx.
 	}
 	br := s.tx.SendBatch(ctx, b)
 	var err error
+	for range outer {
+		if _, err = br.Exec(); err != nil {
+			br.Close()
+			return fmt.Errorf("savepoint: %w", err)
+		}
+	}
 	established := false // the savepoint is still there: roll back to it
 	if !savepoint {
 		err = use(br)
@@ -361,6 +414,20 @@ func (s *sqlTx) QueryRowContext(ctx context.Context, q string, args ...any) *row
 // QueryContext runs a query of many rows, without a savepoint: the ones
 // that write (claims, expiry) cannot break a constraint.
 func (s *sqlTx) QueryContext(ctx context.Context, q string, args ...any) (pgx.Rows, error) {
+	if s.write && isWrite(q) && s.sent < s.depth {
+		b := &pgx.Batch{}
+		n := s.unsent(b)
+		br := s.tx.SendBatch(ctx, b)
+		for range n {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return nil, fmt.Errorf("savepoint: %w", err)
+			}
+		}
+		if err := br.Close(); err != nil {
+			return nil, fmt.Errorf("savepoint: %w", err)
+		}
+	}
 	return s.tx.Query(ctx, rebind(q), args...)
 }
 

@@ -226,7 +226,39 @@ func (db *DB) Close() error {
 // tx implements nextup.Tx on one database/sql transaction. Methods that
 // write fail inside Read because its connections are query_only.
 type tx struct {
-	tx *sql.Tx
+	tx    *sql.Tx
+	depth int // Savepoints open
+}
+
+// Savepoint runs fn so that its writes are undone, and the transaction
+// goes on, when it returns an error or panics.
+func (t *tx) Savepoint(ctx context.Context, fn func() error) (err error) {
+	t.depth++
+	name := fmt.Sprintf("uc%d", t.depth)
+	defer func() { t.depth-- }()
+	if _, err := t.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return dbErr("savepoint", err)
+	}
+	done := false
+	defer func() {
+		if !done || err != nil {
+			_, rerr := t.tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO "+name)
+			if rerr == nil {
+				_, rerr = t.tx.ExecContext(context.WithoutCancel(ctx), "RELEASE "+name)
+			}
+			if rerr != nil && done {
+				err = errors.Join(err, dbErr("roll back to savepoint", rerr))
+			}
+		}
+	}()
+	err = fn()
+	done = true
+	if err == nil {
+		if _, rerr := t.tx.ExecContext(ctx, "RELEASE "+name); rerr != nil {
+			return dbErr("release savepoint", rerr)
+		}
+	}
+	return err
 }
 
 var _ nextup.Tx = (*tx)(nil)

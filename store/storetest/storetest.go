@@ -90,6 +90,7 @@ var groups = []group{
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},
 		{"ConflictLeavesTxUsable", testConflictLeavesTxUsable},
+		{"Savepoint", testSavepoint},
 		{"Reopen", testReopen},
 	}},
 	{"Business", []test{

@@ -527,3 +527,79 @@ func testReopen(t *testing.T, b *bundle) {
 		t.Errorf("TimerClaimDue after reopen: got keys %v, want [%s]", ids(claimed, func(t nextup.Timer) string { return t.Key }), w.timer.Key)
 	}
 }
+
+// testSavepoint: a Savepoint whose function fails (or panics) undoes its
+// own writes and nothing else; the transaction goes on and commits the
+// rest. Savepoints nest, and one that succeeded is undone with an outer
+// one that fails.
+func testSavepoint(t *testing.T, b *bundle) {
+	kept, failed, inner, outer, panicked := b.newWorld("sp_kept"), b.newWorld("sp_failed"), b.newWorld("sp_inner"), b.newWorld("sp_outer"), b.newWorld("sp_panic")
+	boom := errors.New("boom")
+	b.tx(func(tx nextup.Tx) error {
+		if err := tx.Savepoint(b.ctx, func() error { return kept.write(b.ctx, tx) }); err != nil {
+			return fmt.Errorf("Savepoint whose function succeeds: %w", err)
+		}
+		err := tx.Savepoint(b.ctx, func() error {
+			if err := failed.write(b.ctx, tx); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("Savepoint whose function fails with %v: got %v", boom, err)
+		}
+		// Nested: the inner one succeeds, the outer one fails after it.
+		err = tx.Savepoint(b.ctx, func() error {
+			if err := tx.Savepoint(b.ctx, func() error { return inner.write(b.ctx, tx) }); err != nil {
+				return fmt.Errorf("inner Savepoint: %w", err)
+			}
+			if err := outer.write(b.ctx, tx); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("outer Savepoint failing after an inner one: got %v, want %v", err, boom)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != "sp boom" {
+					t.Errorf("Savepoint whose function panics: recovered %v, want the panic passed on", r)
+				}
+			}()
+			_ = tx.Savepoint(b.ctx, func() error {
+				if err := panicked.write(b.ctx, tx); err != nil {
+					return err
+				}
+				panic("sp boom")
+			})
+		}()
+		// The transaction is still usable, and sees what the first one kept.
+		if _, err := tx.EntryGet(b.ctx, kept.entry.ID); err != nil {
+			return fmt.Errorf("EntryGet of an entry a released Savepoint wrote: %w", err)
+		}
+		if _, err := tx.EntryGet(b.ctx, failed.entry.ID); !errors.Is(err, nextup.ErrNotFound) {
+			t.Errorf("EntryGet of an entry a failed Savepoint wrote, inside the transaction: got %v, want ErrNotFound", err)
+		}
+		// Reusing a savepoint's depth after a failure works.
+		return tx.Savepoint(b.ctx, func() error {
+			_, err := tx.SlotSeats(b.ctx, kept.slot.ID, nextup.SeatDelta{Booked: -1})
+			return err
+		})
+	})
+	kept.slot.BookedSeats--
+	b.read(func(tx nextup.Tx) error {
+		kept.check(t, b.ctx, tx, true)
+		for _, w := range []world{failed, inner, outer, panicked} {
+			w.check(t, b.ctx, tx, false)
+		}
+		return nil
+	})
+	// A Savepoint inside Read only reads.
+	b.read(func(tx nextup.Tx) error {
+		return tx.Savepoint(b.ctx, func() error {
+			_, err := tx.BusinessGet(b.ctx, kept.biz.ID)
+			return err
+		})
+	})
+}

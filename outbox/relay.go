@@ -188,6 +188,17 @@ type Relay struct {
 	// recorded (metrics). Several workers may call it at once; it must
 	// not block.
 	OnAttempt func(Attempt)
+	// OnDead, when set, is run inside the transaction that records a
+	// message dead, so that what the dead letter triggers (the use
+	// cases' fallback: the same message on the person's other channel,
+	// or their offer rolling on) commits with it or not at all. Its
+	// error rolls that transaction back: the outcome is not recorded and
+	// the message is tried again when its lease lapses. after, when not
+	// nil, is run once the transaction has committed.
+	OnDead func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (after func(), err error)
+	// Crash, when set (only in builds for crash tests), is called at
+	// named points of a send so that a test can kill the process there.
+	Crash func(point string, m nextup.Message)
 
 	wakeOnce sync.Once
 	wake     chan struct{}
@@ -574,8 +585,24 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		log.LogAttrs(ctx, slog.LevelWarn, "outbox send failed", attrs...)
 	}
 
+	if r.Crash != nil {
+		r.Crash("before_finish", m)
+	}
+	var after func()
 	err = r.Store.InTx(ctx, func(tx nextup.Tx) error {
-		return tx.MessageFinish(ctx, m.ID, *m.ClaimedUntil, res)
+		after = nil
+		if err := tx.MessageFinish(ctx, m.ID, *m.ClaimedUntil, res); err != nil {
+			return err
+		}
+		if res.State != nextup.MessageDead || r.OnDead == nil {
+			return nil
+		}
+		var err error
+		after, err = r.OnDead(ctx, tx, m, sendErr)
+		if err != nil {
+			return fmt.Errorf("outbox: what message %s's dead letter triggers: %w", m.ID, err)
+		}
+		return nil
 	})
 	if errors.Is(err, nextup.ErrConflict) {
 		// The lease ran out during the send and another relay took the
@@ -586,6 +613,12 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	}
 	if err != nil {
 		return outcomeLost, fmt.Errorf("outbox: finish message %s: %w", m.ID, err)
+	}
+	if r.Crash != nil {
+		r.Crash("after_finish", m)
+	}
+	if after != nil {
+		after()
 	}
 	if r.OnAttempt != nil {
 		r.OnAttempt(Attempt{Message: m, State: res.State, At: now, Call: call, Err: sendErr})

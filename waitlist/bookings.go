@@ -12,7 +12,7 @@ import (
 // GetBooking returns a booking of a business.
 func (s *Service) GetBooking(ctx context.Context, businessID, id string) (nextup.Booking, error) {
 	var b nextup.Booking
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BookingGet(ctx, id)
 		if err != nil || (businessID != "" && b.BusinessID != businessID) {
@@ -136,7 +136,7 @@ func (s *Service) BookingCalendar(ctx context.Context, id, token string) (nextup
 		sl  nextup.Slot
 		biz nextup.Business
 	)
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BookingGet(ctx, id)
 		if err != nil || token == "" || subtle.ConstantTimeCompare([]byte(nextup.HashToken(token)), []byte(b.TokenHash)) != 1 {

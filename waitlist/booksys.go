@@ -128,7 +128,7 @@ type bookingAsk struct {
 // booking system and what to send it.
 func (s *Service) readBookingAsk(ctx context.Context, bookingID string) (bookingAsk, error) {
 	var a bookingAsk
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		a = bookingAsk{}
 		b, err := tx.BookingGet(ctx, bookingID)
 		if err != nil {
@@ -192,6 +192,14 @@ func (s *Service) bookThere(ctx context.Context, res ClaimResult) (ClaimResult, 
 	// A customer who gives up waiting must not leave the saga half done:
 	// the answer is applied and they are told by message either way.
 	ctx = context.WithoutCancel(ctx)
+	// The claim's phase commits before the call (with the calendar
+	// link's token kept for a resumed run of the same request).
+	if res.CalendarToken != "" {
+		s.stashNote(ctx, calendarNote(res.Booking.ID), res.CalendarToken)
+	}
+	if err := s.beforeRemote(ctx); err != nil {
+		return ClaimResult{}, err
+	}
 	a, err := s.readBookingAsk(ctx, res.Booking.ID)
 	if err != nil {
 		return ClaimResult{}, err
@@ -210,6 +218,10 @@ func (s *Service) bookThere(ctx context.Context, res ClaimResult) (ClaimResult, 
 	}
 	return res, nil
 }
+
+// calendarNote names the note that keeps a booking's calendar token for
+// a resumed run of the request that made it.
+func calendarNote(bookingID string) string { return "calendar:" + bookingID }
 
 // retryBookingSystem is the booking_sync timer: step 4 of the saga. One
 // request, outside any transaction, then its answer applied (or another

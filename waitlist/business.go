@@ -83,7 +83,7 @@ func nextLocal(t time.Time, at nextup.TimeOfDay, loc *time.Location) time.Time {
 // BusinessByAPIKey authenticates a business API key.
 func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Business, error) {
 	var b nextup.Business
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BusinessByAPIKey(ctx, nextup.HashToken(key))
 		return err
@@ -100,7 +100,7 @@ func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Busi
 // GetBusiness returns a business.
 func (s *Service) GetBusiness(ctx context.Context, id string) (nextup.Business, error) {
 	var b nextup.Business
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BusinessGet(ctx, id)
 		if err != nil {
@@ -160,7 +160,7 @@ func sameRules(a, b nextup.Rules) (bool, error) {
 // ListMessages returns the outbox as staff see it, newest first.
 func (s *Service) ListMessages(ctx context.Context, f nextup.MessageFilter) ([]nextup.Message, error) {
 	var out []nextup.Message
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.MessageList(ctx, f)
 		return err
@@ -334,7 +334,7 @@ func httpURL(s string) bool {
 // row says which version replaced which, who did it and the patch.
 func (s *Service) RulesHistory(ctx context.Context, businessID string) ([]nextup.AuditEvent, error) {
 	var out []nextup.AuditEvent
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		evs, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, SubjectType: nextup.SubjectBusiness, SubjectID: businessID})
 		for _, ev := range evs {
 			if ev.Reason == "rules_changed" {

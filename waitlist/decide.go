@@ -419,7 +419,7 @@ func (w *work) matchEntry(ctx context.Context, entryID string) error {
 // the benchmarks measure on its own.
 func (s *Service) Preview(ctx context.Context, businessID, slotID string) (engine.Decision, error) {
 	var d engine.Decision
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
 		slot, err := w.slotOf(ctx, businessID, slotID)
 		if err != nil {

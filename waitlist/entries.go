@@ -407,7 +407,7 @@ type EntryView struct {
 // GetEntry returns an entry of a business with its position and live offer.
 func (s *Service) GetEntry(ctx context.Context, businessID, entryID string) (EntryView, error) {
 	var v EntryView
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		e, err := tx.EntryGet(ctx, entryID)
 		if err != nil || (businessID != "" && e.BusinessID != businessID) {
 			return notFound("entry", entryID, err)
@@ -421,7 +421,7 @@ func (s *Service) GetEntry(ctx context.Context, businessID, entryID string) (Ent
 // EntryByStatusToken is the customer's own view by the secret in their status link.
 func (s *Service) EntryByStatusToken(ctx context.Context, token string) (EntryView, error) {
 	var v EntryView
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		e, err := tx.EntryByStatusHash(ctx, nextup.HashToken(token))
 		if err != nil {
 			return notFound("status link", "", err)
@@ -456,7 +456,7 @@ func entryView(ctx context.Context, tx nextup.Tx, e nextup.Entry) (EntryView, er
 // ListEntries returns a business's entries in fair order.
 func (s *Service) ListEntries(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entry, error) {
 	var out []nextup.Entry
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.EntryList(ctx, f)
 		return err

@@ -259,7 +259,7 @@ func (w *work) eventOf(ctx context.Context, businessID, eventID string) (nextup.
 // ListEvents lists a business's events by start.
 func (s *Service) ListEvents(ctx context.Context, f nextup.SlotFilter) ([]nextup.Slot, error) {
 	var out []nextup.Slot
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		all, err := tx.SlotList(ctx, f)
 		for _, sl := range all {
 			if sl.Kind == nextup.KindEvent {
@@ -274,7 +274,7 @@ func (s *Service) ListEvents(ctx context.Context, f nextup.SlotFilter) ([]nextup
 // GetEvent returns an event of a business.
 func (s *Service) GetEvent(ctx context.Context, businessID, eventID string) (nextup.Slot, error) {
 	var sl nextup.Slot
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
 		var err error
 		sl, err = w.eventOf(ctx, businessID, eventID)
@@ -637,7 +637,7 @@ func latestBooking(bs []nextup.Booking, entryID string) *nextup.Booking {
 // GetRegistration returns one registration of an event.
 func (s *Service) GetRegistration(ctx context.Context, businessID, eventID, regID string) (Registration, error) {
 	var r Registration
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
 		sl, e, err := w.registrationEntry(ctx, businessID, eventID, regID)
 		if err != nil {
@@ -727,7 +727,7 @@ func (s *Service) Registrations(ctx context.Context, businessID, eventID, state 
 	}
 	var sl nextup.Slot
 	var out []Registration
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
 		var err error
 		if sl, err = w.eventOf(ctx, businessID, eventID); err != nil {

@@ -56,7 +56,7 @@ func (w *work) cancelTarget(ctx context.Context, businessID, token string) (Canc
 // CancelLinkView reads a cancel link without acting on it.
 func (s *Service) CancelLinkView(ctx context.Context, businessID, token string) (CancelView, error) {
 	var v CancelView
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
 		var e nextup.Entry
 		var err error

@@ -36,58 +36,93 @@ var permanentSMSCodes = []string{"30004", "30005", "30006", "21211", "21610", "2
 // sends nothing twice (a person with no other channel may get a second
 // "fallback_skipped" audit row).
 func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {
-	return s.tx(ctx, func(w *work) error {
-		m, err := w.tx.MessageGet(ctx, messageID)
-		if err != nil {
-			return notFound("message", messageID, err)
+	return s.tx(ctx, func(w *work) error { return w.undeliverable(ctx, messageID, permanent, reason) })
+}
+
+// DeadLetter is Undeliverable inside the transaction that records the
+// message dead (the outbox relay's): the dead letter and its fallback
+// commit together or not at all, so a crash between the two cannot leave
+// a person unreached. It runs in a savepoint of tx, and runs again when
+// the state changed under it; its error rolls the whole transaction back
+// (the relay then tries the message again when its lease lapses). after,
+// run once tx has committed, wakes the sweeper and relay and makes the
+// checkouts of paid holds the fallback made (an offer rolled on).
+func (s *Service) DeadLetter(ctx context.Context, tx nextup.Tx, messageID string, permanent bool, reason string) (after func(), err error) {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		var w *work
+		err = tx.Savepoint(ctx, func() error {
+			w = &work{s: s, tx: tx, now: s.Clock.Now(), actor: nextup.ActorSystem, businesses: map[string]*bizInfo{}}
+			return w.undeliverable(ctx, messageID, permanent, reason)
+		})
+		if errors.Is(err, errRedecide) {
+			continue
 		}
-		if m.EntryID == "" || (m.Channel != nextup.ChannelSMS && m.Channel != nextup.ChannelEmail) {
-			return nil // staff mail, webhooks: visible as dead, nothing to fall back to
-		}
-		bi, err := w.business(ctx, m.BusinessID)
 		if err != nil {
+			return nil, err
+		}
+		return func() {
+			if w.wake && s.Wake != nil {
+				s.Wake()
+			}
+			if len(w.paidHolds)+len(w.endedSessions) > 0 {
+				s.afterCommit(ctx, w)
+			}
+		}, nil
+	}
+	return nil, fmt.Errorf("fallback of message %s: gave up after %d attempts: %w", messageID, maxAttempts, err)
+}
+
+func (w *work) undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {
+	m, err := w.tx.MessageGet(ctx, messageID)
+	if err != nil {
+		return notFound("message", messageID, err)
+	}
+	if m.EntryID == "" || (m.Channel != nextup.ChannelSMS && m.Channel != nextup.ChannelEmail) {
+		return nil // staff mail, webhooks: visible as dead, nothing to fall back to
+	}
+	bi, err := w.business(ctx, m.BusinessID)
+	if err != nil {
+		return err
+	}
+	key := nextup.AddressKey(m.Channel, m.To)
+	suppressed := false
+	if permanent && key != "" {
+		if suppressed, err = optedOut(ctx, w.tx, m.BusinessID, m.Channel, m.To); err != nil {
 			return err
 		}
-		key := nextup.AddressKey(m.Channel, m.To)
-		suppressed := false
-		if permanent && key != "" {
-			if suppressed, err = optedOut(ctx, w.tx, m.BusinessID, m.Channel, m.To); err != nil {
+		if !suppressed {
+			if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: m.BusinessID, Channel: m.Channel,
+				Address: key, Reason: "undeliverable: " + reason, At: w.now}); err != nil {
 				return err
 			}
-			if !suppressed {
-				if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: m.BusinessID, Channel: m.Channel,
-					Address: key, Reason: "undeliverable: " + reason, At: w.now}); err != nil {
-					return err
-				}
-				if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: m.EntryID,
-					To: string(m.Channel) + "_undeliverable", Reason: reason, Detail: map[string]any{"message_id": m.ID, "address": m.To}}); err != nil {
-					return err
-				}
-				suppressed = true
+			if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: m.EntryID,
+				To: string(m.Channel) + "_undeliverable", Reason: reason, Detail: map[string]any{"message_id": m.ID, "address": m.To}}); err != nil {
+				return err
 			}
+			suppressed = true
 		}
-		e, err := w.tx.EntryGet(ctx, m.EntryID)
-		if err != nil {
-			return err
-		}
-		other := nextup.ChannelEmail
-		if m.Channel == nextup.ChannelEmail {
-			other = nextup.ChannelSMS
-		}
-		to := addressOf(e, other)
-		if out, err := optedOut(ctx, w.tx, m.BusinessID, other, to); err != nil {
-			return err
-		} else if out {
-			to = ""
-		}
-		switch m.Kind {
-		case nextup.MessageOffer, MessageEscalation, MessageFallback:
-			return w.offerFallback(ctx, bi, m, e, other, to, suppressed)
-		case nextup.MessageConfirmation, MessageReminder:
-			return w.bookingFallback(ctx, bi, m, e, other, to)
-		}
-		return nil
-	})
+	}
+	e, err := w.tx.EntryGet(ctx, m.EntryID)
+	if err != nil {
+		return err
+	}
+	other := nextup.ChannelEmail
+	if m.Channel == nextup.ChannelEmail {
+		other = nextup.ChannelSMS
+	}
+	to := addressOf(e, other)
+	if out, err := optedOut(ctx, w.tx, m.BusinessID, other, to); err != nil {
+		return err
+	} else if out {
+		to = ""
+	}
+	switch m.Kind {
+	case nextup.MessageOffer, MessageEscalation, MessageFallback:
+		return w.offerFallback(ctx, bi, m, e, other, to, suppressed)
+	case nextup.MessageConfirmation, MessageReminder:
+		return w.bookingFallback(ctx, bi, m, e, other, to)
+	}
+	return nil
 }
 
 // offerFallback sends a live offer again on the other channel, or ends it

@@ -254,7 +254,7 @@ func checkRow(r csvrows.Row, p *JoinParams, now time.Time) []nextup.FieldError {
 // services, by person and service (importItem.key).
 func (s *Service) endedEntries(ctx context.Context, businessID string, services map[string]bool) (map[string][]nextup.Entry, error) {
 	out := map[string][]nextup.Entry{}
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		for svc := range services {
 			for _, st := range []nextup.EntryState{nextup.EntryBooked, nextup.EntryLeft, nextup.EntryExpired} {
 				es, err := tx.EntryList(ctx, nextup.EntryFilter{BusinessID: businessID, Service: svc, State: st})

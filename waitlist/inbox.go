@@ -57,7 +57,9 @@ func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte
 	var p parse.Proposal
 	if s.MailParser != nil {
 		mctx, cancel := context.WithTimeout(ctx, 10*time.Second) // leave time for the rules and the store
-		p, err = s.MailParser.Propose(mctx, in, pb)
+		if err = s.beforeRemote(ctx); err == nil {
+			p, err = s.MailParser.Propose(mctx, in, pb)
+		}
 		cancel()
 		if err != nil {
 			s.log().Warn("the model parser failed; reading the request by the rules", "business_id", businessID, "error", err)

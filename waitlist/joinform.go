@@ -14,7 +14,7 @@ const MessageJoinConfirm = "join_confirm"
 // BusinessBySlug finds a business by the slug of its public pages.
 func (s *Service) BusinessBySlug(ctx context.Context, slug string) (nextup.Business, error) {
 	var b nextup.Business
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BusinessBySlug(ctx, slug)
 		return err
@@ -33,7 +33,7 @@ func (s *Service) CheckJoin(ctx context.Context, businessID string, p *JoinParam
 	if err := validateJoin(p, s.Clock.Now()); err != nil {
 		return err
 	}
-	return s.Store.Read(ctx, func(tx nextup.Tx) error {
+	return s.read(ctx, func(tx nextup.Tx) error {
 		if _, err := tx.BusinessGet(ctx, businessID); err != nil {
 			return notFound("business", businessID, err)
 		}

@@ -32,7 +32,7 @@ func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error
 	// ended): answer those from a read snapshot, so a page that is opened
 	// again and again never queues behind the writer.
 	seen := false
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		o, err := tx.OfferByTokenHash(ctx, nextup.HashToken(token))
 		if err != nil {
 			return fmt.Errorf("claim link: %w", err)
@@ -237,6 +237,11 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 		}
 		return nil
 	})
+	if res.Repeat && res.CalendarToken == "" {
+		// A resumed run of the request that made the booking (it split
+		// at the booking system's call) answers with its calendar link.
+		res.CalendarToken = s.stashed(ctx, calendarNote(res.Booking.ID))
+	}
 	if err != nil || !awaiting {
 		return res, err
 	}
@@ -405,7 +410,7 @@ func (w *work) endOffer(ctx context.Context, o nextup.Offer, to nextup.OfferStat
 // GetOffer returns an offer of a business.
 func (s *Service) GetOffer(ctx context.Context, businessID, offerID string) (nextup.Offer, error) {
 	var o nextup.Offer
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		o, err = tx.OfferGet(ctx, offerID)
 		if err != nil || (businessID != "" && o.BusinessID != businessID) {

@@ -108,7 +108,7 @@ func (s *Service) CheckoutForOffer(ctx context.Context, offerID string) (string,
 // "Pay" button of the claim page).
 func (s *Service) CheckoutByToken(ctx context.Context, token string) (string, error) {
 	var o nextup.Offer
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		if o, err = tx.OfferByTokenHash(ctx, nextup.HashToken(token)); err != nil {
 			return notFound("claim link", "", err)
@@ -129,7 +129,7 @@ func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (stri
 		req  CheckoutRequest
 		open string
 	)
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		now := s.Clock.Now()
 		o, err := tx.OfferGet(ctx, offerID)
 		if err != nil {
@@ -176,6 +176,9 @@ func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (stri
 	}
 	if s.Payments == nil {
 		return "", nextup.Errorf(nextup.ErrUnavailable, CodePaymentsNotSet, "payments are not set up on this server")
+	}
+	if err := s.beforeRemote(ctx); err != nil {
+		return "", err
 	}
 	cs, err := s.Payments.CreateCheckout(ctx, req)
 	if err != nil {
@@ -239,7 +242,7 @@ func (s *Service) PaymentCompleted(ctx context.Context, ev PaymentEvent) (Paymen
 		p     nextup.Payment
 		offer nextup.Offer
 	)
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		if p, err = tx.PaymentBySession(ctx, ev.SessionID); err != nil {
 			return notFound("checkout session", ev.SessionID, err)
@@ -319,7 +322,7 @@ func (s *Service) adoptSession(ctx context.Context, ev PaymentEvent) (nextup.Pay
 
 func (s *Service) paymentBySession(ctx context.Context, sessionID string) (nextup.Payment, error) {
 	var p nextup.Payment
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		p, err = tx.PaymentBySession(ctx, sessionID)
 		return err
@@ -329,7 +332,7 @@ func (s *Service) paymentBySession(ctx context.Context, sessionID string) (nextu
 
 func (s *Service) bookingOfOffer(ctx context.Context, offerID string) (nextup.Booking, error) {
 	var b nextup.Booking
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BookingByOffer(ctx, offerID)
 		return err
@@ -342,6 +345,9 @@ func (s *Service) bookingOfOffer(ctx context.Context, offerID string) (nextup.Bo
 func (s *Service) refundLate(ctx context.Context, p nextup.Payment, intent, why string) (PaymentResult, error) {
 	if s.Payments == nil {
 		return PaymentResult{Payment: p}, nextup.Errorf(nextup.ErrUnavailable, CodePaymentsNotSet, "payments are not set up on this server")
+	}
+	if err := s.beforeRemote(ctx); err != nil {
+		return PaymentResult{Payment: p}, err
 	}
 	refundID, err := s.Payments.Refund(ctx, intent, "refund-"+p.ID)
 	if err != nil {

@@ -84,7 +84,7 @@ func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParam
 		return w.queueProposal(ctx, bi, prop, token)
 	})
 	if errors.Is(err, errRepeatProposal) {
-		err = s.Store.Read(ctx, func(tx nextup.Tx) error {
+		err = s.read(ctx, func(tx nextup.Tx) error {
 			ps, err := tx.ProposalList(ctx, businessID, "")
 			for _, q := range ps {
 				if q.Source == p.Source && q.SourceRef == p.SourceRef {
@@ -149,7 +149,7 @@ func (w *work) queueProposal(ctx context.Context, bi *bizInfo, p nextup.Proposal
 // ListProposals lists a business's proposed rows, newest first.
 func (s *Service) ListProposals(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
 	var out []nextup.Proposal
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.ProposalList(ctx, businessID, state)
 		return err
@@ -181,7 +181,7 @@ func (s *Service) RejectProposal(ctx context.Context, businessID, id, by string)
 func (s *Service) ProposalByLink(ctx context.Context, token string) (nextup.Proposal, nextup.Business, error) {
 	var p nextup.Proposal
 	var b nextup.Business
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		if p, err = tx.ProposalByActionHash(ctx, nextup.HashToken(token)); err != nil {
 			return notFound("proposal link", "", err)
@@ -208,7 +208,7 @@ func (s *Service) DecideByLink(ctx context.Context, token string, approve bool) 
 	if err != nil {
 		return p, err
 	}
-	err = s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err = s.read(ctx, func(tx nextup.Tx) error {
 		p, err = tx.ProposalGet(ctx, p.ID)
 		return err
 	})

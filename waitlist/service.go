@@ -49,6 +49,9 @@ type Service struct {
 	// Payments takes the payments of paid events (pay/stripepay). Nil: a
 	// paid event's holds cannot be paid for (the claim page says so).
 	Payments Checkouts
+	// Crash, when set (only in builds for crash tests), is called at named
+	// points of a request so that a test can kill the process there.
+	Crash func(point string)
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -66,6 +69,9 @@ const maxAttempts = 4
 // tx runs fn in one store transaction, retrying a bounded number of times
 // when fn reports that the state changed under its decision.
 func (s *Service) tx(ctx context.Context, fn func(w *work) error) error {
+	if r := s.request(ctx); r != nil {
+		return r.run(ctx, fn)
+	}
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		var w *work
@@ -85,6 +91,15 @@ func (s *Service) tx(ctx context.Context, fn func(w *work) error) error {
 		return err
 	}
 	return fmt.Errorf("gave up after %d attempts: %w", maxAttempts, err)
+}
+
+// read runs fn on a consistent snapshot; inside a request that has
+// written, on the request's transaction, which sees those writes.
+func (s *Service) read(ctx context.Context, fn func(tx nextup.Tx) error) error {
+	if r := s.request(ctx); r != nil && r.ph != nil {
+		return r.read(ctx, fn)
+	}
+	return s.Store.Read(ctx, fn)
 }
 
 func (s *Service) log() *slog.Logger {

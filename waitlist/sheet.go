@@ -111,6 +111,9 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, "sheet_unreadable", "this server cannot read sheets")
 	}
 	src := sheetSource(b.Profile.Sheet)
+	if err := s.beforeRemote(ctx); err != nil {
+		return SheetSync{}, err
+	}
 	rctx, cancel := context.WithTimeout(ctx, 20*time.Second) // the read only; the import takes what it takes
 	rows, err := s.Sheets.Read(rctx, src)
 	cancel()
@@ -121,7 +124,7 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 	sum := sha256.Sum256(raw)
 	hash := hex.EncodeToString(sum[:])
 	var last []nextup.SheetVersion
-	if err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	if err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		last, err = tx.SheetVersionList(ctx, businessID, 1)
 		return err
@@ -189,7 +192,7 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 // SheetVersions lists the business's mirrored versions, newest first.
 func (s *Service) SheetVersions(ctx context.Context, businessID string) ([]nextup.SheetVersion, error) {
 	var out []nextup.SheetVersion
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.SheetVersionList(ctx, businessID, 0)
 		return err

@@ -334,7 +334,7 @@ type SlotView struct {
 // GetSlot returns a slot of a business with every offer made for it.
 func (s *Service) GetSlot(ctx context.Context, businessID, slotID string) (SlotView, error) {
 	var v SlotView
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		v.Slot, err = tx.SlotGet(ctx, slotID)
 		if err != nil || (businessID != "" && v.Slot.BusinessID != businessID) {
@@ -349,7 +349,7 @@ func (s *Service) GetSlot(ctx context.Context, businessID, slotID string) (SlotV
 // SlotAudit returns the whole story of a slot, in order of occurrence.
 func (s *Service) SlotAudit(ctx context.Context, businessID, slotID string) ([]nextup.AuditEvent, error) {
 	var evs []nextup.AuditEvent
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		sl, err := tx.SlotGet(ctx, slotID)
 		if err != nil || (businessID != "" && sl.BusinessID != businessID) {
 			return notFound("slot", slotID, err)
@@ -394,7 +394,7 @@ func (s *Service) ResolveHandBack(ctx context.Context, businessID, id string) (n
 // ListSlots returns a business's slots (soonest first) with their offers.
 func (s *Service) ListSlots(ctx context.Context, f nextup.SlotFilter) ([]SlotView, error) {
 	var out []SlotView
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		slots, err := tx.SlotList(ctx, f)
 		if err != nil {
 			return err
@@ -417,7 +417,7 @@ func (s *Service) ListHandBacks(ctx context.Context, businessID string, state ne
 		state = nextup.HandBackOpen
 	}
 	var out []nextup.HandBack
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.HandBackList(ctx, businessID, state)
 		return err

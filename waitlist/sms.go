@@ -160,27 +160,24 @@ func (s *Service) SMSDelivery(ctx context.Context, messageID, status, errorCode 
 	if errorCode != "" {
 		reason += " (carrier error " + errorCode + ")"
 	}
-	err := s.Store.InTx(ctx, func(tx nextup.Tx) error {
-		_, err := tx.MessageUndelivered(ctx, messageID, reason)
-		return err
-	})
-	switch {
-	case errors.Is(err, nextup.ErrConflict):
-		// Not sent (any more): a retry queued it again, or this is the
-		// carrier's report again after our fallback failed. A dead text
-		// gets its fallback now; doing it twice sends nothing twice.
-		var m nextup.Message
-		if err := s.Store.Read(ctx, func(tx nextup.Tx) error {
-			var err error
-			m, err = tx.MessageGet(ctx, messageID)
-			return err
-		}); err != nil || m.State != nextup.MessageDead {
+	// The dead letter and its fallback are one transaction.
+	return s.tx(ctx, func(w *work) error {
+		_, err := w.tx.MessageUndelivered(ctx, messageID, reason)
+		switch {
+		case errors.Is(err, nextup.ErrConflict):
+			// Not sent (any more): a retry queued it again, or this is the
+			// carrier's report again after our fallback failed. A dead
+			// text gets its fallback now; doing it twice sends nothing
+			// twice.
+			m, err := w.tx.MessageGet(ctx, messageID)
+			if err != nil || m.State != nextup.MessageDead {
+				return err
+			}
+		case errors.Is(err, nextup.ErrNotFound):
+			return notFound("message", messageID, err)
+		case err != nil:
 			return err
 		}
-	case errors.Is(err, nextup.ErrNotFound):
-		return notFound("message", messageID, err)
-	case err != nil:
-		return err
-	}
-	return s.Undeliverable(ctx, messageID, PermanentSMSError(errorCode), reason)
+		return w.undeliverable(ctx, messageID, PermanentSMSError(errorCode), reason)
+	})
 }

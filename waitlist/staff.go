@@ -102,7 +102,7 @@ func (s *Service) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff,
 // without looking at the password.
 func (s *Service) SignIn(ctx context.Context, email, password string) (string, nextup.Staff, error) {
 	var st nextup.Staff
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		st, err = tx.StaffByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
 		return err
@@ -167,7 +167,7 @@ func (s *Service) SessionFor(ctx context.Context, token string) (nextup.Session,
 	if token == "" {
 		return se, st, signedOut
 	}
-	err := s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err := s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		if se, err = tx.SessionGet(ctx, nextup.HashToken(token)); err != nil {
 			return err
@@ -186,7 +186,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
-	return s.Store.InTx(ctx, func(tx nextup.Tx) error { return tx.SessionDelete(ctx, nextup.HashToken(token)) })
+	return s.tx(ctx, func(w *work) error { return w.tx.SessionDelete(ctx, nextup.HashToken(token)) })
 }
 
 // RequestPasswordReset emails a single-use link to set a new password, if

@@ -139,7 +139,7 @@ func (s *Service) UnsubscribeStatus(ctx context.Context, businessID, token strin
 		return Unsubscription{}, err
 	}
 	out := Unsubscription{Business: b.Name, Address: maskEmail(addr)}
-	err = s.Store.Read(ctx, func(tx nextup.Tx) error {
+	err = s.read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out.Done, err = optedOut(ctx, tx, b.ID, nextup.ChannelEmail, addr)
 		return err

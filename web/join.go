@@ -45,7 +45,7 @@ func sealJoin(b nextup.Business, p pendingJoin) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sealed, err := seal(joinSealKey(b), raw)
+	sealed, err := nextup.Seal(joinSealKey(b), raw)
 	if err != nil {
 		return "", err
 	}
@@ -58,7 +58,7 @@ func unsealJoin(b nextup.Business, token string) (pendingJoin, error) {
 	if err != nil {
 		return p, err
 	}
-	raw, err := unseal(joinSealKey(b), sealed)
+	raw, err := nextup.Unseal(joinSealKey(b), sealed)
 	if err != nil {
 		return p, err
 	}

@@ -37,6 +37,9 @@ type Server struct {
 	// DevOutbox, when set (nextup demo only), is the business whose
 	// captured messages GET /dev/outbox lists.
 	DevOutbox string
+	// Crash, when set (only in builds for crash tests), is called at named
+	// points of a request so that a test can kill the process there.
+	Crash func(point string, r *http.Request)
 	// PaymentWebhook verifies and reads a payment provider's signed event
 	// (pay/stripepay); nil turns POST /v1/payments/stripe off.
 	PaymentWebhook func(payload []byte, signature string) (waitlist.PaymentEvent, bool, error)
@@ -204,7 +207,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
-	return s.Metrics.instrument(s.idempotent(mux))
+	return s.Metrics.instrument(s.transact(mux))
 }
 
 // form bounds the body of a page's form like any request body.

@@ -87,6 +87,7 @@ func runTour(ctx context.Context, db string, stdout io.Writer) error {
 	d.svc = waitlist.New(st, clock, "http://localhost:8080")
 	d.sweeper = &timer.Sweeper{Store: st, Clock: clock, Handler: d.svc}
 	d.relay = &outbox.Relay{Store: st, Clock: clock, Default: d.sent}
+	d.relay.OnDead = deadLetter(d.svc)
 	if err := d.script(ctx); err != nil {
 		return err
 	}

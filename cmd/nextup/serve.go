@@ -277,21 +277,15 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
 	metrics := web.NewMetrics(st)
 	sweeper.OnHandled = metrics.TimerHandled
-	relay.OnAttempt = func(a outbox.Attempt) {
-		metrics.OutboxAttempt(a)
-		if a.State != nextup.MessageDead {
-			return
-		}
-		// A message given up: reach the person another way (fallback to
-		// their other channel, or skip them if there is none).
-		if err := svc.Undeliverable(ctx, a.Message.ID, outbox.AddressRefused(a.Err), fmt.Sprint(a.Err)); err != nil && ctx.Err() == nil {
-			logger.Error("fallback after a dead message", "message_id", a.Message.ID, "error", err)
-		}
-	}
+	relay.OnAttempt = metrics.OutboxAttempt
+	relay.OnDead = deadLetter(svc)
 	if err := relay.Check(); err != nil {
 		return err
 	}
 	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
+	if crashHooks != nil {
+		crashHooks(svc, api, relay)
+	}
 	if c.Twilio.AccountSID != "" {
 		api.SMSSignature = twilio.SignatureValidator(c.Twilio.AuthToken)
 	}
@@ -432,3 +426,17 @@ func (c serveConfig) sheetReader(ctx context.Context) (*sheet.Reader, error) {
 // in with a tag (bedrock.go, -tags bedrock); each returns nil when not
 // configured.
 var mailParsers []func(ctx context.Context) (waitlist.MailParser, error)
+
+// deadLetter is the relay's OnDead: a message given up reaches the person
+// another way (the same message on their other channel, or their offer
+// rolling on when there is none), in the transaction that records it dead.
+func deadLetter(svc *waitlist.Service) func(context.Context, nextup.Tx, nextup.Message, error) (func(), error) {
+	return func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (func(), error) {
+		return svc.DeadLetter(ctx, tx, m.ID, outbox.AddressRefused(sendErr), fmt.Sprint(sendErr))
+	}
+}
+
+// crashHooks, when set, arms the crash points of a serve process. Only a
+// test binary sets it (TestMain, for the crash tests): a nextup binary
+// built for use never crashes on purpose, whatever its environment says.
+var crashHooks func(*waitlist.Service, *web.Server, *outbox.Relay)

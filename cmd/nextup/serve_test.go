@@ -29,6 +29,7 @@ import (
 // TestMain lets a test run this binary as the real nextup process.
 func TestMain(m *testing.M) {
 	if os.Getenv("NEXTUP_TEST_RUN_MAIN") == "1" {
+		armCrashes()
 		main()
 		os.Exit(0)
 	}

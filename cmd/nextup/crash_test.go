@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-smtp"
+
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
 	"github.com/nextup-dev/nextup/outbox"
@@ -387,4 +389,75 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// TestCrashDuringFallback: Ann's only address refuses mail for good, so
+// her offer's dead letter ends the offer (no channel left) and the slot
+// rolls on to Bob. `nextup serve` dies after the refused send, before its
+// outcome is recorded, and, in a second run, just after the dead letter
+// and its fallback committed. After a restart each case ends with the
+// fallback done exactly once: Ann's offer cancelled once, one offer (and
+// one mail) to Bob.
+func TestCrashDuringFallback(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"before_finish", "after_finish"} {
+		mail := smtptest.Start(t)
+		mail.Reject = func(rcpt string) error {
+			if strings.HasPrefix(rcpt, "ann") {
+				return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
+			}
+			return nil
+		}
+		db := filepath.Join(t.TempDir(), "n.db")
+		p := startProc(t, db, mail.Addr, "NEXTUP_TEST_CRASH_AT=relay:"+point, "NEXTUP_TEST_CRASH_MATCH=ann@example.com")
+		w := &crashWorld{}
+		w.setUp(t, p)
+		p.call(t, "POST", "/v1/businesses/"+w.bid+"/waitlist:join", w.key, `{"name":"Ann","email":"ann@example.com","service":"cut"}`, 201)
+		p.call(t, "POST", "/v1/businesses/"+w.bid+"/waitlist:join", w.key, `{"name":"Bob","email":"bob@example.com","service":"cut"}`, 201)
+		sl := p.call(t, "POST", "/v1/businesses/"+w.bid+"/slots", w.key, fmt.Sprintf(`{"service":"cut","starts_at":%q,"ends_at":%q,"booked_seats":0}`,
+			w.start.Format(time.RFC3339), w.start.Add(time.Hour).Format(time.RFC3339)), 201)
+		// Under the fake clock the relay runs when the clock is moved: it
+		// sends Ann's offer, and the process dies.
+		if a, err := p.send("POST", "/v1/debug/clock", "adm", "", `{"advance_seconds":1}`); err == nil {
+			t.Fatalf("%s: the relay's round answered %d %s; want the process to die", point, a.status, a.body)
+		}
+		p.died(t, "relay:"+point)
+		p = startProc(t, db, mail.Addr)
+		// Past the dead process's lease on the message (a minute): the
+		// relay takes it again if its outcome was never recorded.
+		p.call(t, "POST", "/v1/debug/clock", "adm", `{"advance_seconds":120}`, 200)
+
+		offers := p.call(t, "GET", "/v1/slots/"+sl["id"].(string), w.key, "", 200)["offers"].([]any)
+		if len(offers) != 2 {
+			t.Fatalf("%s: offers of the slot: %v, want Ann's ended and Bob's", point, offers)
+		}
+		ann, bob := offers[0].(map[string]any), offers[1].(map[string]any)
+		if ann["state"] != "cancelled" || bob["state"] != "offered" {
+			t.Errorf("%s: Ann's offer %v, Bob's %v; want cancelled (no channel) and offered", point, ann["state"], bob["state"])
+		}
+		audit := p.call(t, "GET", "/v1/slots/"+sl["id"].(string)+"/audit", w.key, "", 200)["events"].([]any)
+		ended := 0
+		for _, e := range audit {
+			if e := e.(map[string]any); e["subject_id"] == ann["id"] && e["to"] == "cancelled" {
+				ended++
+			}
+		}
+		if ended != 1 {
+			t.Errorf("%s: Ann's offer ended %d times in the audit, want once", point, ended)
+		}
+		msgs := p.call(t, "GET", "/v1/businesses/"+w.bid+"/messages?to=ann@example.com", w.key, "", 200)["messages"].([]any)
+		if len(msgs) != 1 || msgs[0].(map[string]any)["state"] != "dead" {
+			t.Errorf("%s: Ann's messages %v, want her offer, dead", point, msgs)
+		}
+		toBob := 0
+		for _, m := range mail.Mails() {
+			if slices.Contains(m.To, "bob@example.com") {
+				toBob++
+			}
+		}
+		if toBob != 1 {
+			t.Errorf("%s: %d mails to Bob, want his one offer", point, toBob)
+		}
+		p.stop()
+	}
 }

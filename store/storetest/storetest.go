@@ -177,6 +177,7 @@ var groups = []group{
 	}},
 	{"Idempotency", []test{
 		{"StartFinishReplay", testIdempotencyStartFinishReplay},
+		{"FinishOnlyRunning", testIdempotencyFinishOnlyRunning},
 		{"ExpiredReplaced", testIdempotencyExpiredReplaced},
 		{"Delete", testIdempotencyDelete},
 		{"Purge", testIdempotencyPurge},

@@ -137,10 +137,14 @@ const (
 	IdempotencyGet = `SELECT ` + IdempotencyCols + ` FROM idempotency WHERE scope = ? AND key = ?`
 
 	// IdempotencyFinish stores a response (status, header, body) and, when
-	// the argument is not NULL, a new expiry.
+	// the argument is not NULL, a new expiry, on a record that is still
+	// running (status 0); a finished record matches no row.
 	IdempotencyFinish = `UPDATE idempotency
 		SET status = ?, header = ?, body = ?, expires_at = coalesce(?, expires_at)
-		WHERE scope = ? AND key = ?`
+		WHERE scope = ? AND key = ? AND status = 0`
+
+	// IdempotencyStatus reads the status of the record of (scope, key).
+	IdempotencyStatus = `SELECT status FROM idempotency WHERE scope = ? AND key = ?`
 
 	// IdempotencyDelete deletes the record of (scope, key).
 	IdempotencyDelete = `DELETE FROM idempotency WHERE scope = ? AND key = ?`
@@ -280,7 +284,9 @@ func (t *Tx) IdempotencyStart(ctx context.Context, r nextup.IdempotencyRecord) (
 	return old, fmt.Errorf("%s: %w", op, nextup.ErrConflict)
 }
 
-// IdempotencyFinish stores the response (and a new expiry, when given).
+// IdempotencyFinish stores the response (and a new expiry, when given) of
+// a record that is still running; a finished one is ErrConflict and a
+// missing one ErrNotFound, and neither changes.
 func (t *Tx) IdempotencyFinish(ctx context.Context, r nextup.IdempotencyRecord) error {
 	op := "finish idempotent request " + r.Key
 	header, err := HeaderJSON(r.Header)
@@ -292,7 +298,14 @@ func (t *Tx) IdempotencyFinish(ctx context.Context, r nextup.IdempotencyRecord) 
 		expires = TS(r.ExpiresAt)
 	}
 	n, err := t.r.Exec(ctx, IdempotencyFinish, r.Status, header, r.Body, expires, r.Scope, r.Key)
-	return t.touched(op, n, err)
+	if err != nil || n > 0 {
+		return t.err(op, err)
+	}
+	var status int
+	if err := t.r.QueryRow(ctx, IdempotencyStatus, r.Scope, r.Key).Scan(&status); err != nil {
+		return t.err(op, err) // no row: ErrNotFound
+	}
+	return fmt.Errorf("%s: already finished with status %d: %w", op, status, nextup.ErrConflict)
 }
 
 // IdempotencyDelete forgets a record; none is no error.

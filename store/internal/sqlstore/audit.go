@@ -53,9 +53,9 @@ func AuditInsertArgs(ev nextup.AuditEvent) ([]any, error) {
 }
 
 // AuditSelect returns the query of Tx.AuditList up to its business
-// condition, and its arguments: the slot and subject conditions of f. Each
-// store adds the business condition (the SQLite store with an index hint),
-// ORDER BY id and the limit.
+// condition, and its arguments: the slot and subject conditions of f.
+// Tx.AuditList adds the business condition (with the dialect's NoIndex
+// hint), ORDER BY id and the limit.
 func AuditSelect(f nextup.AuditFilter) (string, []any) {
 	q := `SELECT ` + AuditCols + ` FROM audit_events WHERE 1 = 1`
 	var args []any

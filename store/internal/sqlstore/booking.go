@@ -89,7 +89,7 @@ const HandBackGet = `SELECT ` + HandBackCols + ` FROM handbacks WHERE id = ?`
 
 // HandBackSelect returns the query of Tx.HandBackList up to its ORDER BY,
 // and its arguments: a business's hand-backs in one state ("" for all).
-// Each store orders by created_at and its own insertion-order column.
+// Tx.HandBackList orders by created_at and the dialect's RowID.
 func HandBackSelect(businessID string, state nextup.HandBackState) (string, []any) {
 	q := `SELECT ` + HandBackCols + ` FROM handbacks WHERE business_id = ?`
 	args := []any{businessID}

@@ -46,8 +46,8 @@ func MessageInsertArgs(m nextup.Message) []any {
 const MessageGet = `SELECT ` + MessageCols + ` FROM messages WHERE id = ?`
 
 // MessageSelect returns the query of Tx.MessageList up to its ORDER BY,
-// and its arguments. Each store orders newest first by created_at and its
-// own insertion-order column.
+// and its arguments. Tx.MessageList orders newest first by created_at and
+// the dialect's RowID.
 func MessageSelect(f nextup.MessageFilter) (string, []any) {
 	q := `SELECT ` + MessageCols + ` FROM messages WHERE 1 = 1`
 	var args []any

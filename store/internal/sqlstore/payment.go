@@ -37,8 +37,8 @@ func PaymentInsertArgs(p nextup.Payment) []any {
 const (
 	// PaymentBySession reads a payment by its provider's session id.
 	PaymentBySession = `SELECT ` + PaymentCols + ` FROM payments WHERE session_id = ?`
-	// PaymentListByOffer lists an offer's payments; each store appends
-	// its newest-first order.
+	// PaymentListByOffer lists an offer's payments; Tx.PaymentListByOffer
+	// appends its newest-first order (with the dialect's RowID).
 	PaymentListByOffer = `SELECT ` + PaymentCols + ` FROM payments WHERE offer_id = ?`
 )
 

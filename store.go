@@ -232,7 +232,12 @@ type Tx interface {
 	// exists for the scope and key and has not expired, returns it with
 	// ErrConflict.
 	IdempotencyStart(ctx context.Context, r IdempotencyRecord) (IdempotencyRecord, error)
-	// IdempotencyFinish stores the response of a running record.
+	// IdempotencyFinish stores the response of a running record (Status 0
+	// in the store), with r's expiry when r has one. Only a running record
+	// is finished: one already finished (Status != 0) is ErrConflict, a
+	// missing one ErrNotFound, and neither is changed. Finishing with
+	// Status 0 keeps the record running with r's header and body (a
+	// running request's recovery state).
 	IdempotencyFinish(ctx context.Context, r IdempotencyRecord) error
 	// IdempotencyDelete forgets a record (the first request failed before
 	// producing a response worth replaying).

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/internal/sqlstore"
 )
 
 // TestStatementTimeout: the option reaches every session, and the server
@@ -27,13 +28,13 @@ func TestStatementTimeout(t *testing.T) {
 	}
 	err = db.Read(ctx, func(x nextup.Tx) error {
 		var st, idle string
-		if err := x.(*tx).tx.tx.QueryRow(ctx, `SELECT current_setting('statement_timeout'), current_setting('idle_in_transaction_session_timeout')`).Scan(&st, &idle); err != nil {
+		if err := pgxTx(x).QueryRow(ctx, `SELECT current_setting('statement_timeout'), current_setting('idle_in_transaction_session_timeout')`).Scan(&st, &idle); err != nil {
 			return err
 		}
 		if st != "200ms" || idle != "400ms" {
 			t.Errorf("statement_timeout %q, idle_in_transaction_session_timeout %q; want 200ms and 400ms", st, idle)
 		}
-		_, err := x.(*tx).tx.tx.Exec(ctx, `SELECT pg_sleep(2)`)
+		_, err := pgxTx(x).Exec(ctx, `SELECT pg_sleep(2)`)
 		return err
 	})
 	var pe *pgconn.PgError
@@ -63,7 +64,7 @@ func TestRetryAfterConnectionLoss(t *testing.T) {
 		}
 		if runs == 1 {
 			var pid uint32
-			if err := x.(*tx).tx.tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+			if err := pgxTx(x).QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
 				return err
 			}
 			if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
@@ -161,4 +162,9 @@ wait:
 	if err := <-stopped; err != nil {
 		t.Fatalf("Listen after cancel = %v", err)
 	}
+}
+
+// pgxTx returns the pgx transaction under a Tx of this store.
+func pgxTx(x nextup.Tx) pgx.Tx {
+	return x.(*sqlstore.Tx).Runner().(*sqlTx).tx
 }

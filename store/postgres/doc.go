@@ -1,13 +1,22 @@
 // Package postgres is the nextup.Store on PostgreSQL, for running several
 // nextup instances against one database. It passes the same conformance
-// suite (store/storetest) as the SQLite store and mirrors it method by
-// method: the same SQL shapes, error kinds, orders and stamps. What the two
-// share (column lists, row mapping, storage conventions, and the query
-// text that is the same in both dialects) is in store/internal/sqlstore;
-// this package holds what is PostgreSQL's own: transactions and locks, the
-// statements whose SQL differs (arrays for IN lists, FOR UPDATE, SKIP
-// LOCKED batches, rid for insertion order, ON CONFLICT for idempotency),
-// and the mapping of its errors.
+// suite (store/storetest) as the SQLite store with the same nextup.Tx
+// methods: store/internal/sqlstore's Tx, written once for both, with the
+// same SQL shapes, error kinds, orders and stamps. This package keeps what
+// is PostgreSQL's own and why:
+//
+//   - the pool, transactions, retries and LISTEN/NOTIFY (below): several
+//     instances share the database, so locks, aborted transactions and
+//     wake-ups are this store's concern alone;
+//   - a runner of statements on pgx that rebinds the shared ? and ?N
+//     placeholders to $N and gives each write its own savepoint (below);
+//   - its dialect: rid for insertion order, FOR UPDATE on SlotGet and
+//     EntryGet inside InTx, LIMIT NULL for no limit, arrays (= ANY) for IN
+//     lists, no index hints (the planner has statistics), the batch claims
+//     of timers, messages and expiring entries chosen with FOR UPDATE SKIP
+//     LOCKED, and the mapping of its SQLSTATEs;
+//   - migrations, whose SQL is PostgreSQL's (identity columns, bigint,
+//     bytea), applied under an advisory lock, and Import for `nextup copy`.
 //
 // # Transactions and locks
 //

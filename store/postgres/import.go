@@ -51,7 +51,7 @@ func (db *DB) Import(ctx context.Context, fn func(insert func(table string, cols
 		_, err = ptx.Exec(ctx, `INSERT INTO `+pgx.Identifier{table}.Sanitize()+` (`+strings.Join(names, ", ")+`)
 			OVERRIDING SYSTEM VALUE VALUES (`+strings.Join(marks, ", ")+`)`, vals...)
 		if err != nil {
-			return dbErr("import "+table, err)
+			return dialect.Err("import "+table, err)
 		}
 		return nil
 	}

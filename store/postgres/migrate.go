@@ -18,19 +18,6 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-func loadMigrations() ([]sqlstore.Migration, error) {
-	return sqlstore.LoadMigrations(migrations, "migrations")
-}
-
-// LatestVersion is the schema version this build brings a database to.
-func LatestVersion() int {
-	ms, err := loadMigrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].Version
-}
-
 // lockKey names the advisory lock that Migrate holds: one per schema, so
 // instances migrating different schemas of one database do not wait for
 // each other.
@@ -44,10 +31,6 @@ const lockKey = `hashtextextended('nextup.migrate:' || current_schema(), 0)`
 // nothing to do. A database whose schema is newer than this build is
 // refused rather than used.
 func (db *DB) Migrate(ctx context.Context) (err error) {
-	ms, err := loadMigrations()
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -75,13 +58,11 @@ func (db *DB) Migrate(ctx context.Context) (err error) {
 	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
 		return fmt.Errorf("migrate: schema version: %w", err)
 	}
-	if latest := LatestVersion(); current > latest {
-		return fmt.Errorf("migrate: database schema version %d is newer than this build knows (%d): upgrade nextup", current, latest)
+	ms, err := sqlstore.Pending(migrations, "migrations", current)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	for _, m := range ms {
-		if m.Version <= current {
-			continue
-		}
 		if err := apply(ctx, conn.Conn(), m); err != nil {
 			return fmt.Errorf("migrate %s: %w", m.Name, err)
 		}
@@ -117,3 +98,6 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	}
 	return v, nil
 }
+
+// LatestVersion is the schema version this build brings a database to.
+func LatestVersion() int { return sqlstore.LatestVersion(migrations, "migrations") }

@@ -131,10 +131,10 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(t
 			_ = ptx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	t := &tx{tx: &sqlTx{tx: ptx, write: write}, write: write}
+	t := sqlstore.NewTx(&sqlTx{tx: ptx, write: write}, &dialect, write)
 	ferr := fn(t)
 	done = true
-	if ferr == nil && t.wake {
+	if ferr == nil && t.Wake() {
 		// Delivered to listeners only if the transaction commits.
 		_, ferr = ptx.Exec(ctx, `SELECT pg_notify($1, '')`, WakeChannel)
 	}
@@ -245,27 +245,78 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// tx implements nextup.Tx on one pgx transaction.
-type tx struct {
-	tx    *sqlTx
-	write bool // inside InTx: lookups by id lock the row
-	wake  bool // a timer or message was written: notify WakeChannel on commit
+// dialect is what PostgreSQL's SQL says its own way in the statements the
+// two stores share (see sqlstore.Dialect).
+var dialect = sqlstore.Dialect{
+	RowID: "rid",
+	// Inside InTx, SlotGet and EntryGet lock their row until the
+	// transaction ends, so decisions about one slot or entry are taken
+	// one at a time.
+	ForUpdate: ` FOR UPDATE`,
+	// LIMIT NULL is no limit.
+	Limit: func(n int) any {
+		if n <= 0 {
+			return nil
+		}
+		return int64(n)
+	},
+	// One array argument instead of a list of placeholders: the statement
+	// text, and so its prepared statement, is the same for any number of
+	// values.
+	In: func(col string, vals []string) (string, []any) {
+		return col + ` = ANY(?::text[])`, []any{vals}
+	},
+	// The planner picks among indexes from statistics; no hints are
+	// needed (or possible).
+	IndexedBy: nil,
+	NoIndex:   nil,
+	ErrKind:   errKind,
+
+	// TimerClaimDue chooses the batch with FOR UPDATE SKIP LOCKED, so
+	// concurrent sweepers take disjoint batches instead of queueing on
+	// each other's rows; the outer WHERE repeats the condition so that a
+	// row another sweeper leased meanwhile is passed over.
+	TimerClaimDue: `WITH due AS MATERIALIZED (
+			SELECT id FROM timers
+			WHERE done_at IS NULL AND due_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1)
+			ORDER BY due_at, id
+			LIMIT ?4
+			FOR UPDATE SKIP LOCKED)
+		UPDATE timers
+		SET claimed_until = ?2, claimed_by = ?3, attempts = attempts + 1
+		WHERE id IN (SELECT id FROM due)
+		  AND done_at IS NULL AND (claimed_until IS NULL OR claimed_until <= ?1)
+		RETURNING ` + sqlstore.TimerCols,
+	// MessageClaimDue: as TimerClaimDue.
+	MessageClaimDue: `WITH due AS MATERIALIZED (
+			SELECT id FROM messages
+			WHERE state IN ('queued', 'failed') AND next_attempt_at <= ?1 AND not_before <= ?1
+			  AND (claimed_until IS NULL OR claimed_until <= ?1)
+			ORDER BY next_attempt_at, created_at, rid
+			LIMIT ?3
+			FOR UPDATE SKIP LOCKED)
+		UPDATE messages
+		SET claimed_until = ?2
+		WHERE id IN (SELECT id FROM due)
+		  AND state IN ('queued', 'failed') AND (claimed_until IS NULL OR claimed_until <= ?1)
+		RETURNING ` + sqlstore.MessageCols,
+	// EntryExpireBefore picks the batch with FOR UPDATE SKIP LOCKED, so an
+	// entry another transaction holds (EntryGet in an InTx) is left for
+	// the next sweep instead of making this one wait; the outer WHERE
+	// repeats the state so that an entry that changed meanwhile is not
+	// expired.
+	EntryExpireBefore: `WITH due AS MATERIALIZED (
+			SELECT seq FROM entries WHERE business_id = ?2 AND state = 'waiting' AND latest < ?1
+			ORDER BY latest, seq LIMIT ?3 FOR UPDATE SKIP LOCKED)
+		UPDATE entries SET state = 'expired', updated_at = ?1
+		WHERE seq IN (SELECT seq FROM due)
+		  AND state = 'waiting'
+		RETURNING ` + sqlstore.EntryCols,
 }
 
-var _ nextup.Tx = (*tx)(nil)
-
-// forUpdate is appended to SlotGet and EntryGet inside InTx.
-func (t *tx) forUpdate() string {
-	if t.write {
-		return ` FOR UPDATE`
-	}
-	return ``
-}
-
-// sqlTx runs statements on a pgx.Tx with database/sql-shaped methods, so
-// that this package runs the same query text as the SQLite store, much of
-// it from store/internal/sqlstore. Queries are written with ? and ?N
-// placeholders and rebound to $N.
+// sqlTx is the sqlstore.Runner of one pgx transaction: it runs the query
+// text the two stores share, written with ? and ?N placeholders and
+// rebound to $N.
 //
 // A failed statement aborts a PostgreSQL transaction, while the contract
 // says a failed conditional write leaves it usable. So inside InTx every
@@ -284,23 +335,19 @@ type sqlTx struct {
 
 // Savepoint runs fn so that its writes are undone, and the transaction
 // goes on, when it returns an error or panics.
-func (t *tx) Savepoint(ctx context.Context, fn func() error) (err error) {
-	s := t.tx
+func (s *sqlTx) Savepoint(ctx context.Context, fn func() error) (err error) {
 	s.depth++
 	mine := s.depth
 	done := false
 	defer func() {
-		if !done || err != nil {
-			if s.sent >= mine {
-				// Back to before fn; the savepoint itself goes too, so a
-				// later one of the same name is the one rolled back to.
-				b := &pgx.Batch{}
-				b.Queue(fmt.Sprintf("ROLLBACK TO SAVEPOINT uc%d", mine))
-				b.Queue(fmt.Sprintf("RELEASE SAVEPOINT uc%d", mine))
-				rerr := s.tx.SendBatch(context.WithoutCancel(ctx), b).Close()
-				if rerr != nil && done {
-					err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w", rerr))
-				}
+		if (!done || err != nil) && s.sent >= mine {
+			// Back to before fn; the savepoint itself goes too, so a
+			// later one of the same name is the one rolled back to.
+			b := &pgx.Batch{}
+			b.Queue(fmt.Sprintf("ROLLBACK TO SAVEPOINT uc%d", mine))
+			b.Queue(fmt.Sprintf("RELEASE SAVEPOINT uc%d", mine))
+			if rerr := s.tx.SendBatch(context.WithoutCancel(ctx), b).Close(); rerr != nil && done {
+				err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w", rerr))
 			}
 		}
 		s.depth = mine - 1
@@ -379,18 +426,15 @@ func (s *sqlTx) protect(ctx context.Context, q string, args []any, use func(pgx.
 	return err
 }
 
-type result int64
-
-func (r result) RowsAffected() (int64, error) { return int64(r), nil }
-
-func (s *sqlTx) ExecContext(ctx context.Context, q string, args ...any) (result, error) {
+// Exec runs a statement that changes rows and returns how many it changed.
+func (s *sqlTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
 	var n int64
 	err := s.protect(ctx, q, args, func(br pgx.BatchResults) error {
 		tag, err := br.Exec()
 		n = tag.RowsAffected()
 		return err
 	})
-	return result(n), err
+	return n, err
 }
 
 // row runs its query when it is scanned.
@@ -407,13 +451,14 @@ func (r *row) Scan(dest ...any) error {
 	})
 }
 
-func (s *sqlTx) QueryRowContext(ctx context.Context, q string, args ...any) *row {
+// QueryRow runs a query of one row when the row is scanned.
+func (s *sqlTx) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
 	return &row{ctx: ctx, s: s, q: q, args: args}
 }
 
-// QueryContext runs a query of many rows, without a savepoint: the ones
-// that write (claims, expiry) cannot break a constraint.
-func (s *sqlTx) QueryContext(ctx context.Context, q string, args ...any) (pgx.Rows, error) {
+// Query runs a query of many rows, without a savepoint: the ones that
+// write (claims, expiry) cannot break a constraint.
+func (s *sqlTx) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
 	if s.write && isWrite(q) && s.sent < s.depth {
 		b := &pgx.Batch{}
 		n := s.unsent(b)
@@ -428,7 +473,19 @@ func (s *sqlTx) QueryContext(ctx context.Context, q string, args ...any) (pgx.Ro
 			return nil, fmt.Errorf("savepoint: %w", err)
 		}
 	}
-	return s.tx.Query(ctx, rebind(q), args...)
+	rows, err := s.tx.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	return closer{rows}, nil
+}
+
+// closer gives pgx.Rows the Close that sqlstore.Rows has.
+type closer struct{ pgx.Rows }
+
+func (c closer) Close() error {
+	c.Rows.Close()
+	return c.Rows.Err()
 }
 
 // rebind turns ? into $1, $2, ... in order, and ?N into $N.
@@ -458,112 +515,18 @@ func rebind(q string) string {
 	return b.String()
 }
 
-// dbErr wraps err with the operation's name and maps the driver's errors to
-// the domain's kinds: no row is ErrNotFound, a CHECK or UNIQUE constraint
-// is ErrConflict, a missing referenced row (foreign key) is ErrNotFound.
-func dbErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
-	}
+// errKind maps PostgreSQL's constraint errors to the domain's kinds: a
+// unique or check violation (23505, 23514) is ErrConflict, a foreign-key
+// violation (23503) ErrNotFound.
+func errKind(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case "23505", "23514":
-			return fmt.Errorf("%s: %w: %w", op, nextup.ErrConflict, err)
+			return nextup.ErrConflict
 		case "23503":
-			return fmt.Errorf("%s: a referenced row is missing: %w: %w", op, nextup.ErrNotFound, err)
+			return nextup.ErrNotFound
 		}
 	}
-	return fmt.Errorf("%s: %w", op, err)
-}
-
-// limitArg turns a Limit field into a LIMIT argument: <= 0 means no limit
-// (LIMIT NULL).
-func limitArg(n int) any {
-	if n <= 0 {
-		return nil
-	}
-	return int64(n)
-}
-
-// strs turns a list of states into a text[] argument.
-func strs[S ~string](v []S) []string {
-	out := make([]string, len(v))
-	for i, s := range v {
-		out[i] = string(s)
-	}
-	return out
-}
-
-// exists reports whether table has a row with this id; it tells a
-// conditional write that matched nothing because the row is missing
-// (ErrNotFound) from one whose condition did not hold (ErrConflict).
-func (t *tx) exists(ctx context.Context, table, id string) (bool, error) {
-	var one int
-	err := t.tx.QueryRowContext(ctx, sqlstore.Exists(table), id).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// missOrConflict explains a conditional write on table that changed no row.
-func (t *tx) missOrConflict(ctx context.Context, op, table, id string) error {
-	ok, err := t.exists(ctx, table, id)
-	switch {
-	case err != nil:
-		return dbErr(op, err)
-	case !ok:
-		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
-	}
-	return fmt.Errorf("%s: %w", op, nextup.ErrConflict)
-}
-
-// execOne runs a write that must change exactly the row named by id in
-// table; when it changes none, the row is missing or its condition failed.
-func (t *tx) execOne(ctx context.Context, op, table, id, query string, args ...any) error {
-	res, err := t.tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return dbErr(op, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return dbErr(op, err)
-	}
-	if n == 0 {
-		return t.missOrConflict(ctx, op, table, id)
-	}
 	return nil
-}
-
-// touched finishes an UPDATE of one row by id that has no condition
-// beyond the id: no row changed means no such row.
-func (t *tx) touched(ctx context.Context, op string, res interface{ RowsAffected() (int64, error) }, err error) error {
-	if err != nil {
-		return dbErr(op, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return dbErr(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
-	}
-	return nil
-}
-
-func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-
-// scanAll returns a function that reads every row of a query with scan.
-func scanAll[T any](scan func(sqlstore.Scanner) (T, error)) func(pgx.Rows, error) ([]T, error) {
-	return func(rows pgx.Rows, err error) ([]T, error) {
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		return sqlstore.Collect(rows, scan)
-	}
 }

@@ -36,7 +36,7 @@ func BenchmarkEntryCandidates1M(b *testing.B) {
 	mid := loadEntries(b, db, biz.ID, n)
 	b.Logf("loaded %d waiting entries in %v", n, time.Since(start).Round(time.Millisecond))
 	if os.Getenv("NEXTUP_BENCH_PLAN") != "" {
-		query, args := candidatesQuery(nextup.CandidateQuery{BusinessID: biz.ID, Service: "cut", SlotStart: t0.Add(10 * 24 * time.Hour), MinParty: 1, MaxParty: 2, Limit: 32})
+		query, args := dialect.CandidatesQuery(nextup.CandidateQuery{BusinessID: biz.ID, Service: "cut", SlotStart: t0.Add(10 * 24 * time.Hour), MinParty: 1, MaxParty: 2, Limit: 32})
 		rows, _ := db.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 		for rows.Next() {
 			var a, bb, c int

@@ -18,12 +18,22 @@
 //
 // # SQL
 //
-// The column lists, row mapping and storage conventions, and the query
-// text that is the same on PostgreSQL, are shared with store/postgres
-// through store/internal/sqlstore. This package runs them and holds what
-// is SQLite's own: index hints (INDEXED BY, unary +), IN lists, rowid for
-// insertion order, the single-writer batch claims, INSERT OR REPLACE, and
-// the mapping of its errors.
+// The nextup.Tx methods are store/internal/sqlstore's Tx, written once for
+// both stores. This package keeps what is SQLite's own and why:
+//
+//   - the connections and transactions above (Open, InTx, Read): the
+//     single writer and BEGIN IMMEDIATE are how SQLite serialises writes;
+//   - a runner of statements on database/sql, which needs no rebinding:
+//     the shared queries are written with SQLite's placeholders;
+//   - its dialect: rowid for insertion order, no row locks (the writer is
+//     alone), LIMIT -1 for no limit, IN lists, index hints (INDEXED BY and
+//     unary +, because without statistics the planner may pick a worse
+//     index for a query that walks an index in order), the batch claims
+//     of timers, messages and expiring entries as plain UPDATE ... WHERE
+//     id IN (subquery) (the single writer is what SKIP LOCKED is on
+//     PostgreSQL), and the mapping of its constraint errors;
+//   - migrations, whose SQL is SQLite's (STRICT tables, WITHOUT ROWID,
+//     AUTOINCREMENT), and the export of a business for `nextup copy`.
 //
 // # Storage conventions
 //

@@ -17,29 +17,12 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-func loadMigrations() ([]sqlstore.Migration, error) {
-	return sqlstore.LoadMigrations(migrations, "migrations")
-}
-
-// LatestVersion is the schema version this build brings a database to.
-func LatestVersion() int {
-	ms, err := loadMigrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].Version
-}
-
 // Migrate applies the migrations the database has not seen yet, each in its
 // own transaction together with its row in schema_migrations, so a failed
 // migration leaves the schema at the previous version. Running it again, or
 // from two processes at once, is harmless. A database whose schema is newer
 // than this build is refused rather than used.
 func (db *DB) Migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT    NOT NULL,
@@ -51,13 +34,11 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if latest := LatestVersion(); current > latest {
-		return fmt.Errorf("migrate: database schema version %d is newer than this build knows (%d): upgrade nextup", current, latest)
+	ms, err := sqlstore.Pending(migrations, "migrations", current)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	for _, m := range ms {
-		if m.Version <= current {
-			continue
-		}
 		if err := db.apply(ctx, m); err != nil {
 			return fmt.Errorf("migrate %s: %w", m.Name, err)
 		}
@@ -117,3 +98,6 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	}
 	return v, nil
 }
+
+// LatestVersion is the schema version this build brings a database to.
+func LatestVersion() int { return sqlstore.LatestVersion(migrations, "migrations") }

@@ -166,16 +166,16 @@ func (db *DB) Path() string { return db.path }
 // an error or panics (the panic goes on). fn's error is returned as it is.
 // Calling InTx again from inside fn deadlocks: there is one writer.
 func (db *DB) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
-	return run(ctx, db.write, nil, fn)
+	return run(ctx, db.write, nil, true, fn)
 }
 
 // Read runs fn in a read-only transaction on the read pool: one consistent
 // snapshot of the committed state. Writes through its Tx fail.
 func (db *DB) Read(ctx context.Context, fn func(tx nextup.Tx) error) error {
-	return run(ctx, db.read, &sql.TxOptions{ReadOnly: true}, fn)
+	return run(ctx, db.read, &sql.TxOptions{ReadOnly: true}, false, fn)
 }
 
-func run(ctx context.Context, pool *sql.DB, opts *sql.TxOptions, fn func(tx nextup.Tx) error) (err error) {
+func run(ctx context.Context, pool *sql.DB, opts *sql.TxOptions, write bool, fn func(tx nextup.Tx) error) (err error) {
 	stx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -187,7 +187,8 @@ func run(ctx context.Context, pool *sql.DB, opts *sql.TxOptions, fn func(tx next
 			_ = stx.Rollback()
 		}
 	}()
-	ferr := fn(&tx{tx: stx})
+	// Writes inside Read fail: its connections are query_only.
+	ferr := fn(sqlstore.NewTx(&runner{tx: stx}, &dialect, write))
 	done = true
 	if ferr != nil {
 		if rerr := stx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
@@ -223,143 +224,129 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// tx implements nextup.Tx on one database/sql transaction. Methods that
-// write fail inside Read because its connections are query_only.
-type tx struct {
+// dialect is what SQLite's SQL says its own way in the statements the two
+// stores share (see sqlstore.Dialect).
+var dialect = sqlstore.Dialect{
+	RowID: "rowid",
+	// No row lock to take: the single writer connection and BEGIN
+	// IMMEDIATE already serialise every read-write transaction.
+	ForUpdate: "",
+	// A negative LIMIT is no limit.
+	Limit: func(n int) any {
+		if n <= 0 {
+			return -1
+		}
+		return n
+	},
+	In: func(col string, vals []string) (string, []any) {
+		args := make([]any, len(vals))
+		for i, v := range vals {
+			args[i] = v
+		}
+		return col + ` IN (` + sqlstore.Placeholders(len(vals)) + `)`, args
+	},
+	// Without statistics SQLite's planner may choose a worse index for
+	// the queries that walk an index in order; they name theirs.
+	IndexedBy: func(index string) string { return ` INDEXED BY ` + index },
+	NoIndex:   func(col string) string { return `+` + col },
+	ErrKind:   errKind,
+
+	// The single writer is what SKIP LOCKED is on PostgreSQL: nothing else
+	// can lease or change the rows between the subquery and the UPDATE.
+	TimerClaimDue: `UPDATE timers
+		SET claimed_until = ?2, claimed_by = ?3, attempts = attempts + 1
+		WHERE id IN (
+			SELECT id FROM timers
+			WHERE done_at IS NULL AND due_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1)
+			ORDER BY due_at, id
+			LIMIT ?4)
+		RETURNING ` + sqlstore.TimerCols,
+	MessageClaimDue: `UPDATE messages
+		SET claimed_until = ?2
+		WHERE rowid IN (
+			SELECT rowid FROM messages
+			WHERE state IN ('queued', 'failed') AND next_attempt_at <= ?1 AND not_before <= ?1
+			  AND (claimed_until IS NULL OR claimed_until <= ?1)
+			ORDER BY next_attempt_at, created_at, rowid
+			LIMIT ?3)
+		RETURNING ` + sqlstore.MessageCols,
+	EntryExpireBefore: `UPDATE entries SET state = 'expired', updated_at = ?1
+		WHERE seq IN (SELECT seq FROM entries WHERE business_id = ?2 AND state = 'waiting' AND latest < ?1
+			ORDER BY latest, seq LIMIT ?3)
+		RETURNING ` + sqlstore.EntryCols,
+}
+
+// errKind maps SQLite's constraint errors to the domain's kinds: a CHECK,
+// UNIQUE or primary-key violation is ErrConflict, a missing referenced row
+// (foreign key) ErrNotFound.
+func errKind(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_CHECK, sqlite3.SQLITE_CONSTRAINT_UNIQUE,
+			sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return nextup.ErrConflict
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return nextup.ErrNotFound
+		}
+	}
+	return nil
+}
+
+// runner runs the statements of one database/sql transaction for
+// sqlstore.Tx.
+type runner struct {
 	tx    *sql.Tx
 	depth int // Savepoints open
 }
 
-// Savepoint runs fn so that its writes are undone, and the transaction
-// goes on, when it returns an error or panics.
-func (t *tx) Savepoint(ctx context.Context, fn func() error) (err error) {
-	t.depth++
-	name := fmt.Sprintf("uc%d", t.depth)
-	defer func() { t.depth-- }()
-	if _, err := t.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
-		return dbErr("savepoint", err)
+// Savepoint runs fn between SAVEPOINT and RELEASE, rolling back to the
+// savepoint when fn fails or panics.
+func (r *runner) Savepoint(ctx context.Context, fn func() error) (err error) {
+	r.depth++
+	name := fmt.Sprintf("uc%d", r.depth)
+	defer func() { r.depth-- }()
+	if _, err := r.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
 	}
 	done := false
 	defer func() {
 		if !done || err != nil {
-			_, rerr := t.tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO "+name)
+			_, rerr := r.tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO "+name)
 			if rerr == nil {
-				_, rerr = t.tx.ExecContext(context.WithoutCancel(ctx), "RELEASE "+name)
+				_, rerr = r.tx.ExecContext(context.WithoutCancel(ctx), "RELEASE "+name)
 			}
 			if rerr != nil && done {
-				err = errors.Join(err, dbErr("roll back to savepoint", rerr))
+				err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w", rerr))
 			}
 		}
 	}()
 	err = fn()
 	done = true
 	if err == nil {
-		if _, rerr := t.tx.ExecContext(ctx, "RELEASE "+name); rerr != nil {
-			return dbErr("release savepoint", rerr)
+		if _, rerr := r.tx.ExecContext(ctx, "RELEASE "+name); rerr != nil {
+			return fmt.Errorf("release savepoint: %w", rerr)
 		}
 	}
 	return err
 }
 
-var _ nextup.Tx = (*tx)(nil)
-
-// dbErr wraps err with the operation's name and maps the driver's errors to
-// the domain's kinds: no row is ErrNotFound, a CHECK or UNIQUE constraint
-// is ErrConflict, a missing referenced row (foreign key) is ErrNotFound.
-func dbErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() {
-		case sqlite3.SQLITE_CONSTRAINT_CHECK, sqlite3.SQLITE_CONSTRAINT_UNIQUE,
-			sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("%s: %w: %w", op, nextup.ErrConflict, err)
-		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return fmt.Errorf("%s: a referenced row is missing: %w: %w", op, nextup.ErrNotFound, err)
-		}
-	}
-	return fmt.Errorf("%s: %w", op, err)
-}
-
-// limitArg turns a Limit field into SQLite's LIMIT argument: <= 0 means no limit.
-func limitArg(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	return n
-}
-
-// exists reports whether table has a row with this id; it tells a
-// conditional write that matched nothing because the row is missing
-// (ErrNotFound) from one whose condition did not hold (ErrConflict).
-func (t *tx) exists(ctx context.Context, table, id string) (bool, error) {
-	var one int
-	err := t.tx.QueryRowContext(ctx, sqlstore.Exists(table), id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// missOrConflict explains a conditional write on table that changed no row.
-func (t *tx) missOrConflict(ctx context.Context, op, table, id string) error {
-	ok, err := t.exists(ctx, table, id)
-	switch {
-	case err != nil:
-		return dbErr(op, err)
-	case !ok:
-		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
-	}
-	return fmt.Errorf("%s: %w", op, nextup.ErrConflict)
-}
-
-// execOne runs a write that must change exactly the row named by id in
-// table; when it changes none, the row is missing or its condition failed.
-func (t *tx) execOne(ctx context.Context, op, table, id, query string, args ...any) error {
-	res, err := t.tx.ExecContext(ctx, query, args...)
+func (r *runner) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := r.tx.ExecContext(ctx, q, args...)
 	if err != nil {
-		return dbErr(op, err)
+		return 0, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return dbErr(op, err)
-	}
-	if n == 0 {
-		return t.missOrConflict(ctx, op, table, id)
-	}
-	return nil
+	return res.RowsAffected()
 }
 
-// touched finishes an UPDATE of one row by id that has no condition
-// beyond the id: no row changed means no such row.
-func (t *tx) touched(ctx context.Context, op string, res interface{ RowsAffected() (int64, error) }, err error) error {
-	if err != nil {
-		return dbErr(op, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return dbErr(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
-	}
-	return nil
+func (r *runner) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
+	return r.tx.QueryRowContext(ctx, q, args...)
 }
 
-func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-
-// scanAll returns a function that reads every row of a query with scan.
-func scanAll[T any](scan func(sqlstore.Scanner) (T, error)) func(*sql.Rows, error) ([]T, error) {
-	return func(rows *sql.Rows, err error) ([]T, error) {
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		return sqlstore.Collect(rows, scan)
+func (r *runner) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	rows, err := r.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
 	}
+	return rows, nil
 }

@@ -146,7 +146,7 @@ func TestMigrateTwiceAndReopen(t *testing.T) {
 	if err := db.write.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations").Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if ms, _ := loadMigrations(); rows != len(ms) {
+	if ms, _ := sqlstore.LoadMigrations(migrations, "migrations"); rows != len(ms) {
 		t.Errorf("schema_migrations has %d rows, want one per migration (%d)", rows, len(ms))
 	}
 	if err := db.InTx(ctx, func(tx nextup.Tx) error {
@@ -225,7 +225,7 @@ func TestSeatsCheckConstraint(t *testing.T) {
 		"UPDATE slots SET capacity = 1 WHERE id = ?",
 	} {
 		_, err := f.db.write.ExecContext(f.ctx, q, s.ID)
-		wantKind(t, dbErr("raw", err), nextup.ErrConflict, q)
+		wantKind(t, dialect.Err("raw", err), nextup.ErrConflict, q)
 	}
 	err := f.db.InTx(f.ctx, func(tx nextup.Tx) error {
 		return tx.SlotCreate(f.ctx, nextup.Slot{ID: "over", BusinessID: f.biz.ID, Service: "cut", StartsAt: t0, EndsAt: t0,
@@ -391,7 +391,7 @@ func TestEntryCandidatesUsesIndex(t *testing.T) {
 		{BusinessID: f.biz.ID, Service: "cut", SlotStart: t0, MinParty: 1, MaxParty: 4, Limit: 32, After: &after},
 		{BusinessID: f.biz.ID, EventID: "ev", SlotStart: t0, Limit: 32, After: &after},
 	} {
-		query, args := candidatesQuery(q)
+		query, args := dialect.CandidatesQuery(q)
 		plan := explain(t, f, query, args...)
 		if !strings.Contains(plan, "USING INDEX entries_fair") || strings.Contains(plan, "TEMP B-TREE") {
 			t.Errorf("candidates query plan does not read entries_fair in order:\n%s", plan)

@@ -60,6 +60,69 @@ func testIdempotencyStartFinishReplay(t *testing.T, b *bundle) {
 	})
 }
 
+// testIdempotencyFinishOnlyRunning: a record is finished once. Finishing
+// one already finished, or one that is not there, is refused and changes
+// nothing; finishing with Status 0 saves a running request's state and
+// keeps the record running.
+func testIdempotencyFinishOnlyRunning(t *testing.T, b *bundle) {
+	biz := b.business()
+	r := nextup.IdempotencyRecord{Scope: biz.ID, Key: "k", Fingerprint: "f", CreatedAt: b.now, ExpiresAt: b.at(time.Hour)}
+	b.tx(func(tx nextup.Tx) error {
+		_, err := tx.IdempotencyStart(b.ctx, r)
+		return err
+	})
+	probe := r
+	probe.CreatedAt = b.at(time.Second)
+	stored := func(what string, want nextup.IdempotencyRecord) {
+		t.Helper()
+		b.tx(func(tx nextup.Tx) error {
+			got, err := tx.IdempotencyStart(b.ctx, probe)
+			if wantErr(t, err, nextup.ErrConflict, "IdempotencyStart to read the record %s", what) {
+				checkEqual(t, "record "+what, want, got)
+			}
+			return nil
+		})
+	}
+
+	// The running request saves its state: allowed, and it still runs.
+	running := r
+	running.Header = map[string]string{"X-Step": "1"}
+	running.Body = []byte("recovery state")
+	b.tx(func(tx nextup.Tx) error { return tx.IdempotencyFinish(b.ctx, running) })
+	stored("after saving a running request's state", running)
+
+	fin := r
+	fin.Status = 201
+	fin.Header = map[string]string{"Content-Type": "application/json"}
+	fin.Body = []byte(`{"id":"ent_1"}`)
+	b.tx(func(tx nextup.Tx) error { return tx.IdempotencyFinish(b.ctx, fin) })
+
+	other := fin
+	other.Status, other.Body, other.ExpiresAt = 200, []byte(`{"id":"ent_2"}`), b.at(48*time.Hour)
+	missing := fin
+	missing.Key = "never-started"
+	b.tx(func(tx nextup.Tx) error {
+		wantErr(t, tx.IdempotencyFinish(b.ctx, other), nextup.ErrConflict, "IdempotencyFinish of a finished record")
+		wantErr(t, tx.IdempotencyFinish(b.ctx, running), nextup.ErrConflict, "IdempotencyFinish with Status 0 of a finished record")
+		wantErr(t, tx.IdempotencyFinish(b.ctx, missing), nextup.ErrNotFound, "IdempotencyFinish of a record never started")
+		// The refusals leave the transaction usable.
+		_, err := tx.IdempotencyStart(b.ctx, nextup.IdempotencyRecord{Scope: biz.ID, Key: "after", Fingerprint: "f",
+			CreatedAt: b.now, ExpiresAt: b.at(time.Hour)})
+		wantOK(t, err, "IdempotencyStart after refused finishes in the same transaction")
+		return nil
+	})
+	stored("after refused finishes (the first response)", fin)
+	b.tx(func(tx nextup.Tx) error {
+		start := missing
+		start.Status, start.Header, start.Body = 0, nil, nil
+		got, err := tx.IdempotencyStart(b.ctx, start)
+		if wantOK(t, err, "IdempotencyStart of the key a refused finish named (nothing was stored)") {
+			checkEqual(t, "record of that key", start, got)
+		}
+		return nil
+	})
+}
+
 func testIdempotencyExpiredReplaced(t *testing.T, b *bundle) {
 	biz := b.business()
 	old := nextup.IdempotencyRecord{Scope: biz.ID, Key: "k", Fingerprint: "old", Status: 200, CreatedAt: b.at(-25 * time.Hour),

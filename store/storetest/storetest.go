@@ -178,6 +178,7 @@ var groups = []group{
 	}},
 	{"Idempotency", []test{
 		{"StartFinishReplay", testIdempotencyStartFinishReplay},
+		{"FinishOnlyRunning", testIdempotencyFinishOnlyRunning},
 		{"ExpiredReplaced", testIdempotencyExpiredReplaced},
 		{"Delete", testIdempotencyDelete},
 		{"Purge", testIdempotencyPurge},

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -52,9 +53,9 @@ func AuditInsertArgs(ev nextup.AuditEvent) ([]any, error) {
 }
 
 // AuditSelect returns the query of Tx.AuditList up to its business
-// condition, and its arguments: the slot and subject conditions of f. Each
-// store adds the business condition (the SQLite store with an index hint),
-// ORDER BY id and the limit.
+// condition, and its arguments: the slot and subject conditions of f.
+// Tx.AuditList adds the business condition (with the dialect's NoIndex
+// hint), ORDER BY id and the limit.
 func AuditSelect(f nextup.AuditFilter) (string, []any) {
 	q := `SELECT ` + AuditCols + ` FROM audit_events WHERE 1 = 1`
 	var args []any
@@ -71,4 +72,38 @@ func AuditSelect(f nextup.AuditFilter) (string, []any) {
 		args = append(args, f.SubjectID)
 	}
 	return q, args
+}
+
+// AuditAppend appends one row. Its id comes from the table: in commit
+// order on SQLite (one writer), in insertion order on PostgreSQL (an
+// identity column; concurrent transactions may commit in another order).
+func (t *Tx) AuditAppend(ctx context.Context, ev nextup.AuditEvent) error {
+	op := fmt.Sprintf("append audit %s %s", ev.SubjectType, ev.SubjectID)
+	args, err := AuditInsertArgs(ev)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	_, err = t.r.Exec(ctx, AuditInsert, args...)
+	return t.err(op, err)
+}
+
+// AuditList reads oldest first through the slot, subject or business
+// index.
+func (t *Tx) AuditList(ctx context.Context, f nextup.AuditFilter) ([]nextup.AuditEvent, error) {
+	q, args := AuditSelect(f)
+	if f.BusinessID != "" {
+		// With a slot or subject named, that index is the narrow one; on
+		// SQLite the unary + keeps the planner off the business index
+		// (PostgreSQL's planner picks from statistics and takes no hint).
+		col := "business_id"
+		if f.SlotID != "" || (f.SubjectType != "" && f.SubjectID != "") {
+			col = t.d.noIndex(col)
+		}
+		q += ` AND ` + col + ` = ?`
+		args = append(args, f.BusinessID)
+	}
+	q += ` ORDER BY id LIMIT ?`
+	args = append(args, t.limit(f.Limit))
+	out, err := all(ctx, t, ScanAudit, q, args...)
+	return out, t.err("list audit", err)
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -88,7 +89,7 @@ const HandBackGet = `SELECT ` + HandBackCols + ` FROM handbacks WHERE id = ?`
 
 // HandBackSelect returns the query of Tx.HandBackList up to its ORDER BY,
 // and its arguments: a business's hand-backs in one state ("" for all).
-// Each store orders by created_at and its own insertion-order column.
+// Tx.HandBackList orders by created_at and the dialect's RowID.
 func HandBackSelect(businessID string, state nextup.HandBackState) (string, []any) {
 	q := `SELECT ` + HandBackCols + ` FROM handbacks WHERE business_id = ?`
 	args := []any{businessID}
@@ -121,4 +122,93 @@ func HandBackResolve(id, slotID string, at time.Time) (string, []any, error) {
 		return "", nil, fmt.Errorf("want an id or a slot: %w", nextup.ErrInvalid)
 	}
 	return q, args, nil
+}
+
+// BookingCreate stores a booking, booked unless b says otherwise.
+func (t *Tx) BookingCreate(ctx context.Context, b nextup.Booking) error {
+	if b.State == "" {
+		b.State = nextup.BookingBooked
+	}
+	_, err := t.r.Exec(ctx, BookingInsert, BookingInsertArgs(b)...)
+	return t.err("create booking "+b.ID, err)
+}
+
+// BookingGet reads a booking.
+func (t *Tx) BookingGet(ctx context.Context, id string) (nextup.Booking, error) {
+	b, err := ScanBooking(t.r.QueryRow(ctx, BookingGet, id))
+	return b, t.err("get booking "+id, err)
+}
+
+// BookingByOffer reads the booking an offer's claim made.
+func (t *Tx) BookingByOffer(ctx context.Context, offerID string) (nextup.Booking, error) {
+	if offerID == "" {
+		return nextup.Booking{}, fmt.Errorf("booking by offer: %w", nextup.ErrNotFound)
+	}
+	b, err := ScanBooking(t.r.QueryRow(ctx, BookingByOffer, offerID))
+	return b, t.err("booking by offer "+offerID, err)
+}
+
+// BookingSetState stamps EndedAt when the booking ends (cancelled, no-show).
+func (t *Tx) BookingSetState(ctx context.Context, id string, from, to nextup.BookingState, at time.Time) (nextup.Booking, error) {
+	op := fmt.Sprintf("booking %s %s -> %s", id, from, to)
+	b, err := ScanBooking(t.r.QueryRow(ctx, BookingSetState, to, TS(at), id, from))
+	return returning(ctx, t, op, "bookings", id, b, err)
+}
+
+// BookingCheckIn sets or clears the check-in of a booked booking.
+func (t *Tx) BookingCheckIn(ctx context.Context, id string, at *time.Time) (nextup.Booking, error) {
+	b, err := ScanBooking(t.r.QueryRow(ctx, BookingCheckIn, TSPtr(at), id))
+	return returning(ctx, t, "check in booking "+id, "bookings", id, b, err)
+}
+
+// BookingListBySlot lists a slot's bookings oldest first.
+func (t *Tx) BookingListBySlot(ctx context.Context, slotID string) ([]nextup.Booking, error) {
+	out, err := all(ctx, t, ScanBooking, `SELECT `+BookingCols+` FROM bookings
+		WHERE slot_id = ? ORDER BY created_at, `+t.d.RowID, slotID)
+	return out, t.err("bookings of slot "+slotID, err)
+}
+
+// HandBackCreate stores a hand-back, open unless h says otherwise.
+func (t *Tx) HandBackCreate(ctx context.Context, h nextup.HandBack) error {
+	if h.State == "" {
+		h.State = nextup.HandBackOpen
+	}
+	_, err := t.r.Exec(ctx, HandBackInsert, HandBackInsertArgs(h)...)
+	return t.err("create hand-back "+h.ID, err)
+}
+
+// HandBackGet reads a hand-back.
+func (t *Tx) HandBackGet(ctx context.Context, id string) (nextup.HandBack, error) {
+	h, err := ScanHandBack(t.r.QueryRow(ctx, HandBackGet, id))
+	return h, t.err("get hand-back "+id, err)
+}
+
+// HandBackList lists a business's hand-backs in one state ("" for all),
+// oldest first.
+func (t *Tx) HandBackList(ctx context.Context, businessID string, state nextup.HandBackState) ([]nextup.HandBack, error) {
+	q, args := HandBackSelect(businessID, state)
+	out, err := all(ctx, t, ScanHandBack, q+` ORDER BY created_at, `+t.d.RowID, args...)
+	return out, t.err("hand-backs of business "+businessID, err)
+}
+
+// HandBackResolve is idempotent: resolving what is already resolved is no
+// error. Naming a hand-back that does not exist is ErrNotFound.
+func (t *Tx) HandBackResolve(ctx context.Context, id, slotID string, at time.Time) error {
+	op := fmt.Sprintf("resolve hand-back %q of slot %q", id, slotID)
+	q, args, err := HandBackResolve(id, slotID, at)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	n, err := t.r.Exec(ctx, q, args...)
+	if err != nil || n > 0 || id == "" {
+		return t.err(op, err)
+	}
+	ok, err := t.exists(ctx, "handbacks", id)
+	if err != nil {
+		return t.err(op, err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -71,3 +72,59 @@ const (
 	// BusinessBySlug reads a business by its public slug.
 	BusinessBySlug = `SELECT ` + BusinessCols + ` FROM businesses WHERE slug = ? AND slug <> ''`
 )
+
+// BusinessCreate stores a business.
+func (t *Tx) BusinessCreate(ctx context.Context, b nextup.Business) error {
+	args, err := BusinessInsertArgs(b)
+	if err != nil {
+		return fmt.Errorf("create business %s: %w", b.ID, err)
+	}
+	_, err = t.r.Exec(ctx, BusinessInsert, args...)
+	return t.err("create business "+b.ID, err)
+}
+
+// BusinessGet reads a business.
+func (t *Tx) BusinessGet(ctx context.Context, id string) (nextup.Business, error) {
+	b, err := ScanBusiness(t.r.QueryRow(ctx, BusinessGet, id))
+	return b, t.err("get business "+id, err)
+}
+
+// BusinessByAPIKey reads the business whose API key has this hash.
+func (t *Tx) BusinessByAPIKey(ctx context.Context, keyHash string) (nextup.Business, error) {
+	if keyHash == "" {
+		return nextup.Business{}, fmt.Errorf("business by api key: %w", nextup.ErrNotFound)
+	}
+	b, err := ScanBusiness(t.r.QueryRow(ctx, BusinessByAPIKey, keyHash))
+	return b, t.err("business by api key", err)
+}
+
+// BusinessProfileSet replaces a business's profile and slug; a slug
+// another business has is ErrConflict.
+func (t *Tx) BusinessProfileSet(ctx context.Context, id string, p nextup.Profile) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("set profile of business %s: %w", id, err)
+	}
+	return t.execOne(ctx, "set profile of business "+id, "businesses", id,
+		BusinessProfileSet, string(b), p.Slug, id)
+}
+
+// BusinessBySlug reads a business by its public slug.
+func (t *Tx) BusinessBySlug(ctx context.Context, slug string) (nextup.Business, error) {
+	if slug == "" {
+		return nextup.Business{}, fmt.Errorf("business by slug: %w", nextup.ErrNotFound)
+	}
+	b, err := ScanBusiness(t.r.QueryRow(ctx, BusinessBySlug, slug))
+	return b, t.err("business by slug "+slug, err)
+}
+
+// BusinessRulesSet replaces a business's rules when they follow the
+// stored version (ErrConflict otherwise).
+func (t *Tx) BusinessRulesSet(ctx context.Context, id string, rules nextup.Rules) error {
+	b, err := json.Marshal(rules)
+	if err != nil {
+		return fmt.Errorf("set rules of business %s: %w", id, err)
+	}
+	return t.execOne(ctx, fmt.Sprintf("set rules v%d of business %s", rules.Version, id), "businesses", id,
+		BusinessRulesSet, string(b), rules.Version, id, rules.Version-1)
+}

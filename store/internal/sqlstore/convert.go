@@ -12,13 +12,13 @@ type Scanner interface {
 	Scan(dest ...any) error
 }
 
-// Rows is a result of many rows as Collect reads it; *sql.Rows and
-// pgx.Rows both are one. Closing stays with the caller, because the two
-// drivers' Close methods differ.
+// Rows is a result of many rows as Collect reads it: *sql.Rows is one,
+// and so is a pgx.Rows behind a Close that returns an error.
 type Rows interface {
 	Scanner
 	Next() bool
 	Err() error
+	Close() error
 }
 
 // Collect reads every row of rows with scan and then reports the error

@@ -1,17 +1,41 @@
-// Package sqlstore is what the SQLite and PostgreSQL stores have in
-// common: the column lists and the functions that read a row of them into
-// a domain type (and turn one into the arguments of its INSERT), the
-// storage conventions for times and flags, the text of the queries that
-// are the same in both dialects, and the loading of numbered migration
+// Package sqlstore is the one implementation of nextup.Tx that the SQLite
+// and PostgreSQL stores share, and everything it is made of: the column
+// lists and the functions that read a row of them into a domain type (and
+// turn one into the arguments of its INSERT), the storage conventions for
+// times and flags, the query text, and the loading of numbered migration
 // files.
 //
-// Queries are written with SQLite's placeholders, ? and ?N; the PostgreSQL
-// store rebinds them to $N. Where the dialects really differ (an IN list
-// against an array, rowid against rid, index hints, FOR UPDATE, SKIP
-// LOCKED batches, ON CONFLICT details) each store keeps its own text, next
-// to the method that runs it; this package has no dialect switch. Running
-// statements, and mapping the drivers' errors to the domain's kinds, stay
-// in each store too.
+// # The seam
+//
+// A store opens a transaction its own way and hands fn a *Tx made by
+// NewTx from two things:
+//
+//   - a Runner, which runs one statement on the driver's transaction
+//     (Exec, QueryRow, Query). Queries are written with SQLite's
+//     placeholders, ? and ?N; the PostgreSQL runner rebinds them to $N,
+//     and is also where each of its writes gets a savepoint of its own.
+//   - a Dialect, one package-level value per store, for the few fragments
+//     that differ inside otherwise shared statements: the insertion-order
+//     column (rowid, rid), the row lock of SlotGet and EntryGet inside
+//     InTx (FOR UPDATE, or nothing under SQLite's single writer), the LIMIT
+//     argument for "no limit", an IN list against an array, index hints
+//     (SQLite's INDEXED BY and unary +), the mapping of the driver's
+//     constraint errors to nextup.ErrConflict and nextup.ErrNotFound, and
+//     the three batch claims whose SQL differs as a whole (SKIP LOCKED on
+//     PostgreSQL).
+//
+// Tx implements every method of nextup.Tx once, on those two; no store
+// overrides one. What a store keeps is what is not a statement of a
+// transaction: connections, the transaction's begin, commit, retries and
+// NOTIFY (Tx.Wake says when a transaction wrote work for another
+// instance), migrations and their embedded files, and copying. The
+// invariant is enforced here for both: the conditional UPDATE of
+// SlotSeats, and work finished only under the lease still held (TimerDone,
+// MessageFinish).
+//
+// The runners pass statements to the drivers as they come, so each driver
+// prepares (and pgx caches) them as it does by default; this package adds
+// no statement cache of its own.
 //
 // # Storage conventions
 //

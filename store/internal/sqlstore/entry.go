@@ -2,8 +2,11 @@ package sqlstore
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -120,8 +123,8 @@ func EntryUpdateArgs(e nextup.Entry) ([]any, error) {
 
 // Queries of entries, each named after the Tx method that runs it.
 const (
-	// EntryGet reads an entry by id. The PostgreSQL store appends FOR
-	// UPDATE inside InTx.
+	// EntryGet reads an entry by id; Tx.EntryGet appends the dialect's
+	// ForUpdate inside InTx.
 	EntryGet = `SELECT ` + EntryCols + ` FROM entries WHERE id = ?`
 
 	// EntryByStatusHash reads an entry by its status token's hash,
@@ -159,4 +162,207 @@ func EntryExpiryOrder(a, b nextup.Entry) int {
 		return c
 	}
 	return cmp.Compare(a.Seq, b.Seq)
+}
+
+// EntryCreate stores an entry, waiting unless e says otherwise, and
+// returns it with its Seq.
+func (t *Tx) EntryCreate(ctx context.Context, e nextup.Entry) (nextup.Entry, error) {
+	op := "create entry " + e.ID
+	if e.State == "" {
+		e.State = nextup.EntryWaiting
+	}
+	args, err := EntryInsertArgs(e)
+	if err != nil {
+		return e, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := t.r.QueryRow(ctx, EntryInsert, args...).Scan(&e.Seq); err != nil {
+		return e, t.err(op, err)
+	}
+	return e, nil
+}
+
+// EntryGet reads an entry; inside InTx the row is locked as in SlotGet.
+func (t *Tx) EntryGet(ctx context.Context, id string) (nextup.Entry, error) {
+	e, err := ScanEntry(t.r.QueryRow(ctx, EntryGet+t.lock, id))
+	return e, t.err("get entry "+id, err)
+}
+
+// EntryByStatusHash reads the entry whose status token has this hash.
+func (t *Tx) EntryByStatusHash(ctx context.Context, hash string) (nextup.Entry, error) {
+	if hash == "" {
+		return nextup.Entry{}, fmt.Errorf("entry by status token: %w", nextup.ErrNotFound)
+	}
+	e, err := ScanEntry(t.r.QueryRow(ctx, EntryByStatusHash, hash))
+	return e, t.err("entry by status token", err)
+}
+
+// EntryUpdate rewrites what a person or staff may change: contact,
+// criteria, priority and party size. The place in line (joined_at, seq),
+// the state and the tokens stay.
+func (t *Tx) EntryUpdate(ctx context.Context, e nextup.Entry) error {
+	op := "update entry " + e.ID
+	args, err := EntryUpdateArgs(e)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	n, err := t.r.Exec(ctx, EntryUpdate, args...)
+	return t.touched(op, n, err)
+}
+
+// EntrySetState moves an entry from one of the states from to state to.
+func (t *Tx) EntrySetState(ctx context.Context, id string, from []nextup.EntryState, to nextup.EntryState, at time.Time) error {
+	cond, fromArgs := in(t, "state", from)
+	return t.execOne(ctx, fmt.Sprintf("entry %s %v -> %s", id, from, to), "entries", id,
+		`UPDATE entries SET state = ?, updated_at = ? WHERE id = ? AND `+cond,
+		append([]any{to, TS(at), id}, fromArgs...)...)
+}
+
+// EntryCandidates reads the entries_fair index in fair order: equality on
+// (business_id, queue, state), a keyset seek past the cursor on (fair_rank,
+// joined_at, seq), and the window and party filters checked on the index
+// entry. No sort, and the cost is the rows skipped plus Limit.
+func (t *Tx) EntryCandidates(ctx context.Context, q nextup.CandidateQuery) ([]nextup.Entry, error) {
+	query, args := t.d.CandidatesQuery(q)
+	out, err := all(ctx, t, ScanEntry, query, args...)
+	return out, t.err("entry candidates for business "+q.BusinessID, err)
+}
+
+// CandidatesQuery returns the query of Tx.EntryCandidates in d and its
+// arguments (a store's benchmark explains its plan).
+func (d *Dialect) CandidatesQuery(q nextup.CandidateQuery) (string, []any) {
+	service := q.Service
+	if q.EventID != "" {
+		service = ""
+	}
+	// On SQLite, INDEXED BY: without statistics the planner may prefer the
+	// partial index on latest and sort; this query must walk fair order.
+	// On PostgreSQL the equality columns and ORDER BY match entries_fair,
+	// so the planner walks it in fair order and stops after Limit rows.
+	query := `SELECT ` + EntryCols + ` FROM entries` + d.indexedBy("entries_fair") + `
+		WHERE business_id = ? AND queue = ? AND state = 'waiting'`
+	args := []any{q.BusinessID, QueueOf(service, q.EventID)}
+	if q.After != nil {
+		query += ` AND (` + FairOrder + `) > (?, ?, ?)`
+		args = append(args, FairKey(q.After)...)
+	}
+	start := TS(q.SlotStart)
+	query += ` AND earliest <= ? AND latest >= ?`
+	args = append(args, start, start)
+	if q.MinParty > 0 {
+		query += ` AND party_size >= ?`
+		args = append(args, q.MinParty)
+	}
+	if q.MaxParty > 0 {
+		query += ` AND party_size <= ?`
+		args = append(args, q.MaxParty)
+	}
+	query += ` ORDER BY ` + FairOrder + ` LIMIT ?`
+	args = append(args, d.Limit(q.Limit))
+	return query, args
+}
+
+// EntryList returns entries in fair order. For the default (active) list
+// each state is read in order through the index, at most Limit rows each,
+// and the two runs are merged, so a page costs Limit rows, not the list.
+func (t *Tx) EntryList(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entry, error) {
+	states := []nextup.EntryState{f.State}
+	if f.State == "" {
+		states = []nextup.EntryState{nextup.EntryWaiting, nextup.EntryOffered}
+	}
+	var (
+		parts []string
+		args  []any
+	)
+	for _, s := range states {
+		var part string
+		if f.Service != "" || f.EventID != "" {
+			part = `SELECT ` + EntryCols + `, fair_rank FROM entries` + t.d.indexedBy("entries_fair") + `
+				WHERE business_id = ? AND state = ? AND queue = ?`
+			args = append(args, f.BusinessID, s, QueueOf(f.Service, f.EventID))
+		} else {
+			part = `SELECT ` + EntryCols + `, fair_rank FROM entries` + t.d.indexedBy("entries_business_fair") + `
+				WHERE business_id = ? AND state = ?`
+			args = append(args, f.BusinessID, s)
+		}
+		if f.After != nil {
+			part += ` AND (` + FairOrder + `) > (?, ?, ?)`
+			args = append(args, FairKey(f.After)...)
+		}
+		part += ` ORDER BY ` + FairOrder + ` LIMIT ?`
+		args = append(args, t.limit(f.Limit))
+		// PostgreSQL wants every subquery in FROM named; SQLite takes the
+		// names too.
+		parts = append(parts, fmt.Sprintf(`SELECT * FROM (%s) AS p%d`, part, len(parts)))
+	}
+	query := parts[0]
+	if len(parts) > 1 {
+		query = ""
+		for i, p := range parts {
+			if i > 0 {
+				query += ` UNION ALL `
+			}
+			query += p
+		}
+		query += ` ORDER BY ` + FairOrder + ` LIMIT ?`
+		args = append(args, t.limit(f.Limit))
+	}
+	query = `SELECT ` + EntryCols + ` FROM (` + query + `) AS q`
+	out, err := all(ctx, t, ScanEntry, query, args...)
+	if err != nil {
+		return nil, t.err("list entries of business "+f.BusinessID, err)
+	}
+	// The outer SELECT keeps the order of the inner one in practice, but
+	// SQL does not promise it; sorting a page is cheap.
+	slices.SortStableFunc(out, nextup.CompareFair)
+	return out, nil
+}
+
+// EntryPosition counts, through the same index as EntryCandidates, the
+// waiting entries of the same waitlist ahead of this one. The entry's place
+// is read from the store, not from e, so a stale copy still gets the truth.
+func (t *Tx) EntryPosition(ctx context.Context, e nextup.Entry) (int, error) {
+	op := "position of entry " + e.ID
+	var (
+		business, queue string
+		rank, seq       int64
+		joined          int64
+	)
+	err := t.r.QueryRow(ctx, EntryPlace, e.ID).Scan(&business, &queue, &rank, &joined, &seq)
+	if err != nil {
+		return 0, t.err(op, err)
+	}
+	var ahead int
+	err = t.r.QueryRow(ctx, `SELECT count(*) FROM entries`+t.d.indexedBy("entries_fair")+`
+		WHERE business_id = ? AND queue = ? AND state = 'waiting' AND (`+FairOrder+`) < (?, ?, ?)`,
+		business, queue, rank, joined, seq).Scan(&ahead)
+	if err != nil {
+		return 0, t.err(op, err)
+	}
+	return ahead + 1, nil
+}
+
+// EntryActiveByContact reads the oldest waiting or offered entry of a
+// contact on one waitlist.
+func (t *Tx) EntryActiveByContact(ctx context.Context, businessID, contactKey, service, eventID string) (nextup.Entry, error) {
+	e, err := ScanEntry(t.r.QueryRow(ctx, EntryActiveByContact, businessID, contactKey, QueueOf(service, eventID)))
+	return e, t.err("active entry by contact", err)
+}
+
+// EntryByContact reads the oldest entry of a contact on one waitlist in
+// one of states.
+func (t *Tx) EntryByContact(ctx context.Context, businessID, contactKey, service, eventID string, states []nextup.EntryState) (nextup.Entry, error) {
+	q, args := EntryByContact(businessID, contactKey, QueueOf(service, eventID), states)
+	e, err := ScanEntry(t.r.QueryRow(ctx, q, args...))
+	return e, t.err("entry by contact", err)
+}
+
+// EntryExpireBefore expires, in one statement of the dialect's, waiting
+// entries whose window ended, and returns them by Latest, then Seq.
+func (t *Tx) EntryExpireBefore(ctx context.Context, businessID string, before time.Time, limit int) ([]nextup.Entry, error) {
+	out, err := all(ctx, t, ScanEntry, t.d.EntryExpireBefore, TS(before), businessID, t.limit(limit))
+	if err != nil {
+		return nil, t.err("expire entries of business "+businessID, err)
+	}
+	slices.SortFunc(out, EntryExpiryOrder)
+	return out, nil
 }

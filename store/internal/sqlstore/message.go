@@ -1,7 +1,9 @@
 package sqlstore
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -44,8 +46,8 @@ func MessageInsertArgs(m nextup.Message) []any {
 const MessageGet = `SELECT ` + MessageCols + ` FROM messages WHERE id = ?`
 
 // MessageSelect returns the query of Tx.MessageList up to its ORDER BY,
-// and its arguments. Each store orders newest first by created_at and its
-// own insertion-order column.
+// and its arguments. Tx.MessageList orders newest first by created_at and
+// the dialect's RowID.
 func MessageSelect(f nextup.MessageFilter) (string, []any) {
 	q := `SELECT ` + MessageCols + ` FROM messages WHERE 1 = 1`
 	var args []any
@@ -136,4 +138,104 @@ func MessageCounts(businessID string) (string, []any) {
 		return `SELECT channel, state, count(*) FROM messages WHERE business_id = ? GROUP BY channel, state`, []any{businessID}
 	}
 	return `SELECT channel, state, count(*) FROM messages GROUP BY channel, state`, []any{}
+}
+
+// MessageCreate queues an outbox message, queued unless m says otherwise.
+func (t *Tx) MessageCreate(ctx context.Context, m nextup.Message) error {
+	if m.State == "" {
+		m.State = nextup.MessageQueued
+	}
+	_, err := t.r.Exec(ctx, MessageInsert, MessageInsertArgs(m)...)
+	t.wake = t.wake || err == nil
+	return t.err("create message "+m.ID, err)
+}
+
+// MessageGet reads an outbox message.
+func (t *Tx) MessageGet(ctx context.Context, id string) (nextup.Message, error) {
+	m, err := ScanMessage(t.r.QueryRow(ctx, MessageGet, id))
+	return m, t.err("get message "+id, err)
+}
+
+// MessageList returns outbox rows newest first.
+func (t *Tx) MessageList(ctx context.Context, f nextup.MessageFilter) ([]nextup.Message, error) {
+	q, args := MessageSelect(f)
+	q += ` ORDER BY created_at DESC, ` + t.d.RowID + ` DESC LIMIT ?`
+	args = append(args, t.limit(f.Limit))
+	out, err := all(ctx, t, ScanMessage, q, args...)
+	return out, t.err("list messages", err)
+}
+
+// MessageClaimDue leases due messages in one statement of the dialect's
+// (Dialect.MessageClaimDue). Attempts counts the outcomes recorded so far
+// (MessageFinish adds one), so a claimed message says how many sends went
+// before this one.
+func (t *Tx) MessageClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]nextup.Message, error) {
+	out, err := all(ctx, t, ScanMessage, t.d.MessageClaimDue, TS(now), TS(now.Add(lease)), t.limit(limit))
+	if err != nil {
+		return nil, t.err("claim due messages", err)
+	}
+	slices.SortFunc(out, MessageDueOrder)
+	return out, nil
+}
+
+// MessageFinish records a send's outcome under the lease it was sent under;
+// a relay whose lease ran out (and was taken over) gets ErrConflict. A
+// message cancelled while it was being sent stays cancelled unless the send
+// went through.
+func (t *Tx) MessageFinish(ctx context.Context, id string, claimedUntil time.Time, r nextup.MessageResult) error {
+	op := fmt.Sprintf("finish message %s as %s", id, r.State)
+	args, err := MessageFinishArgs(id, claimedUntil, r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return t.execOne(ctx, op, "messages", id, MessageFinish, args...)
+}
+
+// MessageRequeue gives a dead message a fresh set of attempts, due now.
+func (t *Tx) MessageRequeue(ctx context.Context, id string, now time.Time) (nextup.Message, error) {
+	m, err := ScanMessage(t.r.QueryRow(ctx, MessageRequeue, TS(now), id))
+	t.wake = t.wake || err == nil
+	return returning(ctx, t, "requeue message "+id, "messages", id, m, err)
+}
+
+// MessageUndelivered turns a sent message dead with the provider's reason
+// (a bounce after the send).
+func (t *Tx) MessageUndelivered(ctx context.Context, id, reason string) (nextup.Message, error) {
+	m, err := ScanMessage(t.r.QueryRow(ctx, MessageUndelivered, reason, id))
+	return returning(ctx, t, "message "+id+" undelivered", "messages", id, m, err)
+}
+
+// MessageCancelByOffer cancels the offer's messages that are still waiting
+// to go (queued, or failed and due for a retry). One being sent right now
+// keeps its lease and its outcome.
+func (t *Tx) MessageCancelByOffer(ctx context.Context, offerID string) error {
+	if offerID == "" {
+		return nil
+	}
+	_, err := t.r.Exec(ctx, MessageCancelByOffer, offerID)
+	return t.err("cancel messages of offer "+offerID, err)
+}
+
+// MessageCounts counts a business's messages (every business's, for "")
+// by channel and state.
+func (t *Tx) MessageCounts(ctx context.Context, businessID string) (map[nextup.Channel]map[nextup.MessageState]int, error) {
+	q, args := MessageCounts(businessID)
+	rows, err := t.r.Query(ctx, q, args...)
+	if err != nil {
+		return nil, t.err("count messages", err)
+	}
+	defer rows.Close()
+	out := map[nextup.Channel]map[nextup.MessageState]int{}
+	for rows.Next() {
+		var ch, st string
+		var n int
+		if err := rows.Scan(&ch, &st, &n); err != nil {
+			return nil, t.err("count messages", err)
+		}
+		if out[nextup.Channel(ch)] == nil {
+			out[nextup.Channel(ch)] = map[nextup.MessageState]int{}
+		}
+		out[nextup.Channel(ch)][nextup.MessageState(st)] = n
+	}
+	return out, t.err("count messages", rows.Err())
 }

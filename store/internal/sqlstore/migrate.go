@@ -46,3 +46,37 @@ func LoadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	return ms, nil
 }
+
+// LatestVersion returns the highest version among the migrations in
+// fsys's dir: the schema version a store brings its database to (0 when
+// there are none, or they do not load).
+func LatestVersion(fsys fs.FS, dir string) int {
+	ms, err := LoadMigrations(fsys, dir)
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].Version
+}
+
+// Pending returns, in version order, the migrations in fsys's dir that a
+// database at version current has not seen. A database whose schema is
+// newer than the files is refused rather than used: this build would not
+// know what the newer schema means.
+func Pending(fsys fs.FS, dir string, current int) ([]Migration, error) {
+	ms, err := LoadMigrations(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	latest := 0
+	if len(ms) > 0 {
+		latest = ms[len(ms)-1].Version
+	}
+	if current > latest {
+		return nil, fmt.Errorf("database schema version %d is newer than this build knows (%d): upgrade nextup", current, latest)
+	}
+	i := 0
+	for i < len(ms) && ms[i].Version <= current {
+		i++
+	}
+	return ms[i:], nil
+}

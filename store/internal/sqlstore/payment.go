@@ -1,6 +1,9 @@
 package sqlstore
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/nextup-dev/nextup"
 )
 
@@ -34,8 +37,8 @@ func PaymentInsertArgs(p nextup.Payment) []any {
 const (
 	// PaymentBySession reads a payment by its provider's session id.
 	PaymentBySession = `SELECT ` + PaymentCols + ` FROM payments WHERE session_id = ?`
-	// PaymentListByOffer lists an offer's payments; each store appends
-	// its newest-first order.
+	// PaymentListByOffer lists an offer's payments; Tx.PaymentListByOffer
+	// appends its newest-first order (with the dialect's RowID).
 	PaymentListByOffer = `SELECT ` + PaymentCols + ` FROM payments WHERE offer_id = ?`
 )
 
@@ -54,4 +57,31 @@ func PaymentSetState(id string, c nextup.PaymentChange) (string, []any) {
 		args = append(args, string(s))
 	}
 	return q + `) RETURNING ` + PaymentCols, args
+}
+
+// PaymentCreate stores a payment.
+func (t *Tx) PaymentCreate(ctx context.Context, p nextup.Payment) error {
+	_, err := t.r.Exec(ctx, PaymentInsert, PaymentInsertArgs(p)...)
+	return t.err("create payment "+p.ID, err)
+}
+
+// PaymentBySession reads a payment by its provider's session id.
+func (t *Tx) PaymentBySession(ctx context.Context, sessionID string) (nextup.Payment, error) {
+	p, err := ScanPayment(t.r.QueryRow(ctx, PaymentBySession, sessionID))
+	return p, t.err("payment by session "+sessionID, err)
+}
+
+// PaymentListByOffer lists an offer's payments newest first.
+func (t *Tx) PaymentListByOffer(ctx context.Context, offerID string) ([]nextup.Payment, error) {
+	out, err := all(ctx, t, ScanPayment,
+		PaymentListByOffer+` ORDER BY created_at DESC, `+t.d.RowID+` DESC`, offerID)
+	return out, t.err("payments of offer "+offerID, err)
+}
+
+// PaymentSetState is a conditional write: a payment in none of c.From is
+// ErrConflict, a missing one ErrNotFound.
+func (t *Tx) PaymentSetState(ctx context.Context, id string, c nextup.PaymentChange) (nextup.Payment, error) {
+	q, args := PaymentSetState(id, c)
+	p, err := ScanPayment(t.r.QueryRow(ctx, q, args...))
+	return returning(ctx, t, fmt.Sprintf("payment %s to %s", id, c.To), "payments", id, p, err)
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -109,4 +110,58 @@ const (
 // SheetVersionInsertArgs returns the arguments of SheetVersionInsert.
 func SheetVersionInsertArgs(v nextup.SheetVersion) []any {
 	return []any{v.ID, v.BusinessID, v.Source, TS(v.FetchedAt), v.Hash, v.Rows, v.Imported, v.Updated, v.Unchanged, v.Rejected}
+}
+
+// ProposalCreate stores a proposal; the same request proposed again (its
+// business, source and source ref) is ErrConflict, a missing business
+// ErrNotFound.
+func (t *Tx) ProposalCreate(ctx context.Context, p nextup.Proposal) error {
+	args, err := ProposalInsertArgs(p)
+	if err != nil {
+		return fmt.Errorf("create proposal %s: %w", p.ID, err)
+	}
+	_, err = t.r.Exec(ctx, ProposalInsert, args...)
+	return t.err("create proposal "+p.ID, err)
+}
+
+// ProposalGet reads a proposal.
+func (t *Tx) ProposalGet(ctx context.Context, id string) (nextup.Proposal, error) {
+	p, err := ScanProposal(t.r.QueryRow(ctx, ProposalGet, id))
+	return p, t.err("get proposal "+id, err)
+}
+
+// ProposalByActionHash reads the proposal whose action link has this hash.
+func (t *Tx) ProposalByActionHash(ctx context.Context, hash string) (nextup.Proposal, error) {
+	p, err := ScanProposal(t.r.QueryRow(ctx, ProposalByActionHash, hash))
+	return p, t.err("proposal by link", err)
+}
+
+// ProposalList lists a business's proposals in one state ("" for all),
+// newest received first.
+func (t *Tx) ProposalList(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
+	out, err := all(ctx, t, ScanProposal, ProposalList, businessID, state, state)
+	return out, t.err("list proposals of business "+businessID, err)
+}
+
+// ProposalDecide approves or rejects an open proposal; one that is not
+// open is ErrConflict, a missing one ErrNotFound.
+func (t *Tx) ProposalDecide(ctx context.Context, id string, d nextup.ProposalDecision) (nextup.Proposal, error) {
+	op := "decide proposal " + id
+	if d.To != nextup.ProposalApproved && d.To != nextup.ProposalRejected {
+		return nextup.Proposal{}, fmt.Errorf("%s: to %q: %w", op, d.To, nextup.ErrInvalid)
+	}
+	p, err := ScanProposal(t.r.QueryRow(ctx, ProposalDecide, d.To, d.EntryID, TS(d.At), d.By, id))
+	return returning(ctx, t, op, "proposals", id, p, err)
+}
+
+// SheetVersionAdd records one read of a business's sheet.
+func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
+	_, err := t.r.Exec(ctx, SheetVersionInsert, SheetVersionInsertArgs(v)...)
+	return t.err("add sheet version "+v.ID, err)
+}
+
+// SheetVersionList lists a business's sheet reads, newest first.
+func (t *Tx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
+	out, err := all(ctx, t, ScanSheetVersion, SheetVersionList, businessID, t.limit(limit))
+	return out, t.err("list sheet versions of business "+businessID, err)
 }

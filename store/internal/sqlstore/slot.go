@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -44,8 +45,8 @@ func SlotInsertArgs(s nextup.Slot) []any {
 
 // Queries of slots, each named after the Tx method that runs it.
 const (
-	// SlotGet reads a slot by id. The PostgreSQL store appends FOR UPDATE
-	// inside InTx.
+	// SlotGet reads a slot by id; Tx.SlotGet appends the dialect's
+	// ForUpdate inside InTx.
 	SlotGet = `SELECT ` + SlotCols + ` FROM slots WHERE id = ?`
 
 	// SlotSeats adds ?1 booked and ?2 held seats to slot ?3, only while
@@ -153,4 +154,99 @@ func DecodeEvent(s string) (*nextup.EventSettings, error) {
 		ev.ReminderOffsets = append(ev.ReminderOffsets, time.Duration(s)*time.Second)
 	}
 	return ev, nil
+}
+
+// SlotCreate stores a slot, of kind "slot" and unit seating unless s says
+// otherwise.
+func (t *Tx) SlotCreate(ctx context.Context, s nextup.Slot) error {
+	if s.Kind == "" {
+		s.Kind = nextup.KindSlot
+	}
+	if s.Seating == "" {
+		s.Seating = nextup.SeatingUnit
+	}
+	_, err := t.r.Exec(ctx, SlotInsert, SlotInsertArgs(s)...)
+	return t.err("create slot "+s.ID, err)
+}
+
+// SlotGet reads a slot. Inside InTx on PostgreSQL the row stays locked
+// until the transaction ends, so decisions about one slot are taken one at
+// a time; on SQLite the single writer connection and BEGIN IMMEDIATE
+// already serialise every read-write transaction.
+func (t *Tx) SlotGet(ctx context.Context, id string) (nextup.Slot, error) {
+	s, err := ScanSlot(t.r.QueryRow(ctx, SlotGet+t.lock, id))
+	return s, t.err("get slot "+id, err)
+}
+
+// SlotList lists a business's slots by start.
+func (t *Tx) SlotList(ctx context.Context, f nextup.SlotFilter) ([]nextup.Slot, error) {
+	q, args := SlotList(f, t.limit(f.Limit))
+	out, err := all(ctx, t, ScanSlot, q, args...)
+	return out, t.err("list slots of business "+f.BusinessID, err)
+}
+
+// SlotSeats is the one place seats change, and so where the invariant is
+// enforced: a single conditional UPDATE that only matches while the result
+// keeps 0 <= booked, 0 <= held and booked+held <= capacity. (The CHECK
+// constraint on the table would refuse it anyway; the WHERE makes the
+// refusal a clean "no row" instead of an error. On PostgreSQL two
+// transactions changing one slot queue on its row: under READ COMMITTED
+// the second re-evaluates the WHERE against the first's committed
+// counters.)
+func (t *Tx) SlotSeats(ctx context.Context, id string, d nextup.SeatDelta) (nextup.Slot, error) {
+	op := fmt.Sprintf("seats of slot %s (booked %+d, held %+d)", id, d.Booked, d.Held)
+	s, err := ScanSlot(t.r.QueryRow(ctx, SlotSeats, d.Booked, d.Held, id))
+	return returning(ctx, t, op, "slots", id, s, err)
+}
+
+// SlotResize sets a slot's capacity unless that is fewer than its booked
+// and held seats (ErrConflict).
+func (t *Tx) SlotResize(ctx context.Context, id string, capacity int) (nextup.Slot, error) {
+	op := fmt.Sprintf("resize slot %s to %d", id, capacity)
+	s, err := ScanSlot(t.r.QueryRow(ctx, SlotResize, capacity, id))
+	return returning(ctx, t, op, "slots", id, s, err)
+}
+
+// SlotSetHandedBack sets or clears a slot's handed-back flag.
+func (t *Tx) SlotSetHandedBack(ctx context.Context, id string, handedBack bool) error {
+	n, err := t.r.Exec(ctx, SlotSetHandedBack, BoolInt(handedBack), id)
+	return t.touched(fmt.Sprintf("set slot %s handed back %t", id, handedBack), n, err)
+}
+
+// SlotEventSet sets an event's title and settings.
+func (t *Tx) SlotEventSet(ctx context.Context, id, title string, ev nextup.EventSettings) error {
+	n, err := t.r.Exec(ctx, SlotEventSet, title, EncodeEvent(&ev), id)
+	return t.touched("set event "+id, n, err)
+}
+
+// SlotOpenFor is a coarse filter; the engine makes the exact decision. A
+// plain entry looks at slots of kind "slot" for its service, an event entry
+// at its event. The party has to fit in the free seats (a unit slot is free
+// whole or not at all, so that also bounds down-fitting). On SQLite the
+// hint keeps the planner on slots_open_for.
+func (t *Tx) SlotOpenFor(ctx context.Context, e nextup.Entry, startsAfter time.Time, limit int) ([]nextup.Slot, error) {
+	var (
+		q    string
+		args []any
+	)
+	if e.EventID != "" {
+		q = `SELECT ` + SlotCols + ` FROM slots WHERE business_id = ? AND id = ?`
+		args = []any{e.BusinessID, e.EventID}
+	} else {
+		q = `SELECT ` + SlotCols + ` FROM slots` + t.d.indexedBy("slots_open_for") + `
+			WHERE business_id = ? AND kind = 'slot' AND service = ?`
+		args = []any{e.BusinessID, e.Service}
+	}
+	q += ` AND starts_at > ? AND starts_at >= ? AND starts_at <= ?
+		AND handed_back = 0
+		AND capacity - booked_seats - held_seats >= ?`
+	args = append(args, TS(startsAfter), TS(e.Earliest), LatestTS(e.Latest), max(e.PartySize, 1))
+	if e.Staff != "" {
+		q += ` AND staff = ?`
+		args = append(args, e.Staff)
+	}
+	q += ` ORDER BY starts_at, id LIMIT ?`
+	args = append(args, t.limit(limit))
+	out, err := all(ctx, t, ScanSlot, q, args...)
+	return out, t.err("open slots for entry "+e.ID, err)
 }

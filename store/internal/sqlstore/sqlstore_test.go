@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -52,6 +54,38 @@ func TestLoadMigrations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Pending hands out what a database has not seen, in order, and refuses a
+// database newer than the files; LatestVersion names the last file.
+func TestPending(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{}
+	for _, f := range []string{"m/0001_a.sql", "m/0002_b.sql", "m/0004_c.sql"} {
+		fsys[f] = &fstest.MapFile{Data: []byte("-- " + f)}
+	}
+	if got := LatestVersion(fsys, "m"); got != 4 {
+		t.Errorf("LatestVersion = %d, want 4", got)
+	}
+	if got := LatestVersion(fstest.MapFS{}, "m"); got != 0 {
+		t.Errorf("LatestVersion of no files = %d, want 0", got)
+	}
+	for _, tc := range []struct {
+		current int
+		want    []int
+	}{{0, []int{1, 2, 4}}, {1, []int{2, 4}}, {3, []int{4}}, {4, nil}} {
+		ms, err := Pending(fsys, "m", tc.current)
+		var got []int
+		for _, m := range ms {
+			got = append(got, m.Version)
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("Pending at version %d = %v, %v; want %v", tc.current, got, err, tc.want)
+		}
+	}
+	if ms, err := Pending(fsys, "m", 5); err == nil || !strings.Contains(err.Error(), "newer than this build") {
+		t.Errorf("Pending at version 5 = %v, %v; want the newer schema refused", ms, err)
 	}
 }
 

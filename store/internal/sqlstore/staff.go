@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -118,4 +120,95 @@ const (
 // is good while now is before ExpiresAt.
 func PasswordResetExpired(p nextup.PasswordReset, now time.Time) bool {
 	return TS(now) >= TS(p.ExpiresAt)
+}
+
+// StaffCreate stores the email lower-cased; the UNIQUE constraint on it
+// then refuses an email another account has in any case (ErrConflict),
+// and the foreign key a missing business (ErrNotFound).
+func (t *Tx) StaffCreate(ctx context.Context, s nextup.Staff) error {
+	_, err := t.r.Exec(ctx, StaffInsert, StaffInsertArgs(s)...)
+	return t.err("create staff "+s.ID, err)
+}
+
+// StaffGet reads a staff account.
+func (t *Tx) StaffGet(ctx context.Context, id string) (nextup.Staff, error) {
+	s, err := ScanStaff(t.r.QueryRow(ctx, StaffGet, id))
+	return s, t.err("get staff "+id, err)
+}
+
+// StaffByEmail reads a staff account by its email, in any case.
+func (t *Tx) StaffByEmail(ctx context.Context, email string) (nextup.Staff, error) {
+	s, err := ScanStaff(t.r.QueryRow(ctx, StaffByEmail, Email(email)))
+	return s, t.err("staff by email", err)
+}
+
+// StaffList lists a business's staff accounts by email.
+func (t *Tx) StaffList(ctx context.Context, businessID string) ([]nextup.Staff, error) {
+	out, err := all(ctx, t, ScanStaff, StaffList, businessID)
+	return out, t.err("list staff of business "+businessID, err)
+}
+
+// StaffSignIn stores the outcome of a sign-in: failed attempts and lock.
+func (t *Tx) StaffSignIn(ctx context.Context, id string, r nextup.SignInResult) error {
+	n, err := t.r.Exec(ctx, StaffSignIn, r.FailedSignIns, TSPtr(r.LockedUntil), id)
+	return t.touched("record sign-in of staff "+id, n, err)
+}
+
+// StaffSetPassword replaces a password hash and lifts any lock.
+func (t *Tx) StaffSetPassword(ctx context.Context, id, passwordHash string) error {
+	n, err := t.r.Exec(ctx, StaffSetPassword, passwordHash, id)
+	return t.touched("set password of staff "+id, n, err)
+}
+
+// SessionCreate stores a session; a missing staff member is ErrNotFound
+// (the foreign key).
+func (t *Tx) SessionCreate(ctx context.Context, s nextup.Session) error {
+	_, err := t.r.Exec(ctx, SessionInsert, SessionInsertArgs(s)...)
+	return t.err("create session of staff "+s.StaffID, err)
+}
+
+// SessionGet reads a session by the hash of its token.
+func (t *Tx) SessionGet(ctx context.Context, idHash string) (nextup.Session, error) {
+	s, err := ScanSession(t.r.QueryRow(ctx, SessionGet, idHash))
+	return s, t.err("get session", err)
+}
+
+// SessionDelete deletes a session; none is no error.
+func (t *Tx) SessionDelete(ctx context.Context, idHash string) error {
+	_, err := t.r.Exec(ctx, SessionDelete, idHash)
+	return t.err("delete session", err)
+}
+
+// SessionDeleteByStaff deletes a staff member's sessions and counts them.
+func (t *Tx) SessionDeleteByStaff(ctx context.Context, staffID string) (int, error) {
+	n, err := t.r.Exec(ctx, SessionDeleteByStaff, staffID)
+	return t.count("delete sessions of staff "+staffID, n, err)
+}
+
+// SessionPurge deletes the sessions expired before a time and counts them.
+func (t *Tx) SessionPurge(ctx context.Context, before time.Time) (int, error) {
+	n, err := t.r.Exec(ctx, SessionPurge, TS(before))
+	return t.count("purge sessions", n, err)
+}
+
+// PasswordResetCreate stores a reset; a missing staff member is
+// ErrNotFound (the foreign key).
+func (t *Tx) PasswordResetCreate(ctx context.Context, r nextup.PasswordReset) error {
+	_, err := t.r.Exec(ctx, PasswordResetInsert, PasswordResetInsertArgs(r)...)
+	return t.err("create password reset of staff "+r.StaffID, err)
+}
+
+// PasswordResetUse deletes the reset in one statement and only then looks
+// at its deadline, so an expired reset is gone too (ErrConflict) and a
+// token works at most once.
+func (t *Tx) PasswordResetUse(ctx context.Context, tokenHash string, now time.Time) (nextup.PasswordReset, error) {
+	const op = "use password reset"
+	r, err := ScanPasswordReset(t.r.QueryRow(ctx, PasswordResetUse, tokenHash))
+	if err != nil {
+		return nextup.PasswordReset{}, t.err(op, err)
+	}
+	if PasswordResetExpired(r, now) {
+		return nextup.PasswordReset{}, fmt.Errorf("%s: expired at %s: %w", op, r.ExpiresAt.Format(time.RFC3339), nextup.ErrConflict)
+	}
+	return r, nil
 }

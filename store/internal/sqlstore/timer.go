@@ -2,8 +2,11 @@ package sqlstore
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -120,11 +123,28 @@ func HeaderJSON(h map[string]string) (any, error) {
 // Queries of idempotency records and suppressions, each named after the
 // Tx method that runs it.
 const (
+	// IdempotencyStart inserts a running record (status 0) for (scope,
+	// key), or replaces one that expired by its created_at; a record still
+	// alive is left as it is, and the statement changes no row.
+	IdempotencyStart = `INSERT INTO idempotency (` + IdempotencyCols + `)
+		VALUES (?, ?, ?, 0, ?, ?, ?, ?)
+		ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = 0,
+			header = excluded.header, body = excluded.body, created_at = excluded.created_at,
+			expires_at = excluded.expires_at
+		WHERE idempotency.expires_at <= excluded.created_at`
+
+	// IdempotencyGet reads the record of (scope, key).
+	IdempotencyGet = `SELECT ` + IdempotencyCols + ` FROM idempotency WHERE scope = ? AND key = ?`
+
 	// IdempotencyFinish stores a response (status, header, body) and, when
-	// the argument is not NULL, a new expiry.
+	// the argument is not NULL, a new expiry, on a record that is still
+	// running (status 0); a finished record matches no row.
 	IdempotencyFinish = `UPDATE idempotency
 		SET status = ?, header = ?, body = ?, expires_at = coalesce(?, expires_at)
-		WHERE scope = ? AND key = ?`
+		WHERE scope = ? AND key = ? AND status = 0`
+
+	// IdempotencyStatus reads the status of the record of (scope, key).
+	IdempotencyStatus = `SELECT status FROM idempotency WHERE scope = ? AND key = ?`
 
 	// IdempotencyDelete deletes the record of (scope, key).
 	IdempotencyDelete = `DELETE FROM idempotency WHERE scope = ? AND key = ?`
@@ -163,4 +183,166 @@ func ScanSuppression(r Scanner) (nextup.Suppression, error) {
 	err := r.Scan(&s.BusinessID, &s.Channel, &s.Address, &s.Reason, &at)
 	s.At = FromTS(at)
 	return s, err
+}
+
+// TimerSchedule inserts a timer or, when a pending one has the same key,
+// moves it. Moving drops any lease on it: a sweeper still running the old
+// deadline then fails TimerDone, and the timer fires again at its new time.
+// A timer with an empty key is never merged with another.
+func (t *Tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
+	_, err := t.r.Exec(ctx, TimerSchedule,
+		tm.BusinessID, tm.Kind, tm.SubjectID, tm.Key, TS(tm.DueAt), TS(tm.CreatedAt))
+	t.wake = t.wake || err == nil
+	return t.err(fmt.Sprintf("schedule timer %s", tm.Key), err)
+}
+
+// TimerCancel deletes the pending timer with this key; none is no error.
+func (t *Tx) TimerCancel(ctx context.Context, key string) error {
+	if key == "" {
+		return nil
+	}
+	_, err := t.r.Exec(ctx, TimerCancel, key)
+	return t.err("cancel timer "+key, err)
+}
+
+// TimerClaimDue leases due timers in one statement of the dialect's
+// (Dialect.TimerClaimDue) and hands them out oldest due first.
+func (t *Tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Duration, owner string, limit int) ([]nextup.Timer, error) {
+	out, err := all(ctx, t, ScanTimer, t.d.TimerClaimDue, TS(now), TS(now.Add(lease)), owner, t.limit(limit))
+	if err != nil {
+		return nil, t.err("claim due timers", err)
+	}
+	slices.SortFunc(out, TimerDueOrder)
+	return out, nil
+}
+
+// TimerDone finishes a timer only under the exact lease it was claimed
+// with; a sweeper that lost its lease gets ErrConflict.
+func (t *Tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at time.Time) error {
+	op := fmt.Sprintf("timer %d done", id)
+	n, err := t.r.Exec(ctx, TimerDone, TS(at), id, TS(claimedUntil))
+	if err != nil {
+		return t.err(op, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	ok, err := t.exists(ctx, "timers", id)
+	switch {
+	case err != nil:
+		return t.err(op, err)
+	case !ok:
+		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	}
+	return fmt.Errorf("%s: lease lost: %w", op, nextup.ErrConflict)
+}
+
+// TimerNextDue returns when the earliest pending timer is due.
+func (t *Tx) TimerNextDue(ctx context.Context) (time.Time, error) {
+	var due *int64
+	if err := t.r.QueryRow(ctx, TimerNextDue).Scan(&due); err != nil {
+		return time.Time{}, t.err("next due timer", err)
+	}
+	if due == nil {
+		return time.Time{}, fmt.Errorf("next due timer: %w", nextup.ErrNotFound)
+	}
+	return FromTS(*due), nil
+}
+
+// TimerList lists timers by due time.
+func (t *Tx) TimerList(ctx context.Context, f nextup.TimerFilter) ([]nextup.Timer, error) {
+	q, args := TimerList(f, t.limit(f.Limit))
+	out, err := all(ctx, t, ScanTimer, q, args...)
+	return out, t.err("list timers", err)
+}
+
+// IdempotencyStart claims (scope, key) for a first request. A record still
+// alive at r.CreatedAt is returned with ErrConflict (a replay, or a
+// request still running); an expired one is replaced. The insert and the
+// replacement are one statement, so two first requests racing each other
+// cannot both win: the loser waits for the winner's row and then finds it
+// alive.
+func (t *Tx) IdempotencyStart(ctx context.Context, r nextup.IdempotencyRecord) (nextup.IdempotencyRecord, error) {
+	op := "start idempotent request " + r.Key
+	r.Status = 0
+	header, err := HeaderJSON(r.Header)
+	if err != nil {
+		return nextup.IdempotencyRecord{}, fmt.Errorf("%s: header: %w", op, err)
+	}
+	n, err := t.r.Exec(ctx, IdempotencyStart,
+		r.Scope, r.Key, r.Fingerprint, header, r.Body, TS(r.CreatedAt), TS(r.ExpiresAt))
+	if err != nil {
+		return nextup.IdempotencyRecord{}, t.err(op, err)
+	}
+	if n > 0 {
+		return r, nil
+	}
+	old, err := ScanIdempotency(t.r.QueryRow(ctx, IdempotencyGet, r.Scope, r.Key))
+	if err != nil {
+		return nextup.IdempotencyRecord{}, t.err(op, err)
+	}
+	return old, fmt.Errorf("%s: %w", op, nextup.ErrConflict)
+}
+
+// IdempotencyFinish stores the response (and a new expiry, when given) of
+// a record that is still running; a finished one is ErrConflict and a
+// missing one ErrNotFound, and neither changes.
+func (t *Tx) IdempotencyFinish(ctx context.Context, r nextup.IdempotencyRecord) error {
+	op := "finish idempotent request " + r.Key
+	header, err := HeaderJSON(r.Header)
+	if err != nil {
+		return fmt.Errorf("%s: header: %w", op, err)
+	}
+	var expires any
+	if !r.ExpiresAt.IsZero() {
+		expires = TS(r.ExpiresAt)
+	}
+	n, err := t.r.Exec(ctx, IdempotencyFinish, r.Status, header, r.Body, expires, r.Scope, r.Key)
+	if err != nil || n > 0 {
+		return t.err(op, err)
+	}
+	var status int
+	if err := t.r.QueryRow(ctx, IdempotencyStatus, r.Scope, r.Key).Scan(&status); err != nil {
+		return t.err(op, err) // no row: ErrNotFound
+	}
+	return fmt.Errorf("%s: already finished with status %d: %w", op, status, nextup.ErrConflict)
+}
+
+// IdempotencyDelete forgets a record; none is no error.
+func (t *Tx) IdempotencyDelete(ctx context.Context, scope, key string) error {
+	_, err := t.r.Exec(ctx, IdempotencyDelete, scope, key)
+	return t.err("delete idempotent request "+key, err)
+}
+
+// IdempotencyPurge deletes the records expired before a time and counts
+// them.
+func (t *Tx) IdempotencyPurge(ctx context.Context, before time.Time) (int, error) {
+	n, err := t.r.Exec(ctx, IdempotencyPurge, TS(before))
+	return t.count("purge idempotency records", n, err)
+}
+
+// SuppressionAdd records (or re-records, with the newer reason and time)
+// that an address may not be contacted on a channel.
+func (t *Tx) SuppressionAdd(ctx context.Context, s nextup.Suppression) error {
+	_, err := t.r.Exec(ctx, SuppressionAdd, s.BusinessID, s.Channel, s.Address, s.Reason, TS(s.At))
+	return t.err("add suppression", err)
+}
+
+// SuppressionDelete lifts a suppression and reports whether there was one.
+func (t *Tx) SuppressionDelete(ctx context.Context, businessID string, ch nextup.Channel, address string) (bool, error) {
+	n, err := t.r.Exec(ctx, SuppressionDelete, businessID, ch, address)
+	if err != nil {
+		return false, t.err("delete suppression", err)
+	}
+	return n > 0, nil
+}
+
+// SuppressionList returns the suppressions of these addresses.
+func (t *Tx) SuppressionList(ctx context.Context, businessID string, addresses []string) ([]nextup.Suppression, error) {
+	if len(addresses) == 0 {
+		return nil, nil
+	}
+	q, args := SuppressionList(businessID, addresses)
+	out, err := all(ctx, t, ScanSuppression, q, args...)
+	return out, t.err("list suppressions", err)
 }

@@ -57,12 +57,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch status {
 	case http.StatusInternalServerError:
 		s.logger().ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		p.Code, p.Detail = "internal", "something went wrong on our side; it has been logged"
+		p.Code, p.Detail = nextup.CodeInternal, "something went wrong on our side; it has been logged"
 	case http.StatusRequestEntityTooLarge:
-		p.Code, p.Detail = "too_large", err.Error()
+		p.Code, p.Detail = nextup.CodeTooLarge, err.Error()
+	}
+	if p.Code == "" && status == http.StatusTooManyRequests {
+		p.Code = nextup.CodeRateLimited
 	}
 	if p.Code == "" {
-		p.Code = "error"
+		p.Code = nextup.CodeError
 	}
 	body := map[string]any{"type": p.Type, "title": p.Title, "status": p.Status, "code": p.Code}
 	if p.Detail != "" {

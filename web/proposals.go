@@ -176,7 +176,7 @@ func (s *Server) proposalPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.Svc.DecideByLink(r.Context(), r.PathValue("token"), do == "approve")
-	if err != nil && nextup.ErrorCode(err) != waitlist.CodeProposalDecided {
+	if err != nil && nextup.ErrorCode(err) != nextup.CodeProposalDecided {
 		s.errorPage(w, r, err)
 		return
 	}

@@ -237,7 +237,7 @@ func (s *Server) key(h keyed) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := bearer(r)
 		if !ok {
-			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "an Authorization: Bearer <api key> header is required"))
+			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized, "an Authorization: Bearer <api key> header is required"))
 			return
 		}
 		b, err := s.Svc.BusinessByAPIKey(r.Context(), tok)
@@ -264,7 +264,7 @@ func (s *Server) admin(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := bearer(r)
 		if !ok || s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.AdminToken)) != 1 {
-			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "the admin token is required"))
+			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized, "the admin token is required"))
 			return
 		}
 		h(w, r)

@@ -16,7 +16,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, b nextup.Business)
 		Channel      string             `json:"channel"`
 		Service      string             `json:"service"`
 		EventID      string             `json:"event_id"`
-		PartySize    int                `json:"party_size"`
+		PartySize    *int               `json:"party_size"`
 		Earliest     string             `json:"earliest"`
 		Latest       string             `json:"latest"`
 		Staff        string             `json:"staff"`
@@ -29,13 +29,19 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, b nextup.Business)
 		s.writeError(w, r, err)
 		return
 	}
+	// Omitted is a party of one; zero is not a party (the use case reads
+	// 0 as "omitted", so it is refused here).
+	if in.PartySize != nil && *in.PartySize < 1 {
+		s.writeError(w, r, invalidf("party_size", "must be between 1 and 1000"))
+		return
+	}
 	loc, err := b.Location()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	p := waitlist.JoinParams{Name: in.Name, Email: in.Email, Phone: in.Phone, Channel: nextup.Channel(in.Channel),
-		Service: in.Service, EventID: in.EventID, PartySize: in.PartySize, Staff: in.Staff, Priority: in.Priority, Source: in.Source,
+		Service: in.Service, EventID: in.EventID, PartySize: deref(in.PartySize), Staff: in.Staff, Priority: in.Priority, Source: in.Source,
 		Notify: in.Notify}
 	if p.Earliest, err = nextup.ParseBound(in.Earliest, loc, false); err != nil {
 		s.writeError(w, r, invalidf("earliest", err.Error()))

@@ -149,3 +149,26 @@ func TestZeroSizesAreRefused(t *testing.T) {
 		t.Fatalf("approve with party_size 0: %v, open proposals %v", p, props)
 	}
 }
+
+// TestStatusShowsTheOffer: the status view of an entry holding a live
+// offer carries the offer as API.md has it — id, expires_at, seconds_left
+// and the claim link.
+func TestStatusShowsTheOffer(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	var ann map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, &ann)
+	var st map[string]any
+	a.must(a.do("GET", "/v1/status/"+tokenOf(ann["status_url"].(string)), "", ""), 200, &st)
+	if st["state"] != "waiting" || st["offer"] != nil {
+		t.Fatalf("status before an offer: %v", st)
+	}
+	sl := a.slot(`{"service":"haircut","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T14:45:00Z","booked_seats":0}`)
+	oid := sl["moves"].([]any)[0].(map[string]any)["offer_id"].(string)
+	a.must(a.do("GET", "/v1/status/"+tokenOf(ann["status_url"].(string)), "", ""), 200, &st)
+	offer, _ := st["offer"].(map[string]any)
+	if st["state"] != "offered" || offer["id"] != oid || offer["seconds_left"] != float64(600) ||
+		offer["claim_url"] != "https://nextup.test/c/"+a.token(oid) || offer["expires_at"] == nil {
+		t.Fatalf("status with an offer: %v", st)
+	}
+}

@@ -213,8 +213,26 @@ func (s *Server) statusView(w http.ResponseWriter, r *http.Request) {
 	}
 	out := map[string]any{"state": v.Entry.State}
 	addPosition(out, b.Rules, v.Position)
-	if v.Offer != nil {
-		out["offer"] = map[string]any{"state": v.Offer.State, "expires_at": v.Offer.ExpiresAt, "slot_id": v.Offer.SlotID}
+	if o := v.Offer; o != nil {
+		// API.md: {"id","expires_at","seconds_left","claim_url"}, and the
+		// offer's state and slot. The claim link is the one its message
+		// carries; an offer quiet hours hold back has none yet.
+		left := int64(0) // the claim link's countdown: pending offers have not started theirs
+		if o.State == nextup.OfferOffered {
+			left = max(0, int64(o.ExpiresAt.Sub(s.now())/time.Second))
+		}
+		offer := map[string]any{"id": o.ID, "state": o.State, "slot_id": o.SlotID, "expires_at": o.ExpiresAt, "seconds_left": left}
+		msgs, err := s.Svc.ListMessages(r.Context(), nextup.MessageFilter{BusinessID: b.ID, OfferID: o.ID})
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		for _, m := range msgs {
+			if m.Kind == nextup.MessageOffer && m.ClaimURL != "" {
+				offer["claim_url"] = m.ClaimURL
+			}
+		}
+		out["offer"] = offer
 	}
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	writeJSON(w, http.StatusOK, out)

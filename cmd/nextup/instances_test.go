@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
+	"github.com/nextup-dev/nextup/web/webtest"
 )
 
 // instance is one `nextup serve` process of the multi-instance test.
@@ -113,6 +114,14 @@ func (c *cluster) live() []*instance {
 		}
 	}
 	return out
+}
+
+// apiClient is the client of the tests that talk to `nextup serve`: every
+// exchange it makes is held to the API contract (web/openapi.json), so a
+// response of a real server process that the document does not describe
+// fails the test.
+func apiClient(t *testing.T) *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: webtest.Transport(t, nil)}
 }
 
 // newKey returns a fresh Idempotency-Key.
@@ -244,7 +253,7 @@ func TestThreeInstances(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	c := &cluster{t: t, all: ins, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: ins, client: apiClient(t)}
 	now := time.Now().UTC().Add(time.Minute).Truncate(time.Second)
 	c.setClock(now)
 
@@ -564,7 +573,7 @@ func TestTwoInstancesRealClock(t *testing.T) {
 	mail := smtptest.Start(t)
 	a := startInstance(t, "a", db, mail.Addr, "--clock", "real", "--db-max-conns", "4", "--db-statement-timeout", "5s")
 	b := startInstance(t, "b", db, mail.Addr, "--clock", "real", "--db-max-conns", "4", "--notify", "capture,smtp")
-	c := &cluster{t: t, all: []*instance{a, b}, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: []*instance{a, b}, client: apiClient(t)}
 
 	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Salon","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
 	bid, key := biz["id"].(string), biz["api_key"].(string)

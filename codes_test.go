@@ -1,6 +1,7 @@
 package nextup_test
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -280,5 +281,83 @@ func TestErrorCodesAreDeclared(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Errorf("only %d code expressions checked: is the scan still finding the sources?", checked)
+	}
+}
+
+// TestErrorCodesAreDocumented fails when a declared code is missing from
+// the OpenAPI document's ErrorCode enum or from the error-code table of
+// docs/api.md (with the status its doc comment names), or when either
+// lists a code that is not declared.
+func TestErrorCodesAreDocumented(t *testing.T) {
+	t.Parallel()
+	codes := declaredCodes(t)
+	declared := map[string]int{}
+	for _, c := range codes {
+		declared[c.value] = c.status
+	}
+
+	raw, err := os.ReadFile("web/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				ErrorCode struct {
+					Enum []string `json:"enum"`
+				} `json:"ErrorCode"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	inDoc := map[string]bool{}
+	for _, v := range doc.Components.Schemas.ErrorCode.Enum {
+		inDoc[v] = true
+		if _, ok := declared[v]; !ok {
+			t.Errorf("openapi.json: ErrorCode lists %q, which codes.go does not declare", v)
+		}
+	}
+	// Every code an operation says it answers is a declared one too.
+	for _, m := range regexp.MustCompile(`"code":\s*\{\s*"enum":\s*\[([^\]]*)\]`).FindAllSubmatch(raw, -1) {
+		for _, q := range regexp.MustCompile(`"([a-z_]+)"`).FindAllSubmatch(m[1], -1) {
+			if _, ok := declared[string(q[1])]; !ok {
+				t.Errorf("openapi.json: an operation answers %q, which codes.go does not declare", q[1])
+			}
+		}
+	}
+
+	md, err := os.ReadFile("docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(md)
+	start := strings.Index(section, "\n## Error codes\n")
+	if start < 0 {
+		t.Fatal(`docs/api.md has no "## Error codes" section`)
+	}
+	section = section[start+1:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	inTable := map[string]int{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| (\\d{3}) \\| .+ \\|$").FindAllStringSubmatch(section, -1) {
+		st, _ := strconv.Atoi(m[2])
+		inTable[m[1]] = st
+		if want, ok := declared[m[1]]; !ok {
+			t.Errorf("docs/api.md: the error-code table lists %q, which codes.go does not declare", m[1])
+		} else if st != want {
+			t.Errorf("docs/api.md: %s is %d in the table, %d in codes.go", m[1], st, want)
+		}
+	}
+
+	for _, c := range codes {
+		if !inDoc[c.value] {
+			t.Errorf("%s (%q) is not in openapi.json's ErrorCode enum", c.name, c.value)
+		}
+		if _, ok := inTable[c.value]; !ok {
+			t.Errorf("%s (%q) is not in the error-code table of docs/api.md", c.name, c.value)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,60 @@ func TestStatusShowsTheOffer(t *testing.T) {
 	if st["state"] != "offered" || offer["id"] != oid || offer["seconds_left"] != float64(600) ||
 		offer["claim_url"] != "https://nextup.test/c/"+a.token(oid) || offer["expires_at"] == nil {
 		t.Fatalf("status with an offer: %v", st)
+	}
+}
+
+// TestSuccessesMatchTheContract walks the successful answers no other
+// test asks for, so that the contract check (web/webtest, wired into
+// setup) sees each of them: a withdraw, a resize, an entry's PATCH and
+// DELETE, a booking's no-show, a proposal's reject and the payment return
+// page.
+func TestSuccessesMatchTheContract(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	var ann, bea map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, &ann)
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Bea","phone":"+447700900123","service":"haircut"}`), 201, &bea)
+	a.must(a.do("PATCH", "/v1/waitlist/"+bea["id"].(string), a.key, `{"priority":true,"availability":[{"days":["tue","wed"],"from":"09:00","to":"17:00"}]}`), 200, nil)
+
+	// Bea (priority) is offered the opening; staff withdraw it, and it rolls on to Ann.
+	sl := a.slot(`{"service":"haircut","starts_at":"2026-12-01T14:00:00Z","ends_at":"2026-12-01T14:45:00Z","booked_seats":0}`)
+	move := sl["moves"].([]any)[0].(map[string]any)
+	if move["entry_id"] != bea["id"] {
+		t.Fatalf("moves %v", sl["moves"])
+	}
+	var withdrawn map[string]any
+	a.must(a.do("POST", "/v1/offers/"+move["offer_id"].(string)+":withdraw", a.key, ""), 200, &withdrawn)
+	next := withdrawn["moves"].([]any)[0].(map[string]any)
+	if withdrawn["state"] != "cancelled" || next["entry_id"] != ann["id"] {
+		t.Fatalf("withdraw %v", withdrawn)
+	}
+	var claimed map[string]any
+	a.must(a.do("POST", "/v1/claims/"+a.token(next["offer_id"].(string))+":accept", "", ""), 200, &claimed)
+	var noShow map[string]any
+	a.must(a.do("POST", "/v1/bookings/"+claimed["booking"].(map[string]any)["id"].(string)+":no_show", a.key, ""), 200, &noShow)
+	if noShow["booking"].(map[string]any)["state"] != "no_show" {
+		t.Fatalf("no-show %v", noShow)
+	}
+	a.must(a.do("DELETE", "/v1/waitlist/"+bea["id"].(string), a.key, ""), 200, nil)
+
+	// A class grows by two seats.
+	class := a.slot(`{"service":"yoga","seating":"shared","capacity":4,"starts_at":"2026-12-02T18:00:00Z","ends_at":"2026-12-02T19:00:00Z"}`)
+	var resized map[string]any
+	a.must(a.do("POST", "/v1/slots/"+class["id"].(string)+":resize", a.key, `{"capacity":6}`), 200, &resized)
+	if resized["slot"].(map[string]any)["free_seats"] != float64(2) {
+		t.Fatalf("resize %v", resized)
+	}
+
+	svc := waitlist.New(a.store, a.clock, "https://nextup.test")
+	prop, _, err := svc.Propose(context.Background(), a.bid, waitlist.ProposeParams{Source: nextup.ProposalFromEmail, SourceRef: "<r@x>",
+		ReceivedAt: a.clock.Now(), Excerpt: "any time", Fields: nextup.ProposalFields{Name: "Cy", Email: "cy@example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.must(a.do("POST", "/v1/proposals/"+prop.ID+":reject", a.key, ""), 200, nil)
+
+	if r := a.do("GET", "/pay/off_x", "", ""); r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("payment return page: %d %s", r.status, r.header.Get("Content-Type"))
 	}
 }

@@ -48,7 +48,8 @@ const (
 	CodeInternal = "internal"
 	// CodeError is 503: a system nextup depends on failed, and the error
 	// carried no more specific code. No path of the server produces it
-	// today; it is declared so that the set stays closed.
+	// today (not the JSON API, nor a page); it is declared so that the set
+	// stays closed.
 	CodeError = "error"
 
 	// Slots, offers and claims.
@@ -127,16 +128,20 @@ const (
 	// problem's `offer_id` names the offer.
 	CodePaymentRequired = "payment_required"
 	// CodeAlreadyPaid is 409: a checkout of seats that are already paid
-	// for and confirmed.
+	// for and confirmed (the claim page's Pay button, not the JSON API).
 	CodeAlreadyPaid = "already_paid"
 	// CodeNotPaid is 409: a checkout of a free event's offer, which is
-	// claimed with its link instead.
+	// claimed with its link instead (the claim page's Pay button, not the
+	// JSON API).
 	CodeNotPaid = "not_paid"
 	// CodePaymentsNotSet is 503: a paid event's checkout or refund, on a
-	// server with no payment provider configured.
+	// server with no payment provider configured (the claim page's Pay
+	// button, not the JSON API: a registration goes without its
+	// checkout_url, the payment webhook answers retry_later).
 	CodePaymentsNotSet = "payments_not_set_up"
 	// CodePaymentProviderUnavailable is 503: the payment provider did not
-	// answer a checkout or a refund.
+	// answer a checkout or a refund (the claim page's Pay button, not the
+	// JSON API, as payments_not_set_up).
 	CodePaymentProviderUnavailable = "payment_provider_unavailable"
 	// CodeBadSignature is 400: a payment provider's webhook event whose
 	// signature header does not match the endpoint's secret.
@@ -152,7 +157,8 @@ const (
 	// approval made.
 	CodeProposalDecided = "proposal_decided"
 	// CodeProposalLinkExpired is 409: the owner's one-tap approve or reject
-	// link (a page) has expired; the request is on the dashboard.
+	// link has expired; the request is on the dashboard (a page, not the
+	// JSON API).
 	CodeProposalLinkExpired = "proposal_link_expired"
 	// CodeNoSheet is 409: a sync of a business that mirrors no sheet.
 	CodeNoSheet = "no_sheet"
@@ -173,12 +179,12 @@ const (
 	// Retry-After says when to try again (a page, not the JSON API).
 	CodeAccountLocked = "account_locked"
 	// CodeEmailTaken is 409: a staff account with this email exists
-	// already (`nextup staff add`).
+	// already (`nextup staff add`, not the JSON API).
 	CodeEmailTaken = "email_taken"
 	// CodeResetLinkUnknown is 404: a password reset link that was used
-	// already or never existed (a page).
+	// already or never existed (a page, not the JSON API).
 	CodeResetLinkUnknown = "reset_link_unknown"
 	// CodeResetLinkExpired is 409: a password reset link that has expired
-	// (a page).
+	// (a page, not the JSON API).
 	CodeResetLinkExpired = "reset_link_expired"
 )

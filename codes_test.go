@@ -26,7 +26,8 @@ var notAPICodes = []string{"notify", "outbox", "pay"}
 // declaredCode is one constant of codes.go.
 type declaredCode struct {
 	name, value string
-	status      int // the HTTP status its doc comment starts with
+	status      int    // the HTTP status its doc comment starts with
+	doc         string // the doc comment
 }
 
 // declaredCodes reads codes.go: every constant with its value and the
@@ -53,7 +54,7 @@ func declaredCodes(t *testing.T) []declaredCode {
 					continue
 				}
 				v, _ := strconv.Unquote(lit.Value)
-				c := declaredCode{name: name.Name, value: v}
+				c := declaredCode{name: name.Name, value: v, doc: vs.Doc.Text()}
 				if m := statusRe.FindStringSubmatch(vs.Doc.Text()); m != nil {
 					c.status, _ = strconv.Atoi(m[1])
 				} else {
@@ -301,6 +302,9 @@ func TestErrorCodesAreDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
+		Info struct {
+			Description string `json:"description"`
+		} `json:"info"`
 		Components struct {
 			Schemas struct {
 				ErrorCode struct {
@@ -319,12 +323,16 @@ func TestErrorCodesAreDocumented(t *testing.T) {
 			t.Errorf("openapi.json: ErrorCode lists %q, which codes.go does not declare", v)
 		}
 	}
-	// Every code an operation says it answers is a declared one too.
+	// Every code an operation says it answers is a declared one too; and
+	// every declared code is answered by some operation, or by any path
+	// (said once, in info), or its comment says it is not the JSON API's.
+	answered := map[string]bool{}
 	for _, m := range regexp.MustCompile(`"code":\s*\{\s*"enum":\s*\[([^\]]*)\]`).FindAllSubmatch(raw, -1) {
 		for _, q := range regexp.MustCompile(`"([a-z_]+)"`).FindAllSubmatch(m[1], -1) {
 			if _, ok := declared[string(q[1])]; !ok {
 				t.Errorf("openapi.json: an operation answers %q, which codes.go does not declare", q[1])
 			}
+			answered[string(q[1])] = true
 		}
 	}
 
@@ -353,6 +361,9 @@ func TestErrorCodesAreDocumented(t *testing.T) {
 	}
 
 	for _, c := range codes {
+		if !answered[c.value] && !strings.Contains(doc.Info.Description, "`"+c.value+"`") && !strings.Contains(strings.Join(strings.Fields(c.doc), " "), "not the JSON API") {
+			t.Errorf("%s (%q): no operation of openapi.json answers it, nor does its info, and its comment does not say it is not the JSON API's", c.name, c.value)
+		}
 		if !inDoc[c.value] {
 			t.Errorf("%s (%q) is not in openapi.json's ErrorCode enum", c.name, c.value)
 		}

@@ -25,10 +25,11 @@ var (
 )
 
 // Error is a domain error with a stable machine-readable code (the `code` of
-// the API's problem+json) and a kind (one of the Err* sentinels).
+// the API's problem+json, one of the Code* constants of codes.go) and a kind
+// (one of the Err* sentinels).
 type Error struct {
 	Kind    error          // ErrNotFound, ErrConflict, ErrInvalid, ErrUnauthorized, ErrRateLimited or ErrUnavailable
-	Code    string         // stable code, e.g. "slot_taken"
+	Code    string         // stable code, one of the Code* constants, e.g. CodeSlotTaken
 	Message string         // human-readable detail, safe to show
 	Fields  []FieldError   // validation failures, for ErrInvalid
 	Data    map[string]any // extra members for the problem body (e.g. the existing entry)
@@ -63,40 +64,13 @@ func ErrorCode(err error) string {
 	}
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return "not_found"
+		return CodeNotFound
 	case errors.Is(err, ErrInvalid):
-		return "validation_failed"
+		return CodeValidation
 	case errors.Is(err, ErrUnauthorized):
-		return "unauthorized"
+		return CodeUnauthorized
 	case errors.Is(err, ErrConflict):
-		return "conflict"
+		return CodeConflict
 	}
 	return ""
 }
-
-// Stable conflict codes of the API.
-const (
-	CodeSlotTaken          = "slot_taken"
-	CodeOfferExpired       = "offer_expired"
-	CodeOfferWithdrawn     = "offer_withdrawn"
-	CodeOfferDeclined      = "offer_declined"
-	CodeNotEnoughBooked    = "not_enough_booked"
-	CodeCapacityBelowTaken = "capacity_below_taken"
-	CodeAlreadyWaiting     = "already_waiting"
-	CodeValidation         = "validation_failed"
-	CodeNotFound           = "not_found"
-	CodeUnauthorized       = "unauthorized"
-	CodeRateLimited        = "rate_limited"
-	CodeBadCredentials     = "bad_credentials"
-	CodeAccountLocked      = "account_locked"
-	CodeIdempotencyReuse   = "idempotency_key_reuse"
-	CodeIdempotencyRunning = "idempotency_in_progress"
-	// Events (RSVP).
-	CodeRegistrationClosed = "registration_closed"
-	CodeWaitlistFull       = "waitlist_full"
-	CodeAlreadyRegistered  = "already_registered"
-	CodeCancellationClosed = "cancellation_closed"
-	// CodeBookingSystemUnavailable: the business's booking system did not
-	// confirm a claim (kind ErrUnavailable).
-	CodeBookingSystemUnavailable = "booking_system_unavailable"
-)

@@ -755,7 +755,7 @@ func (w *world) opUpdateEntry() bool {
 	case !e.Active():
 		want = []string{"entry_not_active"}
 	case e.State == nextup.EntryOffered && criteria:
-		want = []string{waitlist.CodeEntryHasLiveOffer}
+		want = []string{nextup.CodeEntryHasLiveOffer}
 	case !next.latest.IsZero() && (next.latest.Before(now) || (!next.earliest.IsZero() && next.latest.Before(next.earliest))):
 		want = []string{nextup.CodeValidation}
 	}
@@ -854,7 +854,7 @@ func (w *world) claimWant(o nextup.Offer) (repeat bool, want []string) {
 		}
 		return false, []string{nextup.CodeOfferExpired}
 	case nextup.OfferPending:
-		return false, []string{waitlist.CodeOfferPending}
+		return false, []string{nextup.CodeOfferPending}
 	case nextup.OfferClaimed:
 		return true, nil
 	case nextup.OfferDeclined:

@@ -51,7 +51,7 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 			return notFound("booking", id, err)
 		}
 		if b.State != nextup.BookingBooked {
-			return nextup.Errorf(nextup.ErrConflict, "booking_ended", "booking is already %s", b.State)
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeBookingEnded, "booking is already %s", b.State)
 		}
 		if out, err = w.endBookingIn(ctx, b, to, reason); err != nil {
 			return err

@@ -89,7 +89,7 @@ func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Busi
 		return err
 	})
 	if errors.Is(err, nextup.ErrNotFound) {
-		return b, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "unknown API key")
+		return b, nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized, "unknown API key")
 	}
 	if err != nil {
 		return b, fmt.Errorf("authenticate: %w", err) // the store failed: a 500, not a bad key
@@ -177,7 +177,7 @@ func (s *Service) RetryMessage(ctx context.Context, businessID, id string) (next
 			return notFound("message", id, err)
 		}
 		if m.State != nextup.MessageDead {
-			return nextup.Errorf(nextup.ErrConflict, "message_not_dead", "only a dead message can be retried; this one is %s", m.State)
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeMessageNotDead, "only a dead message can be retried; this one is %s", m.State)
 		}
 		if out, err = w.tx.MessageRequeue(ctx, id, w.now); err != nil {
 			return err
@@ -254,7 +254,7 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 		}
 		if err := w.tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
 			if errors.Is(err, nextup.ErrConflict) {
-				return &nextup.Error{Kind: nextup.ErrConflict, Code: "slug_taken", Message: "another business has the slug " + prof.Slug}
+				return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeSlugTaken, Message: "another business has the slug " + prof.Slug}
 			}
 			return err
 		}

@@ -209,10 +209,6 @@ func validateAvailability(av []nextup.Availability) []nextup.FieldError {
 	return f
 }
 
-// CodeEntryHasLiveOffer is the conflict code for changing the criteria of an
-// entry while it holds a live offer.
-const CodeEntryHasLiveOffer = "entry_has_live_offer"
-
 // EntryPatch changes an entry's criteria; nil fields are left alone. Name,
 // Email, Phone and Channel are the person's details, which the API's PATCH
 // does not offer but an import from a sheet corrects.
@@ -253,13 +249,13 @@ func (s *Service) UpdateEntry(ctx context.Context, businessID, entryID string, p
 // audit row.
 func (w *work) updateEntry(ctx context.Context, e nextup.Entry, p EntryPatch, detail map[string]any) (nextup.Entry, error) {
 	if !e.Active() {
-		return e, nextup.Errorf(nextup.ErrConflict, "entry_not_active", "entry is %s", e.State)
+		return e, nextup.Errorf(nextup.ErrConflict, nextup.CodeEntryNotActive, "entry is %s", e.State)
 	}
 	if e.State == nextup.EntryOffered && (p.Earliest != nil || p.Latest != nil || p.Staff != nil || p.PartySize != nil || p.Availability != nil) {
 		// The live offer was made for the criteria as they were: a claim
 		// must book what was offered. Priority may change; the rest waits
 		// until the offer is answered, declined or withdrawn.
-		return e, nextup.Errorf(nextup.ErrConflict, CodeEntryHasLiveOffer,
+		return e, nextup.Errorf(nextup.ErrConflict, nextup.CodeEntryHasLiveOffer,
 			"this entry holds a live offer; answer or withdraw it before changing the criteria")
 	}
 	if p.Priority != nil {
@@ -389,7 +385,7 @@ func (w *work) leave(ctx context.Context, e nextup.Entry, out *nextup.Entry, mov
 			return err
 		}
 	default:
-		return nextup.Errorf(nextup.ErrConflict, "entry_not_active", "entry is %s", e.State)
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeEntryNotActive, "entry is %s", e.State)
 	}
 	*moves = w.moves
 	var err error

@@ -819,7 +819,7 @@ func (s *Service) Promote(ctx context.Context, businessID, eventID, regID, by, r
 			return err
 		}
 		if e.State != nextup.EntryWaiting {
-			return nextup.Errorf(nextup.ErrConflict, "not_waitlisted", "only a waitlisted registration can be promoted; this one is %s", registrationState(e, nil))
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotWaitlisted, "only a waitlisted registration can be promoted; this one is %s", registrationState(e, nil))
 		}
 		bi, err := w.business(ctx, sl.BusinessID)
 		if err != nil {
@@ -871,7 +871,7 @@ func (s *Service) CheckIn(ctx context.Context, businessID, eventID, regID string
 			return err
 		}
 		if r.State != RegConfirmed {
-			return nextup.Errorf(nextup.ErrConflict, "not_confirmed", "only a confirmed registration can be checked in; this one is %s", r.State)
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotConfirmed, "only a confirmed registration can be checked in; this one is %s", r.State)
 		}
 		var at *time.Time
 		from, to := "not_checked_in", "checked_in"
@@ -917,7 +917,7 @@ func (s *Service) MarkNoShow(ctx context.Context, businessID, eventID, regID str
 			return err
 		}
 		if r.State != RegConfirmed {
-			return nextup.Errorf(nextup.ErrConflict, "not_confirmed", "only a confirmed registration can be marked a no-show; this one is %s", r.State)
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotConfirmed, "only a confirmed registration can be marked a no-show; this one is %s", r.State)
 		}
 		if _, err := w.endBookingIn(ctx, *r.Booking, nextup.BookingNoShow, ReasonNoShow); err != nil {
 			return err

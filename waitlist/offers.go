@@ -268,7 +268,7 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 	case nextup.OfferDeclined:
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferDeclined, "this offer was declined")
 	case nextup.OfferPending:
-		return nextup.Errorf(nextup.ErrConflict, CodeOfferPending, "this offer has not been sent yet")
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferPending, "this offer has not been sent yet")
 	case nextup.OfferCancelled:
 		if o.Reason == ReasonSlotTaken || strings.HasPrefix(o.Reason, "booking_system_") {
 			// Claimed, then undone by the business's booking system.
@@ -296,10 +296,6 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 	return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "this offer expired at %s", o.ExpiresAt.Format(time.RFC3339))
 }
 
-// CodeOfferPending is the conflict code for claiming an offer that quiet
-// hours are still holding back.
-const CodeOfferPending = "offer_pending"
-
 // Decline ends an offer at the person's request; the slot rolls on at once
 // and the person goes back to waiting with their place kept.
 func (s *Service) Decline(ctx context.Context, token string) (nextup.Offer, []nextup.Move, error) {
@@ -316,7 +312,7 @@ func (s *Service) Decline(ctx context.Context, token string) (nextup.Offer, []ne
 			out = o // a repeat: nothing more to do
 			return nil
 		case nextup.OfferClaimed:
-			return nextup.Errorf(nextup.ErrConflict, "offer_claimed", "this offer was already claimed")
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferClaimed, "this offer was already claimed")
 		case nextup.OfferCancelled:
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferWithdrawn, "this offer was withdrawn")
 		case nextup.OfferExpired:
@@ -341,7 +337,7 @@ func (s *Service) Withdraw(ctx context.Context, businessID, offerID string) (nex
 			return notFound("offer", offerID, err)
 		}
 		if !o.State.Live() {
-			return nextup.Errorf(nextup.ErrConflict, "offer_not_live", "offer is %s", o.State)
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferNotLive, "offer is %s", o.State)
 		}
 		out, err = w.endOffer(ctx, o, nextup.OfferCancelled, "withdrawn", nextup.EntryWaiting)
 		moves = w.moves

@@ -61,12 +61,8 @@ type PaymentEvent struct {
 	Paid          bool // money arrived (payment_status "paid")
 }
 
-// Payment errors.
-const (
-	CodePaymentRequired   = "payment_required"    // a paid event's hold is claimed by paying
-	CodePaymentsNotSet    = "payments_not_set_up" // a paid event, but no provider is configured
-	MessagePaymentRefunds = "refunded"            // message kind of the refund notice
-)
+// MessagePaymentRefunds is the message kind of the refund notice.
+const MessagePaymentRefunds = "refunded"
 
 // paidHold notes an offer of a paid event made in this transaction, for
 // its checkout to be made once the transaction commits.
@@ -143,7 +139,7 @@ func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (stri
 			return err
 		}
 		if !sl.Event.Paid() {
-			return nextup.Errorf(nextup.ErrConflict, "not_paid", "this event is free: claim it with the link")
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotPaid, "this event is free: claim it with the link")
 		}
 		ps, err := tx.PaymentListByOffer(ctx, o.ID)
 		if err != nil {
@@ -175,14 +171,14 @@ func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (stri
 		return open, err
 	}
 	if s.Payments == nil {
-		return "", nextup.Errorf(nextup.ErrUnavailable, CodePaymentsNotSet, "payments are not set up on this server")
+		return "", nextup.Errorf(nextup.ErrUnavailable, nextup.CodePaymentsNotSet, "payments are not set up on this server")
 	}
 	if err := s.beforeRemote(ctx); err != nil {
 		return "", err
 	}
 	cs, err := s.Payments.CreateCheckout(ctx, req)
 	if err != nil {
-		return "", nextup.Errorf(nextup.ErrUnavailable, "payment_provider_unavailable", "the payment provider did not answer: %v", err)
+		return "", nextup.Errorf(nextup.ErrUnavailable, nextup.CodePaymentProviderUnavailable, "the payment provider did not answer: %v", err)
 	}
 	err = s.tx(ctx, func(w *work) error {
 		o, err := w.tx.OfferGet(ctx, req.OfferID)
@@ -213,9 +209,9 @@ func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (stri
 func explainEnded(o nextup.Offer) error {
 	switch o.State {
 	case nextup.OfferClaimed:
-		return nextup.Errorf(nextup.ErrConflict, "already_paid", "these seats are already yours")
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeAlreadyPaid, "these seats are already yours")
 	case nextup.OfferPending:
-		return nextup.Errorf(nextup.ErrConflict, CodeOfferPending, "this offer has not been sent yet")
+		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferPending, "this offer has not been sent yet")
 	case nextup.OfferDeclined:
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferDeclined, "this offer was declined")
 	case nextup.OfferCancelled:
@@ -344,14 +340,14 @@ func (s *Service) bookingOfOffer(ctx context.Context, offerID string) (nextup.Bo
 // it and tells the person they keep their place.
 func (s *Service) refundLate(ctx context.Context, p nextup.Payment, intent, why string) (PaymentResult, error) {
 	if s.Payments == nil {
-		return PaymentResult{Payment: p}, nextup.Errorf(nextup.ErrUnavailable, CodePaymentsNotSet, "payments are not set up on this server")
+		return PaymentResult{Payment: p}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodePaymentsNotSet, "payments are not set up on this server")
 	}
 	if err := s.beforeRemote(ctx); err != nil {
 		return PaymentResult{Payment: p}, err
 	}
 	refundID, err := s.Payments.Refund(ctx, intent, "refund-"+p.ID)
 	if err != nil {
-		return PaymentResult{Payment: p}, nextup.Errorf(nextup.ErrUnavailable, "payment_provider_unavailable", "refund of %s failed: %v", p.ID, err)
+		return PaymentResult{Payment: p}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodePaymentProviderUnavailable, "refund of %s failed: %v", p.ID, err)
 	}
 	res := PaymentResult{Refunded: true}
 	err = s.tx(ctx, func(w *work) error {
@@ -445,7 +441,7 @@ func (w *work) refusePaid(ctx context.Context, hash string) error {
 		return err
 	}
 	if sl.Event.Paid() && o.State == nextup.OfferOffered {
-		return &nextup.Error{Kind: nextup.ErrConflict, Code: CodePaymentRequired,
+		return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodePaymentRequired,
 			Message: "these seats are confirmed when they are paid for", Data: map[string]any{"offer_id": o.ID}}
 	}
 	return nil

@@ -190,7 +190,7 @@ func (s *Service) ProposalByLink(ctx context.Context, token string) (nextup.Prop
 		return err
 	})
 	if err == nil && !s.Clock.Now().Before(p.ActionExpiresAt) {
-		err = nextup.Errorf(nextup.ErrConflict, CodeProposalLinkExpired, "this link has expired; the request is on the dashboard")
+		err = nextup.Errorf(nextup.ErrConflict, nextup.CodeProposalLinkExpired, "this link has expired; the request is on the dashboard")
 	}
 	return p, b, err
 }
@@ -215,12 +215,6 @@ func (s *Service) DecideByLink(ctx context.Context, token string, approve bool) 
 	return p, err
 }
 
-// Conflict codes of proposals.
-const (
-	CodeProposalDecided     = "proposal_decided"
-	CodeProposalLinkExpired = "proposal_link_expired"
-)
-
 func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextup.Proposal, error), businessID string,
 	approve bool, o ProposalOverrides, by string) (JoinResult, error) {
 	var res JoinResult
@@ -231,7 +225,7 @@ func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextu
 			return notFound("proposal", p.ID, cmpErr(err))
 		}
 		if p.State != nextup.ProposalOpen {
-			return &nextup.Error{Kind: nextup.ErrConflict, Code: CodeProposalDecided,
+			return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeProposalDecided,
 				Message: "this request was " + string(p.State) + " already", Data: map[string]any{"entry_id": p.EntryID}}
 		}
 		bi, err := w.business(ctx, businessID)
@@ -254,7 +248,7 @@ func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextu
 		}
 		if _, err := w.tx.ProposalDecide(ctx, p.ID, d); err != nil {
 			if errors.Is(err, nextup.ErrConflict) {
-				return nextup.Errorf(nextup.ErrConflict, CodeProposalDecided, "this request was decided already")
+				return nextup.Errorf(nextup.ErrConflict, nextup.CodeProposalDecided, "this request was decided already")
 			}
 			return err
 		}

@@ -65,7 +65,7 @@ func TestProposalApprovedByLink(t *testing.T) {
 		t.Errorf("Bob is %d", e.Position)
 	}
 	// Single use: the link cannot reject it now.
-	if _, err := b.svc.DecideByLink(b.ctx, token, false); nextup.ErrorCode(err) != waitlist.CodeProposalDecided {
+	if _, err := b.svc.DecideByLink(b.ctx, token, false); nextup.ErrorCode(err) != nextup.CodeProposalDecided {
 		t.Errorf("second use: %v", err)
 	}
 	if _, err := b.svc.DecideByLink(b.ctx, "forged", true); !errors.Is(err, nextup.ErrNotFound) {
@@ -97,7 +97,7 @@ func TestProposalApproveRejectExpire(t *testing.T) {
 	if err := b.svc.RejectProposal(b.ctx, b.biz.ID, q.ID, "api"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.svc.ApproveProposal(b.ctx, b.biz.ID, q.ID, waitlist.ProposalOverrides{}, "api"); nextup.ErrorCode(err) != waitlist.CodeProposalDecided {
+	if _, err := b.svc.ApproveProposal(b.ctx, b.biz.ID, q.ID, waitlist.ProposalOverrides{}, "api"); nextup.ErrorCode(err) != nextup.CodeProposalDecided {
 		t.Errorf("approving a rejected proposal: %v", err)
 	}
 	open, err := b.svc.ListProposals(b.ctx, b.biz.ID, nextup.ProposalOpen)
@@ -134,7 +134,7 @@ func TestProposalApproveRejectExpire(t *testing.T) {
 	i := strings.Index(msgs[0].Body, "/p/")
 	token := strings.Split(msgs[0].Body[i+3:], "/")[0]
 	b.clock.Advance(7*24*time.Hour + time.Second)
-	if _, err := b.svc.DecideByLink(b.ctx, token, true); nextup.ErrorCode(err) != waitlist.CodeProposalLinkExpired {
+	if _, err := b.svc.DecideByLink(b.ctx, token, true); nextup.ErrorCode(err) != nextup.CodeProposalLinkExpired {
 		t.Errorf("a week-old link: %v", err)
 	}
 }

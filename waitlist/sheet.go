@@ -105,10 +105,10 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 		return SheetSync{}, err
 	}
 	if b.Profile.Sheet == nil {
-		return SheetSync{}, nextup.Errorf(nextup.ErrConflict, "no_sheet", "the business has no sheet to mirror (PUT …/sheet)")
+		return SheetSync{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeNoSheet, "the business has no sheet to mirror (PUT …/sheet)")
 	}
 	if s.Sheets == nil {
-		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, "sheet_unreadable", "this server cannot read sheets")
+		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeSheetUnreadable, "this server cannot read sheets")
 	}
 	src := sheetSource(b.Profile.Sheet)
 	if err := s.beforeRemote(ctx); err != nil {
@@ -118,7 +118,7 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 	rows, err := s.Sheets.Read(rctx, src)
 	cancel()
 	if err != nil {
-		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, "sheet_unreadable", "%v", err)
+		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeSheetUnreadable, "%v", err)
 	}
 	raw, _ := json.Marshal(rows)
 	sum := sha256.Sum256(raw)

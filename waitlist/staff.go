@@ -86,7 +86,7 @@ func (s *Service) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff,
 		st.CreatedAt = w.now
 		if err := w.tx.StaffCreate(ctx, st); err != nil {
 			if errors.Is(err, nextup.ErrConflict) {
-				return nextup.Errorf(nextup.ErrConflict, "email_taken", "%s already has an account", st.Email)
+				return nextup.Errorf(nextup.ErrConflict, nextup.CodeEmailTaken, "%s already has an account", st.Email)
 			}
 			return err
 		}
@@ -231,7 +231,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 		r, err := w.tx.PasswordResetUse(ctx, nextup.HashToken(token), w.now)
 		switch {
 		case errors.Is(err, nextup.ErrNotFound):
-			return nextup.Errorf(nextup.ErrNotFound, "reset_link_unknown", "this link was used already or never existed; ask for a new one")
+			return nextup.Errorf(nextup.ErrNotFound, nextup.CodeResetLinkUnknown, "this link was used already or never existed; ask for a new one")
 		case errors.Is(err, nextup.ErrConflict):
 			expired = true // the expired token is gone now: commit that, refuse the reset
 			return nil
@@ -245,7 +245,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 		return err
 	})
 	if err == nil && expired {
-		err = nextup.Errorf(nextup.ErrConflict, "reset_link_expired", "this link has expired; ask for a new one")
+		err = nextup.Errorf(nextup.ErrConflict, nextup.CodeResetLinkExpired, "this link has expired; ask for a new one")
 	}
 	return err
 }

@@ -621,7 +621,7 @@ func TestCriteriaFrozenWhileOfferLive(t *testing.T) {
 		t.Fatalf("Ann = %s, want offered", v.Entry.State)
 	}
 	six := 6
-	if _, _, err := b.svc.UpdateEntry(b.ctx, b.biz.ID, ann.ID, waitlist.EntryPatch{PartySize: &six}); nextup.ErrorCode(err) != waitlist.CodeEntryHasLiveOffer {
+	if _, _, err := b.svc.UpdateEntry(b.ctx, b.biz.ID, ann.ID, waitlist.EntryPatch{PartySize: &six}); nextup.ErrorCode(err) != nextup.CodeEntryHasLiveOffer {
 		t.Fatalf("changing party size under a live offer: %v", err)
 	}
 	yes := true

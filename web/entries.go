@@ -16,7 +16,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, b nextup.Business)
 		Channel      string             `json:"channel"`
 		Service      string             `json:"service"`
 		EventID      string             `json:"event_id"`
-		PartySize    int                `json:"party_size"`
+		PartySize    *int               `json:"party_size"`
 		Earliest     string             `json:"earliest"`
 		Latest       string             `json:"latest"`
 		Staff        string             `json:"staff"`
@@ -29,13 +29,19 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, b nextup.Business)
 		s.writeError(w, r, err)
 		return
 	}
+	// Omitted is a party of one; zero is not a party (the use case reads
+	// 0 as "omitted", so it is refused here).
+	if in.PartySize != nil && *in.PartySize < 1 {
+		s.writeError(w, r, invalidf("party_size", "must be between 1 and 1000"))
+		return
+	}
 	loc, err := b.Location()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	p := waitlist.JoinParams{Name: in.Name, Email: in.Email, Phone: in.Phone, Channel: nextup.Channel(in.Channel),
-		Service: in.Service, EventID: in.EventID, PartySize: in.PartySize, Staff: in.Staff, Priority: in.Priority, Source: in.Source,
+		Service: in.Service, EventID: in.EventID, PartySize: deref(in.PartySize), Staff: in.Staff, Priority: in.Priority, Source: in.Source,
 		Notify: in.Notify}
 	if p.Earliest, err = nextup.ParseBound(in.Earliest, loc, false); err != nil {
 		s.writeError(w, r, invalidf("earliest", err.Error()))
@@ -207,8 +213,26 @@ func (s *Server) statusView(w http.ResponseWriter, r *http.Request) {
 	}
 	out := map[string]any{"state": v.Entry.State}
 	addPosition(out, b.Rules, v.Position)
-	if v.Offer != nil {
-		out["offer"] = map[string]any{"state": v.Offer.State, "expires_at": v.Offer.ExpiresAt, "slot_id": v.Offer.SlotID}
+	if o := v.Offer; o != nil {
+		// API.md: {"id","expires_at","seconds_left","claim_url"}, and the
+		// offer's state and slot. The claim link is the one its message
+		// carries; an offer quiet hours hold back has none yet.
+		left := int64(0) // the claim link's countdown: pending offers have not started theirs
+		if o.State == nextup.OfferOffered {
+			left = max(0, int64(o.ExpiresAt.Sub(s.now())/time.Second))
+		}
+		offer := map[string]any{"id": o.ID, "state": o.State, "slot_id": o.SlotID, "expires_at": o.ExpiresAt, "seconds_left": left}
+		msgs, err := s.Svc.ListMessages(r.Context(), nextup.MessageFilter{BusinessID: b.ID, OfferID: o.ID})
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		for _, m := range msgs {
+			if m.Kind == nextup.MessageOffer && m.ClaimURL != "" {
+				offer["claim_url"] = m.ClaimURL
+			}
+		}
+		out["offer"] = offer
 	}
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	writeJSON(w, http.StatusOK, out)

@@ -10,6 +10,10 @@ import (
 	"github.com/nextup-dev/nextup"
 )
 
+// errMethodNotAllowed marks a request for a path that is served, but not
+// with its method (405, with the Allow header).
+var errMethodNotAllowed = errors.New("method not allowed")
+
 // problem is an RFC 9457 problem details body.
 type problem struct {
 	Type   string              `json:"type"`
@@ -29,6 +33,8 @@ func statusOf(err error) int {
 	switch {
 	case errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, errMethodNotAllowed):
+		return http.StatusMethodNotAllowed
 	case errors.Is(err, nextup.ErrInvalid):
 		return http.StatusBadRequest
 	case errors.Is(err, nextup.ErrUnauthorized):
@@ -57,12 +63,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch status {
 	case http.StatusInternalServerError:
 		s.logger().ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		p.Code, p.Detail = "internal", "something went wrong on our side; it has been logged"
+		p.Code, p.Detail = nextup.CodeInternal, "something went wrong on our side; it has been logged"
 	case http.StatusRequestEntityTooLarge:
-		p.Code, p.Detail = "too_large", err.Error()
+		p.Code, p.Detail = nextup.CodeTooLarge, err.Error()
+	}
+	if p.Code == "" && status == http.StatusTooManyRequests {
+		p.Code = nextup.CodeRateLimited
 	}
 	if p.Code == "" {
-		p.Code = "error"
+		p.Code = nextup.CodeError
 	}
 	body := map[string]any{"type": p.Type, "title": p.Title, "status": p.Status, "code": p.Code}
 	if p.Detail != "" {
@@ -77,6 +86,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 				body[k] = v
 			}
 		}
+	}
+	if status == http.StatusUnauthorized {
+		// RFC 9110 section 15.5.2: a 401 names the scheme that would work.
+		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
 	if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter(e)))

@@ -98,13 +98,19 @@ func (s *Server) createSlot(w http.ResponseWriter, r *http.Request, b nextup.Bus
 		Staff       string `json:"staff"`
 		StartsAt    string `json:"starts_at"`
 		EndsAt      string `json:"ends_at"`
-		Capacity    int    `json:"capacity"`
+		Capacity    *int   `json:"capacity"`
 		Seating     string `json:"seating"`
 		MinParty    int    `json:"min_party"`
 		BookedSeats *int   `json:"booked_seats"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	// Omitted is the default of one seat; zero is not a size (the use
+	// case reads 0 as "omitted", so it is refused here).
+	if in.Capacity != nil && *in.Capacity < 1 {
+		s.writeError(w, r, invalidf("capacity", "must be between 1 and 100000"))
 		return
 	}
 	startsAt, err := parseTime("starts_at", in.StartsAt)
@@ -118,7 +124,7 @@ func (s *Server) createSlot(w http.ResponseWriter, r *http.Request, b nextup.Bus
 		return
 	}
 	sl, moves, err := s.Svc.CreateSlot(r.Context(), b.ID, waitlist.SlotParams{Service: in.Service, Staff: in.Staff,
-		StartsAt: startsAt, EndsAt: endsAt, Capacity: in.Capacity, Seating: nextup.Seating(in.Seating),
+		StartsAt: startsAt, EndsAt: endsAt, Capacity: deref(in.Capacity), Seating: nextup.Seating(in.Seating),
 		MinParty: in.MinParty, BookedSeats: in.BookedSeats})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -244,6 +250,15 @@ func (s *Server) resizeSlot(w http.ResponseWriter, r *http.Request, b nextup.Bus
 	}
 	s.Metrics.promoted(moves, start)
 	s.slotMoves(w, r, b, sl, moves)
+}
+
+// deref is *p, or zero for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // discard drains a body that a handler does not read, so keep-alive works.

@@ -60,7 +60,7 @@ func (s *Server) acceptClaim(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	res, err := s.Svc.Claim(r.Context(), r.PathValue("token"))
 	if err != nil {
-		s.Metrics.claim(cmp.Or(nextup.ErrorCode(err), "error"))
+		s.Metrics.claim(cmp.Or(nextup.ErrorCode(err), nextup.CodeError))
 		s.writeError(w, r, err)
 		return
 	}

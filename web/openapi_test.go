@@ -29,8 +29,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			documented = append(documented, strings.ToUpper(method)+" "+path)
 		}
 	}
-	// The debug clock is only served with --clock=fake: list routes with it.
-	srv := &web.Server{Debug: &web.DebugClock{Clock: nextup.NewFakeClock(a.clock.Now())}, Metrics: web.NewMetrics(a.store)}
+	// The debug clock is only served with --clock=fake, the metrics when
+	// they are on and the demo outbox by nextup demo: list routes with them.
+	srv := &web.Server{Debug: &web.DebugClock{Clock: nextup.NewFakeClock(a.clock.Now())}, Metrics: web.NewMetrics(a.store), DevOutbox: a.bid}
 	served := srv.Routes()
 	for _, r := range served {
 		if !slices.Contains(documented, r) {

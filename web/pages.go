@@ -267,7 +267,7 @@ func (s *Server) claimPost(w http.ResponseWriter, r *http.Request) {
 		s.Metrics.claim(code)
 		d.Heading, d.Message = notConfirmedPage(info.Business.Name)
 		s.render(w, http.StatusServiceUnavailable, "result", d)
-	case code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn || code == nextup.CodeOfferDeclined || code == waitlist.CodeOfferPending:
+	case code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn || code == nextup.CodeOfferDeclined || code == nextup.CodeOfferPending:
 		s.Metrics.claim(code)
 		msg := endedMessages[code]
 		d.Heading, d.Message = msg[0], msg[1]
@@ -289,7 +289,7 @@ var endedMessages = map[string][2]string{
 	nextup.CodeOfferExpired:   {"This offer has expired", "The claim window ended and the slot went to the next person. You keep your place on the waitlist."},
 	nextup.CodeOfferWithdrawn: {"This offer was withdrawn", "Sorry — the business took this slot back. You keep your place on the waitlist."},
 	nextup.CodeOfferDeclined:  {"You declined this slot", "It has gone to the next person. You keep your place on the waitlist."},
-	waitlist.CodeOfferPending: {"Not quite yet", "This offer opens in the morning; we will send you the link then."},
+	nextup.CodeOfferPending:   {"Not quite yet", "This offer opens in the morning; we will send you the link then."},
 }
 
 // declinePost is POST /c/{token}/decline.
@@ -304,7 +304,7 @@ func (s *Server) declinePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := claimPageData(info, token, s.now())
-	if err != nil && nextup.ErrorCode(err) != "offer_claimed" && nextup.ErrorCode(err) != nextup.CodeOfferExpired && nextup.ErrorCode(err) != nextup.CodeOfferWithdrawn {
+	if err != nil && nextup.ErrorCode(err) != nextup.CodeOfferClaimed && nextup.ErrorCode(err) != nextup.CodeOfferExpired && nextup.ErrorCode(err) != nextup.CodeOfferWithdrawn {
 		s.errorPage(w, r, err)
 		return
 	}
@@ -396,7 +396,7 @@ func (s *Server) statusLeavePost(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
 	discard(r)
 	token := r.PathValue("token")
-	if _, _, err := s.Svc.LeaveByStatusToken(r.Context(), token); err != nil && nextup.ErrorCode(err) != "entry_not_waiting" {
+	if _, _, err := s.Svc.LeaveByStatusToken(r.Context(), token); err != nil {
 		var e *nextup.Error
 		if !errors.As(err, &e) || statusOf(err) != http.StatusConflict {
 			s.errorPage(w, r, err)

@@ -30,7 +30,7 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	ev, ok, err := s.PaymentWebhook(payload, r.Header.Get("Stripe-Signature"))
 	switch {
 	case errors.Is(err, stripepay.ErrBadSignature):
-		s.writeError(w, r, nextup.Errorf(nextup.ErrInvalid, "bad_signature", "the Stripe-Signature header does not match this endpoint's secret"))
+		s.writeError(w, r, nextup.Errorf(nextup.ErrInvalid, nextup.CodeBadSignature, "the Stripe-Signature header does not match this endpoint's secret"))
 		return
 	case err != nil:
 		s.writeError(w, r, nextup.Errorf(nextup.ErrInvalid, nextup.CodeValidation, "the event could not be read: %v", err))
@@ -48,7 +48,7 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.logger().Error("payment event", "session", ev.SessionID, "err", err)
-		s.writeError(w, r, nextup.Errorf(nextup.ErrUnavailable, "retry_later", "the event could not be handled now; send it again"))
+		s.writeError(w, r, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeRetryLater, "the event could not be handled now; send it again"))
 		return
 	}
 	out := map[string]any{"received": true, "payment_id": res.Payment.ID, "state": res.Payment.State, "refunded": res.Refunded}

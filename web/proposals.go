@@ -103,6 +103,10 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, b nextu
 	}
 	o.Name, o.Email, o.Phone, o.Service, o.Staff = deref(in.Name), deref(in.Email), deref(in.Phone), deref(in.Service), deref(in.Staff)
 	if in.PartySize != nil {
+		if *in.PartySize < 1 { // 0 would read as "keep the proposal's"
+			s.writeError(w, r, invalidf("party_size", "must be between 1 and 1000"))
+			return
+		}
 		o.PartySize = *in.PartySize
 	}
 	loc := bizLoc(b)
@@ -176,7 +180,7 @@ func (s *Server) proposalPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.Svc.DecideByLink(r.Context(), r.PathValue("token"), do == "approve")
-	if err != nil && nextup.ErrorCode(err) != waitlist.CodeProposalDecided {
+	if err != nil && nextup.ErrorCode(err) != nextup.CodeProposalDecided {
 		s.errorPage(w, r, err)
 		return
 	}

@@ -53,7 +53,7 @@ func TestProposalsOverHTTP(t *testing.T) {
 	if j, _ := time.Parse(time.RFC3339, entry["joined_at"].(string)); !j.Equal(received) || entry["state"] != "waiting" {
 		t.Fatalf("approved entry %v", entry)
 	}
-	a.problem(a.do("POST", "/v1/proposals/"+ann["id"].(string)+":approve", a.key, ``), 409, waitlist.CodeProposalDecided)
+	a.problem(a.do("POST", "/v1/proposals/"+ann["id"].(string)+":approve", a.key, ``), 409, nextup.CodeProposalDecided)
 	var other map[string]any
 	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)
 	a.problem(a.do("POST", "/v1/proposals/"+bo["id"].(string)+":reject", other["api_key"].(string), ``), 404, "not_found")

@@ -8,6 +8,7 @@ package web
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -176,6 +177,7 @@ func (s *Server) Handler() http.Handler {
 		h      http.HandlerFunc
 	}
 	verbs := map[string]map[string]verbRoute{}
+	table := newRouteTable(append(s.routes(), s.staffRoutes()...))
 	for _, rt := range s.routes() {
 		slash := strings.LastIndex(rt.path, "/")
 		last := rt.path[slash+1:]
@@ -187,14 +189,27 @@ func (s *Server) Handler() http.Handler {
 			verbs[pattern][last[close+2:]] = verbRoute{idName: last[1:close], h: rt.h}
 			continue
 		}
-		mux.HandleFunc(rt.method+" "+rt.path, rt.h)
+		h := rt.h
+		if strings.HasSuffix(rt.path, "}") {
+			// "{sid}" also matches "x:release" (a custom method asked
+			// for with another method): no id has a colon, so that is
+			// the wrong method, not an unknown id.
+			h = func(w http.ResponseWriter, r *http.Request) {
+				if last := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]; strings.Contains(last, ":") {
+					s.noRoute(w, r, table)
+					return
+				}
+				rt.h(w, r)
+			}
+		}
+		mux.HandleFunc(rt.method+" "+rt.path, h)
 	}
 	for pattern, vs := range verbs {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			id, verb, ok := splitVerb(r.PathValue("rest"))
 			vr, found := vs[verb]
 			if !ok || !found {
-				s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+				s.noRoute(w, r, table)
 				return
 			}
 			r.SetPathValue(vr.idName, id)
@@ -204,10 +219,84 @@ func (s *Server) Handler() http.Handler {
 	for _, rt := range s.staffRoutes() {
 		mux.HandleFunc(rt.method+" "+rt.path, s.form(rt.h))
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
-	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.noRoute(w, r, table) })
 	return s.Metrics.instrument(s.transact(mux))
+}
+
+// noRoute answers a request no route took: 405 with the Allow header when
+// the path exists with other methods, 404 when it does not.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request, table routeTable) {
+	if allow := table.allowed(r.URL.Path); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.writeError(w, r, &nextup.Error{Kind: errMethodNotAllowed, Code: nextup.CodeMethodNotAllowed,
+			Message: fmt.Sprintf("%s is not served at %s; it has %s", r.Method, r.URL.Path, strings.Join(allow, ", "))})
+		return
+	}
+	s.writeError(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+}
+
+// routeTable is every route's path split into segments, to find the
+// methods a path is served with (ServeMux knows them, but the catch-all
+// "/" route and the custom-method dispatch hide them from it).
+type routeTable []struct {
+	method string
+	segs   []string
+}
+
+func newRouteTable(rs []route) routeTable {
+	t := make(routeTable, 0, len(rs))
+	for _, rt := range rs {
+		t = append(t, struct {
+			method string
+			segs   []string
+		}{rt.method, strings.Split(rt.path, "/")})
+	}
+	return t
+}
+
+// allowed lists the methods served at path, in a fixed order; GET brings
+// HEAD, which ServeMux answers for every GET route.
+func (t routeTable) allowed(path string) []string {
+	segs := strings.Split(path, "/")
+	has := map[string]bool{}
+	for _, rt := range t {
+		if len(rt.segs) == len(segs) && segmentsMatch(rt.segs, segs) {
+			has[rt.method] = true
+			if rt.method == http.MethodGet {
+				has[http.MethodHead] = true
+			}
+		}
+	}
+	var out []string
+	for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+		if has[m] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// segmentsMatch matches path segments against a route's: "{x}" is any
+// segment without a colon (no id or token has one), "{x}:verb" is any
+// "id:verb", anything else is itself.
+func segmentsMatch(pattern, segs []string) bool {
+	for i, p := range pattern {
+		seg := segs[i]
+		switch {
+		case strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}"):
+			if seg == "" || strings.Contains(seg, ":") {
+				return false
+			}
+		case strings.HasPrefix(p, "{") && strings.Contains(p, "}:"):
+			id, verb, ok := splitVerb(seg)
+			if !ok || strings.Contains(id, ":") || verb != p[strings.Index(p, "}:")+2:] {
+				return false
+			}
+		case p != seg:
+			return false
+		}
+	}
+	return true
 }
 
 // form bounds the body of a page's form like any request body.
@@ -240,7 +329,7 @@ func (s *Server) key(h keyed) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := bearer(r)
 		if !ok {
-			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "an Authorization: Bearer <api key> header is required"))
+			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized, "an Authorization: Bearer <api key> header is required"))
 			return
 		}
 		b, err := s.Svc.BusinessByAPIKey(r.Context(), tok)
@@ -267,7 +356,7 @@ func (s *Server) admin(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := bearer(r)
 		if !ok || s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.AdminToken)) != 1 {
-			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "the admin token is required"))
+			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized, "the admin token is required"))
 			return
 		}
 		h(w, r)

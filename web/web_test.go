@@ -23,6 +23,7 @@ import (
 	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
+	"github.com/nextup-dev/nextup/web/webtest"
 )
 
 const adminToken = "test-admin-token"
@@ -53,7 +54,8 @@ func setup(t testing.TB, opts ...func(*web.Server)) *api {
 	for _, o := range opts {
 		o(ws)
 	}
-	srv := httptest.NewServer(ws.Handler())
+	// Every exchange of every test is held to openapi.json.
+	srv := httptest.NewServer(webtest.Handler(t, ws.Handler()))
 	t.Cleanup(srv.Close)
 	a := &api{t: t, srv: srv, store: st, clock: clock}
 	var biz map[string]any

@@ -68,9 +68,10 @@ func TestDemoServerProcess(t *testing.T) {
 		case <-time.After(50 * time.Millisecond): // polling a process start
 		}
 	}
+	api := apiClient(t)
 	req, _ := http.NewRequest("POST", release[1]+":release", strings.NewReader(`{"reason":"cancellation"}`))
 	req.Header.Set("Authorization", "Bearer "+key[1])
-	res, err := http.DefaultClient.Do(req)
+	res, err := api.Do(req)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("release: %v %v", res, err)
 	}
@@ -79,7 +80,7 @@ func TestDemoServerProcess(t *testing.T) {
 	linkRe := regexp.MustCompile(`href="(http://[^"]+/c/[^"]+)"`)
 	var link string
 	for link == "" {
-		res, err := http.Get(base + "/dev/outbox")
+		res, err := api.Get(base + "/dev/outbox")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +96,7 @@ func TestDemoServerProcess(t *testing.T) {
 		case <-time.After(100 * time.Millisecond): // the relay polls every 500 ms of real time
 		}
 	}
-	res, err = http.Get(link)
+	res, err = api.Get(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestDemoServerProcess(t *testing.T) {
 	if !strings.Contains(string(page), "haircut with Ana") || !strings.Contains(string(page), "Claim this slot") {
 		t.Fatalf("claim page:\n%s", page)
 	}
-	res, err = http.Post(link+"/claim", "application/x-www-form-urlencoded", nil)
+	res, err = api.Post(link+"/claim", "application/x-www-form-urlencoded", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

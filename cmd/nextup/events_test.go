@@ -27,7 +27,7 @@ func TestServeSoldOutPaidEvent(t *testing.T) {
 	const secret = "whsec_serve_test"
 	in := startInstance(t, "paid", filepath.Join(t.TempDir(), "n.db"), mail.Addr, "--notify", "capture,smtp",
 		"--stripe-secret-key", "sk_test_serve", "--stripe-webhook-secret", secret, "--stripe-api-base", stripeURL)
-	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: []*instance{in}, client: apiClient(t)}
 	start := time.Date(2031, 3, 10, 10, 0, 0, 0, time.UTC)
 	c.setClock(start)
 	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Supper Club","timezone":"Europe/London"}`, 201)
@@ -50,7 +50,7 @@ func TestServeSoldOutPaidEvent(t *testing.T) {
 		OfferID: ann["offer_id"].(string), PaymentIntentID: "pi_ann", AmountTotal: 8000, Currency: "eur", PaymentStatus: "paid"})
 	req, _ := http.NewRequest("POST", in.base+"/v1/payments/stripe", strings.NewReader(string(payload)))
 	req.Header.Set("Stripe-Signature", sig)
-	res, err := http.DefaultClient.Do(req)
+	res, err := c.client.Do(req)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("webhook: %v %v", res, err)
 	}
@@ -78,7 +78,7 @@ func TestServeSoldOutPaidEvent(t *testing.T) {
 	// Ann cancels from her link; Ben is offered the seats, with a checkout.
 	i := strings.Index(conf.Text, in.base+"/r/")
 	link := strings.Fields(conf.Text[i:])[0]
-	res, err = http.Post(link, "application/x-www-form-urlencoded", nil)
+	res, err = c.client.Post(link, "application/x-www-form-urlencoded", nil)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("cancel link: %v %v", res, err)
 	}

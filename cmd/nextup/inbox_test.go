@@ -28,7 +28,7 @@ func TestServeInboxLane(t *testing.T) {
 	inbound := freeAddr(t)
 	in := startInstance(t, "inbox", filepath.Join(t.TempDir(), "n.db"), out.Addr, "--notify", "capture,smtp",
 		"--smtp-addr", inbound, "--inbound-domain", "in.nextup.test")
-	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: []*instance{in}, client: apiClient(t)}
 	// The corpus mail was written in March 2026; the fake clock only moves
 	// forward from today, so the mail is moved five years on.
 	now := time.Date(2031, 3, 6, 10, 5, 0, 0, time.UTC)
@@ -80,7 +80,7 @@ func TestServeInboxLane(t *testing.T) {
 	req, _ := http.NewRequest("POST", in.base+"/v1/businesses/"+bid+"/inbox", strings.NewReader(string(mail)))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "message/rfc822")
-	res, err := http.DefaultClient.Do(req)
+	res, err := c.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestServeInboxLane(t *testing.T) {
 	page := func(method string) string {
 		t.Helper()
 		req, _ := http.NewRequest(method, approve, nil)
-		res, err := http.DefaultClient.Do(req)
+		res, err := c.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

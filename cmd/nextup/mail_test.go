@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -24,7 +23,7 @@ func TestServeMailsOffersInvitesReminders(t *testing.T) {
 	t.Parallel()
 	mail := smtptest.Start(t)
 	in := startInstance(t, "mail", filepath.Join(t.TempDir(), "n.db"), mail.Addr, "--notify", "capture,smtp")
-	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: []*instance{in}, client: apiClient(t)}
 	start := time.Date(2031, 3, 10, 10, 0, 0, 0, time.UTC)
 	c.setClock(start)
 	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Corner Cuts","timezone":"Europe/London"}`, 201)
@@ -96,7 +95,7 @@ func TestServeMailsOffersInvitesReminders(t *testing.T) {
 	}
 
 	// One click on the mail client's unsubscribe button.
-	res, err := http.PostForm(unsub, url.Values{"List-Unsubscribe": {"One-Click"}})
+	res, err := c.client.PostForm(unsub, url.Values{"List-Unsubscribe": {"One-Click"}})
 	if err != nil {
 		t.Fatal(err)
 	}

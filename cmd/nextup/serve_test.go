@@ -81,13 +81,14 @@ func TestServeProcess(t *testing.T) {
 		case <-time.After(50 * time.Millisecond): // polling a process start, not waiting for a timer
 		}
 	}
+	api := apiClient(t)
 	call := func(method, path, key, body string, want int) map[string]any {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		if key != "" {
 			req.Header.Set("Authorization", "Bearer "+key)
 		}
-		res, err := http.DefaultClient.Do(req)
+		res, err := api.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +141,7 @@ func TestServeProcess(t *testing.T) {
 	if got := call("GET", "/v1/slots/"+sid, key, "", 200); got["state"] != "full" || got["booked_seats"] != float64(1) {
 		t.Fatalf("slot after Bob's claim = %v", got)
 	}
-	res, err := http.Get(base + "/metrics")
+	res, err := api.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestServeTextsThroughTwilio(t *testing.T) {
 	t.Setenv("NEXTUP_TWILIO_FROM", "+15005550006")
 	t.Setenv("NEXTUP_TWILIO_API_BASE", fake.URL)
 	in := startInstance(t, "solo", filepath.Join(t.TempDir(), "n.db"), mail.Addr, "--notify", "capture,smtp,twilio")
-	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: []*instance{in}, client: apiClient(t)}
 
 	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Corner Cuts","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
 	bid, key := biz["id"].(string), biz["api_key"].(string)
@@ -246,7 +247,7 @@ func TestServeWebhookEvents(t *testing.T) {
 	}))
 	defer receiver.Close()
 	in := startInstance(t, "solo", filepath.Join(t.TempDir(), "n.db"), smtptest.Start(t).Addr)
-	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: []*instance{in}, client: apiClient(t)}
 	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Corner Cuts","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
 	bid, apiKey := biz["id"].(string), biz["api_key"].(string)
 	sum := sha256.Sum256([]byte(apiKey))
@@ -318,7 +319,7 @@ func TestServeBookingSystem(t *testing.T) {
 	}))
 	defer booking.Close()
 	in := startInstance(t, "solo", filepath.Join(t.TempDir(), "n.db"), smtptest.Start(t).Addr, "--booking-timeout", "5s")
-	c := &cluster{t: t, all: []*instance{in}, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &cluster{t: t, all: []*instance{in}, client: apiClient(t)}
 	biz := c.must(0, "POST", "/v1/businesses", "adm", `{"name":"Corner Cuts","timezone":"UTC","rules":{"quiet_hours":null}}`, 201)
 	bid, apiKey := biz["id"].(string), biz["api_key"].(string)
 	sum := sha256.Sum256([]byte(apiKey))

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -459,5 +461,72 @@ func TestCrashDuringFallback(t *testing.T) {
 			t.Errorf("%s: %d mails to Bob, want his one offer", point, toBob)
 		}
 		p.stop()
+	}
+}
+
+// TestCrashDuringBookingSystemClaim: for a business whose own booking
+// system must confirm each claim, a keyed claim commits the claim before
+// it calls that system (no transaction is held across the call), keeping
+// its Idempotency-Key's record running with the calendar link's token,
+// sealed. `nextup serve` dies right after that commit; the retry with the
+// same key on the restarted server resumes the claim: the booking system
+// is asked (with the booking's id as its key), the booking confirmed once,
+// and the answer carries the calendar link the first run made.
+func TestCrashDuringBookingSystemClaim(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	var mu sync.Mutex
+	booksys := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.Header.Get("Idempotency-Key"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+	}))
+	t.Cleanup(booksys.Close)
+	mail := smtptest.Start(t)
+	db := filepath.Join(t.TempDir(), "n.db")
+	p := startProc(t, db, mail.Addr, "NEXTUP_TEST_CRASH_AT=service:after_phase_commit")
+	w := &crashWorld{}
+	w.setUp(t, p)
+	p.call(t, "PATCH", "/v1/businesses/"+w.bid, w.key, `{"booking_url":"`+booksys.URL+`/book"}`, 200)
+	tok := w.offerToken(t, p, 1)
+	path := "/v1/claims/" + tok + ":accept"
+	if a, err := p.send("POST", path, "", "claim-1", ""); err == nil {
+		t.Fatalf("the claim answered %d %s; want the process to die", a.status, a.body)
+	}
+	p.died(t, "service:after_phase_commit")
+	mu.Lock()
+	if len(asked) != 0 {
+		t.Errorf("the booking system was asked %d times before the crash, want none", len(asked))
+	}
+	mu.Unlock()
+
+	p = startProc(t, db, mail.Addr)
+	retry, err := p.send("POST", path, "", "claim-1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := retry.json(t)
+	if retry.status != 200 || res["state"] != "claimed" || retry.replayed {
+		t.Fatalf("resumed claim: %d %s (replayed %v), want 200 claimed, run again", retry.status, retry.body, retry.replayed)
+	}
+	cal, _ := res["calendar_url"].(string)
+	if cal == "" {
+		t.Fatalf("resumed claim answered without the calendar link the first run made: %s", retry.body)
+	}
+	if r, err := http.Get(cal); err != nil || r.StatusCode != 200 {
+		t.Errorf("calendar link %s: %v %v", cal, r, err)
+	} else {
+		r.Body.Close()
+	}
+	again, err := p.send("POST", path, "", "claim-1", "")
+	if err != nil || !again.replayed || !bytes.Equal(again.body, retry.body) {
+		t.Errorf("a second retry: %d %s (replayed %v), want the first retry's answer replayed", again.status, again.body, again.replayed)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	booking := res["booking"].(map[string]any)["id"].(string)
+	if len(asked) != 1 || asked[0] != booking {
+		t.Errorf("the booking system was asked with keys %v, want once with the booking's id %s", asked, booking)
 	}
 }

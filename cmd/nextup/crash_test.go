@@ -24,6 +24,7 @@ import (
 	"github.com/nextup-dev/nextup/outbox"
 	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
+	"github.com/nextup-dev/nextup/web/webtest"
 )
 
 // The crash tests kill a real `nextup serve` at a named point of a request
@@ -71,10 +72,11 @@ func armCrashes() {
 
 // proc is one `nextup serve` process of a crash test.
 type proc struct {
-	base string
-	cmd  *exec.Cmd
-	logs *syncBuffer
-	done chan struct{}
+	base   string
+	client *http.Client // checks every exchange against the API contract
+	cmd    *exec.Cmd
+	logs   *syncBuffer
+	done   chan struct{}
 }
 
 // startProc runs `nextup serve --clock=fake` on db with the given extra
@@ -82,7 +84,8 @@ type proc struct {
 func startProc(t *testing.T, db, smtpAddr string, env ...string) *proc {
 	t.Helper()
 	addr := freeAddr(t)
-	p := &proc{base: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{base: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{}),
+		client: &http.Client{Timeout: 30 * time.Second, Transport: webtest.Transport(t, nil)}}
 	cmd := exec.Command(os.Args[0], "serve", "--addr", addr, "--db", db, "--clock", "fake",
 		"--smtp-url", "smtp://"+smtpAddr+"?tls=none", "--mail-from", "Salon <offers@salon.test>", "--notify", "capture,smtp")
 	cmd.Env = append(append(os.Environ(), "NEXTUP_TEST_RUN_MAIN=1", "NEXTUP_ADMIN_TOKEN=adm"), env...)
@@ -163,7 +166,7 @@ func (p *proc) send(method, path, bearer, idemKey, body string) (answer, error) 
 		req.Header.Set("Idempotency-Key", idemKey)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	res, err := p.client.Do(req)
 	if err != nil {
 		return answer{}, err
 	}

@@ -48,7 +48,7 @@ type Service struct {
 	BookingAttempts int
 	// Payments takes the payments of paid events (pay/stripepay). Nil: a
 	// paid event's holds cannot be paid for (the claim page says so).
-	Payments Checkouts
+	Payments nextup.Checkouts
 }
 
 // New returns a Service with production defaults for anything left nil.

@@ -39,7 +39,7 @@ type Server struct {
 	DevOutbox string
 	// PaymentWebhook verifies and reads a payment provider's signed event
 	// (pay/stripepay); nil turns POST /v1/payments/stripe off.
-	PaymentWebhook func(payload []byte, signature string) (waitlist.PaymentEvent, bool, error)
+	PaymentWebhook func(payload []byte, signature string) (nextup.PaymentEvent, bool, error)
 
 	// Limits kept in this process: sign-in and reset attempts per client
 	// address (10 a minute), form joins per address (10 a minute) and

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/intake/sheet"
 )
 
 // Service runs the use cases against a store.
@@ -32,7 +31,7 @@ type Service struct {
 	Logger *slog.Logger
 	// Sheets reads mirrored sheets (CSV URLs without more; Google Sheets
 	// with its Sheets client). Nil: the mirror is off.
-	Sheets *sheet.Reader
+	Sheets SheetReader
 	// MailParser, when set, reads forwarded booking requests instead of
 	// the deterministic parser (which stays the fallback).
 	MailParser MailParser

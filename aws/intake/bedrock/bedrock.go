@@ -1,9 +1,8 @@
-//go:build bedrock
-
 // Package bedrock is the model-based reader of booking requests on Amazon
 // Bedrock's Converse API (aws-sdk-go-v2 bedrockruntime): the same tool and
-// row as intake/anthropic (parse.ModelSchema), checked the same way. It is
-// built only with -tags bedrock, so the default binary carries no AWS SDK.
+// row as intake/anthropic (parse.ModelSchema), checked the same way. It
+// lives in the AWS module (github.com/nextup-dev/nextup/aws), so the
+// default binary carries no AWS SDK; aws/cmd/nextup-aws wires it in.
 package bedrock
 
 import (

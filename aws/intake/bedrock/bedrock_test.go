@@ -1,5 +1,3 @@
-//go:build bedrock
-
 package bedrock_test
 
 import (
@@ -17,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/intake/bedrock"
+	"github.com/nextup-dev/nextup/aws/intake/bedrock"
 	"github.com/nextup-dev/nextup/intake/parse"
 )
 

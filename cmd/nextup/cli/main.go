@@ -1,8 +1,12 @@
-// Command nextup runs the nextup waitlist manager.
+// Package cli is the nextup command line: serve, demo, import, copy and
+// the rest. cmd/nextup runs it as the default binary; other builds (the
+// AWS module's aws/cmd/nextup-aws) run the same commands with extra
+// adapters registered first (RegisterMailParser, RegisterStore).
 //
-// It is the only place that wires adapters together: the store, the clock,
-// the timer sweeper, the outbox relay and its channels.
-package main
+// With cmd/ above it, it is the only place that wires adapters together:
+// the store, the clock, the timer sweeper, the outbox relay and its
+// channels, the web server, the payment, sheet and mail-parser adapters.
+package cli
 
 import (
 	"context"
@@ -55,7 +59,9 @@ Usage:
 Every flag can also be set as an environment variable NEXTUP_<FLAG> (e.g. NEXTUP_DB).
 `
 
-func main() {
+// Main runs the command named by os.Args and exits: 2 for a usage error,
+// 1 for any other failure.
+func Main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
@@ -187,9 +193,13 @@ func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	return rest, err
 }
 
-// openStore opens the store named by --db: a file path is the embedded
-// SQLite store, a postgres:// URL PostgreSQL (with pg applied).
+// openStore opens the store named by --db: a URL whose scheme a build
+// registered (RegisterStore), a postgres:// URL PostgreSQL (with pg
+// applied), anything else a file of the embedded SQLite store.
 func openStore(ctx context.Context, db string, pg ...postgres.Option) (nextup.Store, error) {
+	if open := registeredStore(db); open != nil {
+		return open(ctx, db)
+	}
 	if isPostgres(db) {
 		s, err := postgres.Open(ctx, db, pg...)
 		if err != nil {
@@ -210,14 +220,15 @@ func openStore(ctx context.Context, db string, pg ...postgres.Option) (nextup.St
 	return s, nil
 }
 
-// redactDSN hides the password of a PostgreSQL URL, for logs.
+// redactDSN hides the password of a database URL, for logs.
 func redactDSN(db string) string {
-	if !isPostgres(db) {
+	scheme, _, ok := strings.Cut(db, "://")
+	if !ok {
 		return db
 	}
 	u, err := url.Parse(db)
 	if err != nil {
-		return "postgres://(unparseable)"
+		return scheme + "://(unparseable)"
 	}
 	return u.Redacted()
 }
@@ -231,6 +242,16 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	db := fs.String("db", "nextup.db", "database: a file path for the embedded store, or postgres://…")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if open := registeredStore(*db); open != nil {
+		// A registered store is migrated by opening it.
+		s, err := open(ctx, *db)
+		if err != nil {
+			return err
+		}
+		s.Close()
+		fmt.Fprintf(stdout, "%s: schema up to date\n", redactDSN(*db))
+		return nil
 	}
 	if isPostgres(*db) {
 		s, err := postgres.Open(ctx, *db)

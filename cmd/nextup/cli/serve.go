@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -224,7 +224,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	if c.AnthropicKey != "" {
 		svc.MailParser = anthropic.New(c.AnthropicKey, c.AnthropicBaseURL, c.AnthropicModel)
 	}
-	for _, mk := range mailParsers { // optional parsers built in with tags (bedrock)
+	for _, mk := range registeredMailParsers() { // parsers another build registered (aws/cmd/nextup-aws: Bedrock)
 		p, err := mk(ctx)
 		if err != nil {
 			return err
@@ -427,8 +427,3 @@ func (c serveConfig) sheetReader(ctx context.Context) (*sheet.Reader, error) {
 	r.Sheets = svc
 	return r, nil
 }
-
-// mailParsers make the inbox lane's optional model parsers that are built
-// in with a tag (bedrock.go, -tags bedrock); each returns nil when not
-// configured.
-var mailParsers []func(ctx context.Context) (waitlist.MailParser, error)

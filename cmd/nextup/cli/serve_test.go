@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -29,7 +29,7 @@ import (
 // TestMain lets a test run this binary as the real nextup process.
 func TestMain(m *testing.M) {
 	if os.Getenv("NEXTUP_TEST_RUN_MAIN") == "1" {
-		main()
+		Main()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

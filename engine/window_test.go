@@ -140,7 +140,6 @@ func TestAddAwake(t *testing.T) {
 
 func TestOfferWindow(t *testing.T) {
 	t.Parallel()
-	const m = time.Minute
 	rules := func(mods ...func(*nextup.Rules)) nextup.Rules {
 		r := nextup.DefaultRules() // 10-minute window, quiet 21:00–08:00, 15-minute lead
 		for _, mod := range mods {

@@ -409,7 +409,12 @@ func (c serveConfig) sheetReader(ctx context.Context) (*sheet.Reader, error) {
 	var opts []option.ClientOption
 	switch {
 	case c.GoogleCredentialsFile != "":
-		opts = append(opts, option.WithCredentialsFile(c.GoogleCredentialsFile))
+		// Only a service account's key is taken (see ServiceAccountKey).
+		key, err := sheet.ServiceAccountKey(c.GoogleCredentialsFile)
+		if err != nil {
+			return nil, fmt.Errorf("google sheets: %w", err)
+		}
+		opts = append(opts, key)
 	case c.GoogleAPIKey != "":
 		opts = append(opts, option.WithAPIKey(c.GoogleAPIKey))
 	case c.SheetsEndpoint != "":

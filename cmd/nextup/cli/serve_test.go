@@ -283,8 +283,7 @@ func TestServeWebhookEvents(t *testing.T) {
 	if len(ids) != len(seen) {
 		t.Errorf("event ids %v for types %v", ids, seen)
 	}
-	var offer map[string]any
-	offer = c.must(0, "GET", "/v1/offers/"+oid, apiKey, "", 200)
+	offer := c.must(0, "GET", "/v1/offers/"+oid, apiKey, "", 200)
 	if offer["state"] != "claimed" {
 		t.Fatalf("offer %v", offer)
 	}

@@ -262,8 +262,15 @@ func (s *Server) biz(h keyed) http.HandlerFunc {
 
 func (s *Server) admin(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if s.AdminToken == "" {
+			// Still 401 for everyone, saying why, so that an operator
+			// who forgot the token is not left guessing at theirs.
+			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized",
+				"no admin token is configured on this server: start it with --admin-token or --admin-token-file (NEXTUP_ADMIN_TOKEN, NEXTUP_ADMIN_TOKEN_FILE)"))
+			return
+		}
 		tok, ok := bearer(r)
-		if !ok || s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.AdminToken)) != 1 {
+		if !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(s.AdminToken)) != 1 {
 			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, "unauthorized", "the admin token is required"))
 			return
 		}

@@ -57,6 +57,7 @@ Usage:
   nextup version                             print the version
 
 Every flag can also be set as an environment variable NEXTUP_<FLAG> (e.g. NEXTUP_DB).
+nextup COMMAND --help lists the command's flags.
 `
 
 // Main runs the command named by os.Args and exits: 2 for a usage error,
@@ -80,7 +81,19 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// run runs the command args names. A command's --help (or -h) prints its
+// flags to stdout and is no error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, stdout, stderr)
+	var help helpRequest
+	if errors.As(err, &help) {
+		help.print(stdout)
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -146,6 +159,19 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// helpRequest is a command's --help: run prints the command's flags.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (h helpRequest) Error() string { return h.fs.Name() + ": help requested" }
+
+// print writes the command's flags, each with its environment variable.
+func (h helpRequest) print(w io.Writer) {
+	fmt.Fprintf(w, "Usage: nextup %s [flags]\n\nFlags (each may also be set as NEXTUP_<FLAG>, dashes as underscores):\n", h.fs.Name())
+	h.fs.SetOutput(w)
+	h.fs.PrintDefaults()
+	h.fs.SetOutput(io.Discard)
+}
+
 // parseFlags parses args, then fills every flag not given on the command line
 // from NEXTUP_<FLAG> (dashes become underscores), so config comes from flags
 // first and the environment second.
@@ -163,7 +189,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, helpRequest{fs}
+		} else if err != nil {
 			return nil, usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
 		}
 		if fs.NArg() == 0 {

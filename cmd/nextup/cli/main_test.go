@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,5 +182,49 @@ func TestStaffAdd(t *testing.T) {
 		if _, err := runCLI(t, args...); err == nil {
 			t.Errorf("%v: no error", args)
 		}
+	}
+}
+
+// TestHelp: every command's --help (and -h) lists its flags on stdout and
+// succeeds, without doing anything else (no store is created).
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		flag string // one of the command's flags
+	}{
+		{[]string{"serve", "--help"}, "-admin-token"},
+		{[]string{"serve", "-h"}, "-stripe-webhook-secret"},
+		{[]string{"demo", "--help"}, "-tour"},
+		{[]string{"business", "create", "--help"}, "-timezone"},
+		{[]string{"staff", "add", "--help"}, "-password-file"},
+		{[]string{"import", "--help"}, "-date-order"},
+		{[]string{"inbox", "import", "--help"}, "-business"},
+		{[]string{"migrate", "--help"}, "-db"},
+		{[]string{"copy", "--help"}, "-from"},
+		{[]string{"bench", "--help"}, "-entries"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := append([]string{}, tc.args...)
+			var out, errOut bytes.Buffer
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "NEXTUP_TEST_RUN_MAIN=1")
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("nextup %s: %v (want exit 0)\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out.String(), errOut.String())
+			}
+			name := strings.Join(slices.DeleteFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") }), " ")
+			for _, want := range []string{"Usage: nextup " + name + " [flags]", tc.flag, "NEXTUP_<FLAG>"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("help lacks %q:\n%s", want, out.String())
+				}
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				t.Errorf("--help left %v behind", entries)
+			}
+		})
 	}
 }

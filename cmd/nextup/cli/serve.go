@@ -292,6 +292,12 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		return err
 	}
 	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
+	if c.AdminToken == "" {
+		// Not an error (a server of businesses made with `nextup business
+		// create` needs none), but the 401s it leads to are puzzling
+		// unless the log says why.
+		logger.Warn("no admin token configured: POST /v1/businesses and the other admin routes answer 401; set --admin-token or --admin-token-file (NEXTUP_ADMIN_TOKEN, NEXTUP_ADMIN_TOKEN_FILE)")
+	}
 	if c.Twilio.AccountSID != "" {
 		api.SMSSignature = twilio.SignatureValidator(c.Twilio.AuthToken)
 	}

@@ -37,7 +37,7 @@ func TestServeInboxLane(t *testing.T) {
 	var corpus map[string]struct {
 		Services json.RawMessage `json:"services"`
 	}
-	raw, err := os.ReadFile("../../intake/testdata/inbox/businesses.json")
+	raw, err := os.ReadFile("../../../intake/testdata/inbox/businesses.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestServeInboxLane(t *testing.T) {
 	c.must(0, "PATCH", "/v1/businesses/"+bid, key, fmt.Sprintf(`{"slug":"studio-nine","country":"GB","owner_email":"owner@studioninehair.co.uk",
 		"inbound_senders":["hello@studioninehair.co.uk"],"services":%s}`, corpus["salon"].Services), 200)
 
-	orig, err := os.ReadFile("../../intake/testdata/inbox/002.eml")
+	orig, err := os.ReadFile("../../../intake/testdata/inbox/002.eml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,3 +175,31 @@ func TestAdapterListIsUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// TestNoProviderSDKs fails when a provider's SDK reaches a package that
+// must not carry it: the use cases, the web layer and the simulation
+// (with its tests) carry none — they see interfaces, and cmd/ wires the
+// adapters in — and the default binary carries no AWS SDK (that is the
+// AWS module's, STYLE.md rule 4).
+func TestNoProviderSDKs(t *testing.T) {
+	t.Parallel()
+	sdks := []string{"google.golang.org/api/", "cloud.google.com/", "github.com/aws/", "github.com/stripe/",
+		"github.com/anthropics/", "github.com/twilio/"}
+	for _, tc := range []struct {
+		args []string
+		sdks []string
+	}{
+		{[]string{"-deps", "./waitlist", "./web"}, sdks},
+		{[]string{"-deps", "-test", "./sim"}, sdks},
+		{[]string{"-deps", "./cmd/nextup"}, []string{"github.com/aws/"}},
+	} {
+		for _, p := range goList(t, tc.args...) {
+			for _, sdk := range tc.sdks {
+				if strings.HasPrefix(p.ImportPath+"/", sdk) {
+					t.Errorf("go list %s: %s is a dependency", strings.Join(tc.args, " "), p.ImportPath)
+					break
+				}
+			}
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -54,6 +56,41 @@ type SheetConfig struct {
 	Range         string `json:"range,omitempty"`
 	URL           string `json:"url,omitempty"`
 	EverySeconds  int    `json:"every_seconds"`
+}
+
+// SheetSource names a sheet: a spreadsheet id with an optional A1 range (the
+// first sheet's used range when empty), or a CSV URL.
+type SheetSource struct {
+	SpreadsheetID string
+	Range         string
+	URL           string
+}
+
+// String names the source as versions record it.
+func (s SheetSource) String() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	if s.Range != "" {
+		return s.SpreadsheetID + "!" + s.Range
+	}
+	return s.SpreadsheetID
+}
+
+// Validate says what is wrong with s, or nil.
+func (s SheetSource) Validate() error {
+	switch {
+	case (s.URL == "") == (s.SpreadsheetID == ""):
+		return errors.New("give either a CSV url or a spreadsheet_id")
+	case s.URL != "":
+		u, err := url.Parse(s.URL)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			return errors.New("url must be an https URL of a CSV export")
+		}
+	case strings.ContainsAny(s.SpreadsheetID, "/?# "):
+		return errors.New("spreadsheet_id is the id in the sheet's URL, not the URL")
+	}
+	return nil
 }
 
 // MessageTemplate is a business's wording of one kind of message: Go

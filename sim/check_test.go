@@ -202,7 +202,7 @@ func (w *world) slotStory(biz, slotID string) []nextup.AuditEvent {
 // worked out when it was made if it goes out on time; if its release fired
 // late, the window counts from when it was actually sent.
 func (w *world) checkSentWindow(o nextup.Offer) {
-	want := o.ExpiresAt
+	var want time.Time
 	ms := w.m.slots[o.SlotID]
 	b := w.m.biz[ms.biz]
 	if o.SentAt.After(o.SendAt) {

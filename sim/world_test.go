@@ -40,12 +40,11 @@ type world struct {
 	prev  *snapshot
 	st    *stats
 
-	step    int
-	op      string
-	notes   []string
-	log     []string
-	trace   func(string)
-	failure string
+	step  int
+	op    string
+	notes []string
+	log   []string
+	trace func(string)
 
 	// Per step.
 	plan       *faultPlan // the fault armed for this step's use case

@@ -10,7 +10,6 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
-	"github.com/nextup-dev/nextup/timer"
 )
 
 // candidatePage is how many waiting entries are read from the index at a
@@ -206,7 +205,7 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 			// The cap resets at local midnight: match the person again then,
 			// so an open slot does not wait for some other event.
 			if err := w.schedule(ctx, nextup.Timer{BusinessID: bi.b.ID, Kind: nextup.TimerEntryRematch, SubjectID: sk.EntryID,
-				Key: nextup.TimerEntryRematch + ":" + sk.EntryID, DueAt: timer.NextDaily(w.now, 0, bi.loc)}); err != nil {
+				Key: nextup.TimerEntryRematch + ":" + sk.EntryID, DueAt: engine.NextDaily(w.now, 0, bi.loc)}); err != nil {
 				return err
 			}
 		}

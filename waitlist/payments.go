@@ -23,44 +23,6 @@ import (
 // (expired, withdrawn, or taken) is refunded in full and the person told;
 // an offer that ends unpaid rolls on like any other.
 
-// Checkouts is a payment provider for paid events (pay/stripepay).
-type Checkouts interface {
-	// Provider names it on payment rows ("stripe").
-	Provider() string
-	CreateCheckout(ctx context.Context, r CheckoutRequest) (CheckoutSession, error)
-	Refund(ctx context.Context, paymentIntentID, idempotencyKey string) (refundID string, err error)
-	// ExpireCheckout closes an open session whose hold has ended.
-	ExpireCheckout(ctx context.Context, sessionID string) error
-}
-
-// CheckoutRequest is a checkout for an offer's held seats.
-type CheckoutRequest struct {
-	OfferID, BusinessID   string
-	Title                 string
-	AmountCents           int64 // per seat
-	Currency              string
-	Quantity              int64
-	Email                 string
-	SuccessURL, CancelURL string
-	Now, Deadline         time.Time
-	IdempotencyKey        string
-}
-
-// CheckoutSession is what the provider made.
-type CheckoutSession struct {
-	SessionID string
-	URL       string
-	ExpiresAt time.Time
-}
-
-// PaymentEvent is a provider's signed report that a checkout completed.
-type PaymentEvent struct {
-	SessionID     string
-	OfferID       string // from the session's reference, when the row is missing
-	PaymentIntent string
-	Paid          bool // money arrived (payment_status "paid")
-}
-
 // MessagePaymentRefunds is the message kind of the refund notice.
 const MessagePaymentRefunds = "refunded"
 
@@ -122,7 +84,7 @@ func (s *Service) CheckoutByToken(ctx context.Context, token string) (string, er
 // when its token is known).
 func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (string, error) {
 	var (
-		req  CheckoutRequest
+		req  nextup.CheckoutRequest
 		open string
 	)
 	err := s.read(ctx, func(tx nextup.Tx) error {
@@ -158,7 +120,7 @@ func (s *Service) checkout(ctx context.Context, offerID, returnURL string) (stri
 		if returnURL == "" {
 			returnURL = s.url("/pay/" + o.ID)
 		}
-		req = CheckoutRequest{OfferID: o.ID, BusinessID: o.BusinessID, Title: sl.Title, AmountCents: sl.Event.PriceCents,
+		req = nextup.CheckoutRequest{OfferID: o.ID, BusinessID: o.BusinessID, Title: sl.Title, AmountCents: sl.Event.PriceCents,
 			Currency: sl.Event.Currency, Quantity: int64(o.Seats), Email: e.Email, SuccessURL: returnURL + "?paid=1",
 			CancelURL: returnURL, Now: now, Deadline: o.ExpiresAt,
 			// Stripe refuses a key reused with other parameters: the
@@ -233,7 +195,7 @@ type PaymentResult struct {
 // write as the claim link, and records the payment in that transaction;
 // paid after the offer ended, it refunds the payment and tells the
 // person. Receiving the same event again changes nothing.
-func (s *Service) PaymentCompleted(ctx context.Context, ev PaymentEvent) (PaymentResult, error) {
+func (s *Service) PaymentCompleted(ctx context.Context, ev nextup.PaymentEvent) (PaymentResult, error) {
 	var (
 		p     nextup.Payment
 		offer nextup.Offer
@@ -288,7 +250,7 @@ func (s *Service) PaymentCompleted(ctx context.Context, ev PaymentEvent) (Paymen
 
 // adoptSession stores the payment row of a completed session that names
 // an offer of a paid event of this server but has no row.
-func (s *Service) adoptSession(ctx context.Context, ev PaymentEvent) (nextup.Payment, nextup.Offer, error) {
+func (s *Service) adoptSession(ctx context.Context, ev nextup.PaymentEvent) (nextup.Payment, nextup.Offer, error) {
 	var (
 		p nextup.Payment
 		o nextup.Offer

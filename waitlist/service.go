@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/intake/sheet"
 )
 
 // Service runs the use cases against a store.
@@ -32,7 +31,7 @@ type Service struct {
 	Logger *slog.Logger
 	// Sheets reads mirrored sheets (CSV URLs without more; Google Sheets
 	// with its Sheets client). Nil: the mirror is off.
-	Sheets *sheet.Reader
+	Sheets SheetReader
 	// MailParser, when set, reads forwarded booking requests instead of
 	// the deterministic parser (which stays the fallback).
 	MailParser MailParser
@@ -48,7 +47,7 @@ type Service struct {
 	BookingAttempts int
 	// Payments takes the payments of paid events (pay/stripepay). Nil: a
 	// paid event's holds cannot be paid for (the claim page says so).
-	Payments Checkouts
+	Payments nextup.Checkouts
 	// Crash, when set (only in builds for crash tests), is called at named
 	// points of a request so that a test can kill the process there.
 	Crash func(point string)

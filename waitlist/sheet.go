@@ -12,7 +12,6 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/csvrows"
-	"github.com/nextup-dev/nextup/intake/sheet"
 )
 
 // The sheet mirror: a business's waitlist kept in a Google Sheet (or any
@@ -31,8 +30,16 @@ const (
 
 func sheetKey(businessID string) string { return nextup.TimerSheetSync + ":" + businessID }
 
-func sheetSource(c *nextup.SheetConfig) sheet.Source {
-	return sheet.Source{SpreadsheetID: c.SpreadsheetID, Range: c.Range, URL: c.URL}
+func sheetSource(c *nextup.SheetConfig) nextup.SheetSource {
+	return nextup.SheetSource{SpreadsheetID: c.SpreadsheetID, Range: c.Range, URL: c.URL}
+}
+
+// SheetReader reads the rows of a mirrored sheet, the header first, every
+// cell as the sheet shows it (intake/sheet: Google Sheets through its
+// client, published CSV URLs over HTTPS). It is an interface so that the
+// Google SDK stays out of the use cases: only cmd/ wires the adapter in.
+type SheetReader interface {
+	Read(ctx context.Context, src nextup.SheetSource) ([][]string, error)
 }
 
 // SetSheet points the business's mirror at a sheet (validated) and

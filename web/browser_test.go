@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/internal/missing"
 )
 
 // browser starts headless Debian Chromium for a test. Without it the test
@@ -26,10 +27,7 @@ func browser(t *testing.T) context.Context {
 		}
 	}
 	if path == "" {
-		if os.Getenv("NEXTUP_REQUIRE_ALL") == "1" {
-			t.Fatal("no Chromium found and NEXTUP_REQUIRE_ALL=1 (apt-get install -y chromium)")
-		}
-		t.Skip("SKIPPING browser test: no Chromium found (apt-get install -y chromium)")
+		missing.Skip(t, "Chromium", "no chromium, chromium-browser or google-chrome on PATH", "apt-get install -y chromium")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/pay/stripepay"
 )
 
 // maxWebhookBody bounds a payment provider's event (Stripe's are a few KiB).
@@ -29,7 +28,7 @@ func (s *Server) paymentWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ev, ok, err := s.PaymentWebhook(payload, r.Header.Get("Stripe-Signature"))
 	switch {
-	case errors.Is(err, stripepay.ErrBadSignature):
+	case nextup.ErrorCode(err) == nextup.CodeBadSignature:
 		s.writeError(w, r, nextup.Errorf(nextup.ErrInvalid, nextup.CodeBadSignature, "the Stripe-Signature header does not match this endpoint's secret"))
 		return
 	case err != nil:

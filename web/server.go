@@ -43,7 +43,7 @@ type Server struct {
 	Crash func(point string, r *http.Request)
 	// PaymentWebhook verifies and reads a payment provider's signed event
 	// (pay/stripepay); nil turns POST /v1/payments/stripe off.
-	PaymentWebhook func(payload []byte, signature string) (waitlist.PaymentEvent, bool, error)
+	PaymentWebhook func(payload []byte, signature string) (nextup.PaymentEvent, bool, error)
 
 	// Limits kept in this process: sign-in and reset attempts per client
 	// address (10 a minute), form joins per address (10 a minute) and
@@ -354,8 +354,15 @@ func (s *Server) biz(h keyed) http.HandlerFunc {
 
 func (s *Server) admin(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if s.AdminToken == "" {
+			// Still 401 for everyone, saying why, so that an operator
+			// who forgot the token is not left guessing at theirs.
+			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized,
+				"no admin token is configured on this server: start it with --admin-token or --admin-token-file (NEXTUP_ADMIN_TOKEN, NEXTUP_ADMIN_TOKEN_FILE)"))
+			return
+		}
 		tok, ok := bearer(r)
-		if !ok || s.AdminToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.AdminToken)) != 1 {
+		if !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(s.AdminToken)) != 1 {
 			s.writeError(w, r, nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized, "the admin token is required"))
 			return
 		}

@@ -36,7 +36,6 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/notify/webhook"
 )
 
 // DefaultTimeout bounds one request when Client.Timeout is zero.
@@ -117,7 +116,7 @@ func (c *Client) Book(ctx context.Context, url string, r nextup.BookRequest) nex
 	req.Header.Set("User-Agent", "nextup-booking/1")
 	req.Header.Set("Idempotency-Key", r.BookingID)
 	req.Header.Set("Nextup-Booking-Id", r.BookingID)
-	req.Header.Set("Nextup-Signature", webhook.Sign(key, c.Clock.Now(), body))
+	req.Header.Set("Nextup-Signature", nextup.Signature(key, c.Clock.Now(), body))
 	res, err := c.httpClient().Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {

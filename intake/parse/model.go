@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The model parsers (intake/anthropic, intake/bedrock) ask a model to
+// The model parsers (intake/anthropic, aws/intake/bedrock) ask a model to
 // call one tool whose input is this row, and check what it says here, so
 // every model reads requests into the same Proposal as Propose does.
 

@@ -1,7 +1,9 @@
 // Package sheet reads the rows of a business's waitlist sheet: a Google
 // Sheet through the official Sheets v4 client (google.golang.org/api), or
 // any published CSV URL (Google's "publish to the web" CSV, an Excel
-// Online or Airtable CSV export) over plain HTTPS.
+// Online or Airtable CSV export) over plain HTTPS. Its Reader is the
+// waitlist's SheetReader; only cmd/ wires it in, so the Google SDK is no
+// dependency of the use cases, the web layer or the simulation.
 //
 // It only reads. What the rows mean (header detection, the column
 // mapping, upserting entries) is the import's business.
@@ -16,49 +18,16 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strings"
 	"syscall"
 	"time"
 
+	"cloud.google.com/go/auth/credentials"
 	"google.golang.org/api/option"
 	"google.golang.org/api/sheets/v4"
+
+	"github.com/nextup-dev/nextup"
 )
-
-// Source names a sheet: a spreadsheet id with an optional A1 range (the
-// first sheet's used range when empty), or a CSV URL.
-type Source struct {
-	SpreadsheetID string
-	Range         string
-	URL           string
-}
-
-// String names the source as versions record it.
-func (s Source) String() string {
-	if s.URL != "" {
-		return s.URL
-	}
-	if s.Range != "" {
-		return s.SpreadsheetID + "!" + s.Range
-	}
-	return s.SpreadsheetID
-}
-
-// Validate says what is wrong with s, or nil.
-func (s Source) Validate() error {
-	switch {
-	case (s.URL == "") == (s.SpreadsheetID == ""):
-		return errors.New("give either a CSV url or a spreadsheet_id")
-	case s.URL != "":
-		u, err := url.Parse(s.URL)
-		if err != nil || u.Scheme != "https" || u.Host == "" {
-			return errors.New("url must be an https URL of a CSV export")
-		}
-	case strings.ContainsAny(s.SpreadsheetID, "/?# "):
-		return errors.New("spreadsheet_id is the id in the sheet's URL, not the URL")
-	}
-	return nil
-}
 
 // SafeHTTPClient is the client for CSV URLs a business names: https only
 // (redirects too, at most 3), no proxy, and never to an address of this
@@ -106,17 +75,33 @@ type Reader struct {
 }
 
 // NewSheets makes a Sheets v4 client from the options of
-// google.golang.org/api/option: option.WithCredentialsFile for a service
-// account, option.WithAPIKey for a public sheet, and option.WithEndpoint
+// google.golang.org/api/option: ServiceAccountKey for a service account, option.WithAPIKey for a public sheet, and option.WithEndpoint
 // (with option.WithoutAuthentication) for a local fake in tests.
 func NewSheets(ctx context.Context, opts ...option.ClientOption) (*sheets.Service, error) {
 	return sheets.NewService(ctx, opts...)
 }
 
+// ServiceAccountKey is the client option that authenticates as the
+// service account whose JSON key file is at path, to read sheets shared
+// with it (read-only scope). A credentials file of any other type is
+// refused here, before it is used: an external account's file names URLs
+// and commands the client would fetch tokens from or run, which is why
+// option.WithCredentialsFile is deprecated. (option.WithAuthCredentialsFile
+// names the type too, but google.golang.org/api v0.309.0 does not check
+// it on the path the Sheets client takes; this does.)
+func ServiceAccountKey(path string) (option.ClientOption, error) {
+	creds, err := credentials.NewCredentialsFromFile(credentials.ServiceAccount, path,
+		&credentials.DetectOptions{Scopes: []string{sheets.SpreadsheetsReadonlyScope}})
+	if err != nil {
+		return nil, fmt.Errorf("sheet: %s: %w", path, err)
+	}
+	return option.WithAuthCredentials(creds), nil
+}
+
 // Read returns the sheet's rows, the header first, every cell as the
 // sheet shows it (formatted values). Rows past MaxRows are an error, not
 // silently dropped.
-func (r *Reader) Read(ctx context.Context, src Source) ([][]string, error) {
+func (r *Reader) Read(ctx context.Context, src nextup.SheetSource) ([][]string, error) {
 	if err := src.Validate(); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/api/option"
 
+	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/sheet"
 )
 
@@ -43,14 +44,14 @@ func TestReadGoogleSheet(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &sheet.Reader{Sheets: svc}
-	rows, err := r.Read(context.Background(), sheet.Source{SpreadsheetID: "sheet-1", Range: "Sheet1!A1:D"})
+	rows, err := r.Read(context.Background(), nextup.SheetSource{SpreadsheetID: "sheet-1", Range: "Sheet1!A1:D"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := [][]string{{"Name", "Email", "Party"}, {"Ann", "ann@example.com", "2"}, {"Bo"}}; !reflect.DeepEqual(rows, want) {
 		t.Errorf("rows %q, want %q", rows, want)
 	}
-	if _, err := r.Read(context.Background(), sheet.Source{SpreadsheetID: "other"}); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, err := r.Read(context.Background(), nextup.SheetSource{SpreadsheetID: "other"}); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("unknown spreadsheet: %v", err)
 	}
 }
@@ -68,27 +69,27 @@ func TestReadCSVURL(t *testing.T) {
 	}))
 	defer srv.Close()
 	r := &sheet.Reader{HTTP: srv.Client()}
-	rows, err := r.Read(context.Background(), sheet.Source{URL: srv.URL + "/pub.csv"})
+	rows, err := r.Read(context.Background(), nextup.SheetSource{URL: srv.URL + "/pub.csv"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := [][]string{{"Name", "Email", "Notes"}, {"Ann", "ann@example.com", "first line\nsecond"}}; !reflect.DeepEqual(rows, want) {
 		t.Errorf("rows %q, want %q", rows, want)
 	}
-	if _, err := r.Read(context.Background(), sheet.Source{URL: srv.URL + "/gone.csv"}); err == nil {
+	if _, err := r.Read(context.Background(), nextup.SheetSource{URL: srv.URL + "/gone.csv"}); err == nil {
 		t.Error("a 404 read as a sheet")
 	}
 	// The client for businesses' URLs will not reach this machine.
-	if _, err := (&sheet.Reader{HTTP: sheet.SafeHTTPClient(5 * time.Second)}).Read(context.Background(), sheet.Source{URL: srv.URL + "/pub.csv"}); err == nil ||
+	if _, err := (&sheet.Reader{HTTP: sheet.SafeHTTPClient(5 * time.Second)}).Read(context.Background(), nextup.SheetSource{URL: srv.URL + "/pub.csv"}); err == nil ||
 		!strings.Contains(err.Error(), "not on the public internet") {
 		t.Errorf("the safe client read a loopback URL: %v", err)
 	}
-	for _, bad := range []sheet.Source{{}, {URL: "ftp://x/y.csv"}, {URL: "http://example.com/y.csv"}, {URL: srv.URL, SpreadsheetID: "x"}, {SpreadsheetID: "https://docs.google.com/x"}} {
+	for _, bad := range []nextup.SheetSource{{}, {URL: "ftp://x/y.csv"}, {URL: "http://example.com/y.csv"}, {URL: srv.URL, SpreadsheetID: "x"}, {SpreadsheetID: "https://docs.google.com/x"}} {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("source %+v accepted", bad)
 		}
 	}
-	if _, err := (&sheet.Reader{}).Read(context.Background(), sheet.Source{SpreadsheetID: "x"}); err == nil {
+	if _, err := (&sheet.Reader{}).Read(context.Background(), nextup.SheetSource{SpreadsheetID: "x"}); err == nil {
 		t.Error("a spreadsheet id read without a Sheets client")
 	}
 }

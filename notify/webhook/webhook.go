@@ -17,14 +17,10 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -48,15 +44,6 @@ func (s *Sender) Channel() nextup.Channel { return nextup.ChannelWebhook }
 // no provider's limit to keep, and a rate limit on webhooks is one bucket
 // for all the relay's deliveries.
 func (s *Sender) Account() string { return "webhook" }
-
-// Sign is the Nextup-Signature header value of body at t under key.
-func Sign(key []byte, t time.Time, body []byte) string {
-	ts := strconv.FormatInt(t.Unix(), 10)
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(ts + "."))
-	mac.Write(body)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
-}
 
 func (s *Sender) client() *http.Client {
 	if s.Client != nil {
@@ -87,7 +74,7 @@ func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
 	req.Header.Set("Nextup-Event-Id", msg.ID)
 	req.Header.Set("Nextup-Event-Type", msg.Subject)
 	req.Header.Set("Idempotency-Key", msg.ID)
-	req.Header.Set("Nextup-Signature", Sign(key, s.Clock.Now(), body))
+	req.Header.Set("Nextup-Signature", nextup.Signature(key, s.Clock.Now(), body))
 	res, err := s.client().Do(req)
 	if err != nil {
 		return "", fmt.Errorf("webhook %s: %w", msg.ID, err)

@@ -21,7 +21,7 @@ import (
 var key = []byte("signing-key-of-biz_1")
 
 // verify checks a delivery the way an integrator would, independently of
-// webhook.Sign.
+// nextup.Signature.
 func verify(r *http.Request, body []byte) bool {
 	var ts, sig string
 	for _, part := range strings.Split(r.Header.Get("Nextup-Signature"), ",") {
@@ -84,7 +84,7 @@ func TestDeliversSigned(t *testing.T) {
 		t.Fatalf("delivery %v %s", r.Header, body)
 	}
 	// A tampered body fails the receiver's check.
-	if sig := webhook.Sign(key, clock.Now(), []byte(msg.Body+" ")); sig == r.Header.Get("Nextup-Signature") {
+	if sig := nextup.Signature(key, clock.Now(), []byte(msg.Body+" ")); sig == r.Header.Get("Nextup-Signature") {
 		t.Fatal("the signature does not cover the body")
 	}
 }

@@ -243,6 +243,16 @@ func isCurrency(s string) bool {
 	return true
 }
 
+// ExpireCheckout closes an open Checkout Session, so that a hold that has
+// ended can no longer be paid for (a payment that slips through anyway is
+// refunded by the caller).
+func (c *Client) ExpireCheckout(ctx context.Context, sessionID string) error {
+	if _, err := c.sc.V1CheckoutSessions.Expire(ctx, sessionID, nil); err != nil {
+		return apiErr("expire checkout session "+sessionID, err)
+	}
+	return nil
+}
+
 // Refund refunds the whole of a payment (by its payment intent, pi_…).
 // idempotencyKey makes a retry return the first refund rather than fail
 // or refund twice; empty means "refund-" + paymentIntentID, one refund
@@ -256,16 +266,6 @@ func isCurrency(s string) bool {
 // nextup.ErrUnavailable otherwise (Stripe unreachable, 5xx, 429, or our
 // key refused: nothing the caller's input can fix, try later). CreateCheckout's
 // errors are the same.
-// ExpireCheckout closes an open Checkout Session, so that a hold that has
-// ended can no longer be paid for (a payment that slips through anyway is
-// refunded by the caller).
-func (c *Client) ExpireCheckout(ctx context.Context, sessionID string) error {
-	if _, err := c.sc.V1CheckoutSessions.Expire(ctx, sessionID, nil); err != nil {
-		return apiErr("expire checkout session "+sessionID, err)
-	}
-	return nil
-}
-
 func (c *Client) Refund(ctx context.Context, paymentIntentID, idempotencyKey string) (string, error) {
 	if paymentIntentID == "" {
 		return "", nextup.Errorf(nextup.ErrInvalid, "bad_refund", "stripepay: a refund needs a payment intent id")

@@ -7,13 +7,17 @@ import (
 
 	"github.com/stripe/stripe-go/v85"
 	"github.com/stripe/stripe-go/v85/webhook"
+
+	"github.com/nextup-dev/nextup"
 )
 
 // ErrBadSignature means a webhook's Stripe-Signature header is missing,
 // malformed, does not match the payload under the endpoint's secret, or
 // is older than the SDK's tolerance (5 minutes, against replays). The
-// caller answers 400 and does nothing else.
-var ErrBadSignature = errors.New("stripepay: bad webhook signature")
+// caller answers 400 and does nothing else. It is a nextup error of kind
+// ErrInvalid with code nextup.CodeBadSignature, so the web layer maps it
+// without importing this package.
+var ErrBadSignature error = nextup.Errorf(nextup.ErrInvalid, nextup.CodeBadSignature, "stripepay: bad webhook signature")
 
 // EventCompleted is the only event type ParseWebhook decodes.
 const EventCompleted = "checkout.session.completed"

@@ -15,9 +15,27 @@ import (
 	"slices"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/store/postgres"
-	"github.com/nextup-dev/nextup/store/sqlite"
 )
+
+// Source is a store that exports a business row by row, table by table in
+// the order a copy must insert them (store/sqlite). The copy takes it as
+// an interface so that only cmd/ imports the stores themselves.
+type Source interface {
+	nextup.Store
+	// BusinessIDs lists every business in the store.
+	BusinessIDs(ctx context.Context) ([]string, error)
+	// ExportBusiness emits each row of one business's history.
+	ExportBusiness(ctx context.Context, businessID string, emit func(table string, cols []string, row []any) error) error
+}
+
+// Destination is a store that takes exported rows in one transaction
+// (store/postgres).
+type Destination interface {
+	nextup.Store
+	// Import runs fn in one transaction; the rows fn inserts are kept
+	// only if it returns nil.
+	Import(ctx context.Context, fn func(insert func(table string, cols []string, row []any) error) error) error
+}
 
 // Check compares one kind of record of one business in the two stores.
 type Check struct {
@@ -53,7 +71,7 @@ func (r Report) OK() bool {
 // write fails nothing was written (a business already in dst makes it
 // fail). A copy that was written but does not verify is returned with its
 // report and an error.
-func Copy(ctx context.Context, src *sqlite.DB, dst *postgres.DB, ids []string) (Report, error) {
+func Copy(ctx context.Context, src Source, dst Destination, ids []string) (Report, error) {
 	var r Report
 	if len(ids) == 0 {
 		var err error

@@ -315,7 +315,7 @@ func testConcurrentEntryCreateSeq(t *testing.T, b *bundle) {
 				return err
 			}
 			if len(mine) > 0 && e.Seq <= mine[len(mine)-1].Seq {
-				return fmt.Errorf("Seq %d after %d in one transaction", e.Seq, mine[len(mine)-1].Seq)
+				return fmt.Errorf("entry seq %d after %d in one transaction", e.Seq, mine[len(mine)-1].Seq)
 			}
 			mine = append(mine, e)
 		}

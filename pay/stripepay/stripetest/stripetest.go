@@ -28,6 +28,7 @@ import (
 	"github.com/stripe/stripe-go/v85"
 	"github.com/stripe/stripe-go/v85/webhook"
 
+	"github.com/nextup-dev/nextup/internal/missing"
 	"github.com/nextup-dev/nextup/pay/stripepay"
 )
 
@@ -85,11 +86,7 @@ func Start(t testing.TB) string {
 	t.Helper()
 	bin := Binary()
 	if bin == "" {
-		const how = "go install github.com/stripe/stripe-mock@v0.203.0"
-		if os.Getenv("NEXTUP_REQUIRE_ALL") == "1" {
-			t.Fatalf("stripe-mock required (NEXTUP_REQUIRE_ALL=1) but not on PATH nor in $(go env GOPATH)/bin (%s)", how)
-		}
-		t.Skipf("SKIPPING: no stripe-mock on PATH nor in $(go env GOPATH)/bin (%s)", how)
+		missing.Skip(t, "stripe-mock", "not on PATH nor in $(go env GOPATH)/bin", "go install github.com/stripe/stripe-mock@v0.203.0")
 	}
 	// stripe-mock also starts HTTPS on all interfaces (port 12112) unless
 	// told otherwise, even when -http-addr is given: keep that on loopback

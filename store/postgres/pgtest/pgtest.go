@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/nextup-dev/nextup/internal/missing"
 )
 
 // DSN returns the test server's URL, or skips (fails under
@@ -26,10 +28,7 @@ func DSN(t testing.TB) string {
 	dsn := os.Getenv("NEXTUP_TEST_POSTGRES")
 	miss := func(why string) {
 		t.Helper()
-		if os.Getenv("NEXTUP_REQUIRE_ALL") == "1" {
-			t.Fatalf("PostgreSQL required (NEXTUP_REQUIRE_ALL=1) but %s", why)
-		}
-		t.Skipf("SKIPPING: no PostgreSQL: %s", why)
+		missing.Skip(t, "PostgreSQL", why, "export NEXTUP_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test?sslmode=disable (a server that answers; .ci/run starts one)")
 	}
 	if dsn == "" {
 		miss("NEXTUP_TEST_POSTGRES is not set")

@@ -537,7 +537,7 @@ func testSavepoint(t *testing.T, b *bundle) {
 	boom := errors.New("boom")
 	b.tx(func(tx nextup.Tx) error {
 		if err := tx.Savepoint(b.ctx, func() error { return kept.write(b.ctx, tx) }); err != nil {
-			return fmt.Errorf("Savepoint whose function succeeds: %w", err)
+			return fmt.Errorf("a savepoint whose function succeeds: %w", err)
 		}
 		err := tx.Savepoint(b.ctx, func() error {
 			if err := failed.write(b.ctx, tx); err != nil {

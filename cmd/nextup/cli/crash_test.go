@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,50 +71,17 @@ func armCrashes() {
 
 // proc is one `nextup serve` process of a crash test.
 type proc struct {
-	base   string
+	*instance
 	client *http.Client // checks every exchange against the API contract
-	cmd    *exec.Cmd
-	logs   *syncBuffer
-	done   chan struct{}
 }
 
-// startProc runs `nextup serve --clock=fake` on db with the given extra
-// environment and waits until it is healthy.
+// startProc runs `nextup serve --clock=fake` on db, sending email through
+// the SMTP server at smtpAddr, with the given extra environment, and waits
+// until it is healthy.
 func startProc(t *testing.T, db, smtpAddr string, env ...string) *proc {
 	t.Helper()
-	addr := freeAddr(t)
-	p := &proc{base: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{}),
-		client: &http.Client{Timeout: 30 * time.Second, Transport: webtest.Transport(t, nil)}}
-	cmd := exec.Command(os.Args[0], "serve", "--addr", addr, "--db", db, "--clock", "fake",
-		"--smtp-url", "smtp://"+smtpAddr+"?tls=none", "--mail-from", "Salon <offers@salon.test>", "--notify", "capture,smtp")
-	cmd.Env = append(append(os.Environ(), "NEXTUP_TEST_RUN_MAIN=1", "NEXTUP_ADMIN_TOKEN=adm"), env...)
-	cmd.Stdout, cmd.Stderr = p.logs, p.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.cmd = cmd
-	go func() { _ = cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("--- serve logs:\n%s", p.logs.String())
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(p.base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return p
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve never became healthy: %v\n%s", err, p.logs.String())
-		}
-		time.Sleep(50 * time.Millisecond) // polling a process start, not waiting for a timer
-	}
+	in := startInstanceEnv(t, "crash", db, smtpAddr, env, "--notify", "capture,smtp")
+	return &proc{instance: in, client: &http.Client{Timeout: 30 * time.Second, Transport: webtest.Transport(t, nil)}}
 }
 
 // stop kills the process and waits for it to be gone.

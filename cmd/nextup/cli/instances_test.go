@@ -32,6 +32,7 @@ type instance struct {
 	cmd  *exec.Cmd
 	logs *syncBuffer
 	dead atomic.Bool
+	done chan struct{} // closed when the process has exited
 }
 
 type syncBuffer struct {
@@ -56,19 +57,26 @@ func (s *syncBuffer) String() string {
 // waits until it is healthy.
 func startInstance(t *testing.T, name, db, smtpAddr string, extra ...string) *instance {
 	t.Helper()
+	return startInstanceEnv(t, name, db, smtpAddr, nil, extra...)
+}
+
+// startInstanceEnv is startInstance with more environment for the process.
+func startInstanceEnv(t *testing.T, name, db, smtpAddr string, env []string, extra ...string) *instance {
+	t.Helper()
 	addr := freeAddr(t)
-	in := &instance{name: name, base: "http://" + addr, logs: &syncBuffer{}}
+	in := &instance{name: name, base: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{})}
 	args := append([]string{"serve", "--addr", addr, "--db", db, "--clock", "fake", "--instance", name,
 		"--smtp-url", "smtp://" + smtpAddr + "?tls=none", "--mail-from", "Salon <offers@salon.test>"}, extra...)
 	in.cmd = exec.Command(os.Args[0], args...)
-	in.cmd.Env = append(os.Environ(), "NEXTUP_TEST_RUN_MAIN=1", "NEXTUP_ADMIN_TOKEN=adm")
+	in.cmd.Env = append(append(os.Environ(), "NEXTUP_TEST_RUN_MAIN=1", "NEXTUP_ADMIN_TOKEN=adm"), env...)
 	in.cmd.Stdout, in.cmd.Stderr = in.logs, in.logs
 	if err := in.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = in.cmd.Wait() }()
+	go func() { _ = in.cmd.Wait(); close(in.done) }()
 	t.Cleanup(func() {
 		_ = in.cmd.Process.Kill()
+		<-in.done
 		if t.Failed() {
 			t.Logf("--- %s logs:\n%s", name, in.logs.String())
 		}

@@ -63,6 +63,9 @@ func init() {
 		{"restart", 1, false, (*world).opRestart},
 		{"fault", 5, false, (*world).opFault},
 		{"fault_timers", 2, false, (*world).opFaultTimers},
+		{"relay", 10, false, (*world).opRelay},
+		{"fault_relay", 3, false, (*world).opRelayFault},
+		{"sms_undelivered", 3, true, (*world).opSMSUndelivered},
 	}
 }
 
@@ -536,6 +539,7 @@ func (w *world) person(b *mBiz) *person {
 		p.phone = fmt.Sprintf("+44 7700 9%05d", 10*n+w.intn(10))
 	}
 	b.people = append(b.people, p)
+	w.addAddresses(b.id, p)
 	return p
 }
 
@@ -831,7 +835,9 @@ func (w *world) opSuppress() bool {
 	if err != nil {
 		w.fail("add suppression: %v", err)
 	}
-	w.m.suppress[supKey{s.BusinessID, s.Channel, s.Address}] = true
+	if _, ok := w.m.suppress[supKey{s.BusinessID, s.Channel, s.Address}]; !ok {
+		w.m.suppress[supKey{s.BusinessID, s.Channel, s.Address}] = 0
+	}
 	w.note("%s %s %s", me.biz, s.Channel, s.Address)
 	return true
 }

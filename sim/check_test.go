@@ -37,6 +37,19 @@ import (
 //  8. timers: every live offer has its expiry timer (pending: its release
 //     timer), every business its housekeeping, and after a clean Advance
 //     nothing due is left unfired.
+//  9. messages and their fallbacks (relay_test.go): every send the relay
+//     makes leaves its message sent, failed and due after the backoff, or
+//     dead (at its last attempt, or at once when refused), and never goes
+//     to an opted-out address; the opt-outs are exactly those staff made
+//     and the addresses refused for good, each with its audit row; a dead
+//     message of a live offer has, in the same committed state, its one
+//     fallback on the other channel (<id>_fb), or the offer on the other
+//     channel already, or a fallback_skipped row (a passing failure and no
+//     other channel); an offer ends no_channel only after a refusal for
+//     good left no channel; a dead confirmation or reminder of a booking
+//     has its fallback when the other channel is open; a fallback never
+//     falls back; a faulted dead letter leaves its message leased, with no
+//     fallback, and it is tried again once the lease lapses.
 //
 // Hand-backs are checked too: made only for their reason (too soon, try
 // cap, list exhausted with nobody fitting), never over live offers, ended

@@ -218,8 +218,9 @@ func (t claimOrderTx) MessageClaimDue(ctx context.Context, now time.Time, lease 
 		return strings.Compare(a.ID, b.ID)
 	})
 	if err == nil {
+		t.w.claimed = len(ms)
 		for _, m := range ms {
-			if t.w.leased[m.ID] {
+			if _, ok := t.w.leased[m.ID]; ok {
 				// Left leased by a faulted round: claimed again once the
 				// lease lapsed.
 				delete(t.w.leased, m.ID)
@@ -291,7 +292,8 @@ func (w *world) relayRound(fault bool) bool {
 		}
 		w.fs.arm(p)
 	}
-	w.sends = nil
+	w.sends, w.claimed = nil, 0
+	start := w.clock.Now()
 	sent, failed, err := w.relay.RunOnce(w.ctx)
 	if p != nil {
 		w.fs.disarm()
@@ -335,7 +337,38 @@ func (w *world) relayRound(fault bool) bool {
 	}
 	w.checkSends(recs, faulted)
 	w.checkSuppressions()
+	if p == nil || !p.fired {
+		w.checkLeasesLapsed(start)
+	}
 	return true
+}
+
+// checkLeasesLapsed: a message a faulted round left leased is claimed
+// again by the first round that starts after its lease lapsed and has
+// room in its batch, unless its offer ended and cancelled it meanwhile.
+func (w *world) checkLeasesLapsed(start time.Time) {
+	if w.claimed >= outbox.DefaultBatch {
+		return
+	}
+	for _, id := range sortedKeys(w.leased) {
+		if w.leased[id].After(start) {
+			continue
+		}
+		var m nextup.Message
+		err := w.fs.Read(w.ctx, func(tx nextup.Tx) error {
+			var err error
+			m, err = tx.MessageGet(w.ctx, id)
+			return err
+		})
+		if err != nil {
+			w.fail("read message %s: %v", id, err)
+		}
+		if m.State == nextup.MessageQueued || m.State == nextup.MessageFailed {
+			w.fail("check 9 relay: message %s, left leased until %s by a faulted round, was not tried again by the round at %s (%d claimed)",
+				id, fmtT(w.leased[id]), fmtT(start), w.claimed)
+		}
+		delete(w.leased, id)
+	}
 }
 
 // dueMessages are the messages a relay round at t would claim.
@@ -387,7 +420,7 @@ func (w *world) checkStillLeased(p *faultPlan) {
 	if !errors.Is(fbErr, nextup.ErrNotFound) {
 		w.fail("check fault: the dead letter of %s was rolled back (%s) but its fallback is there (%v)", p.finishID, p, fbErr)
 	}
-	w.leased[p.finishID] = true
+	w.leased[p.finishID] = p.finishLease
 }
 
 // checkSends holds what each send's outcome made of its message against
@@ -569,6 +602,15 @@ func (w *world) opSMSUndelivered() bool {
 	}
 	slices.SortFunc(cands, func(a, b nextup.Message) int { return strings.Compare(a.ID, b.ID) })
 	m := pick(w, cands)
+	if w.chance(0.05) {
+		// A report for a message nextup never sent (a forged or stale
+		// callback): refused, nothing changes.
+		id := m.ID + "x"
+		err := w.invoke(func() error { return w.svc.SMSDelivery(w.ctx, id, "undelivered", "30003") })
+		w.note("unknown message %s", id)
+		w.outcome("sms delivery report", err, nextup.CodeNotFound)
+		return true
+	}
 	status := pick(w, []string{"undelivered", "undelivered", "failed", "delivered"})
 	code := pick(w, []string{"", "30003", "30008", "21211", "30005", "21610"})
 	if status == "delivered" {

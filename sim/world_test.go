@@ -52,10 +52,11 @@ type world struct {
 	// The relay's world (relay_test.go).
 	addrs     map[supKey]string // how each address answers the simulated providers
 	sendMu    sync.Mutex
-	sends     []sendRec       // the current relay round's sends
-	leased    map[string]bool // messages a faulted round left under lease
-	deadSince map[string]int  // the step each dead message was first seen dead
-	deadOK    map[string]bool // dead messages check 9 found handled for good
+	sends     []sendRec            // the current relay round's sends
+	claimed   int                  // messages the current relay round claimed
+	leased    map[string]time.Time // messages a faulted round left under lease, and until when
+	deadSince map[string]int       // the step each dead message was first seen dead
+	deadOK    map[string]bool      // dead messages check 9 found handled for good
 
 	// Per step.
 	plan       *faultPlan // the fault armed for this step's use case
@@ -155,7 +156,7 @@ func sqliteBackend(dir string) backend {
 // went; a failure carries the seed, the failing check and the step log.
 func runSeed(ctx context.Context, be backend, seed uint64, steps int, trace func(string)) (res result) {
 	w := &world{seed: seed, ctx: ctx, be: be, st: newStats(), trace: trace, auditSeen: map[string]int{},
-		addrs: map[supKey]string{}, leased: map[string]bool{}, deadSince: map[string]int{}, deadOK: map[string]bool{}}
+		addrs: map[supKey]string{}, leased: map[string]time.Time{}, deadSince: map[string]int{}, deadOK: map[string]bool{}}
 	w.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	w.src = &rngReader{r: w.rng}
 	w.m = newModel()

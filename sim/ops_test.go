@@ -661,6 +661,9 @@ func (w *world) join(b *mBiz, p *person, service, eventID string) bool {
 	jp := waitlist.JoinParams{Name: p.name, Email: p.email, Phone: p.phone, Service: service, EventID: eventID, Source: "sim"}
 	bad := w.chance(0.03)
 	w.criteria(&jp, p, eventID != "", bad)
+	// A window drawn to start up to two hours ago and last an hour or
+	// more can, rarely, have ended already: refused like a bad one.
+	bad = bad || (!jp.Latest.IsZero() && jp.Latest.Before(w.clock.Now()))
 	key := contactKey(p.email, p.phone)
 	var want []string
 	if bad {

@@ -17,14 +17,14 @@ import (
 // The outbox relay in the simulation (issue 14). Every world has an
 // outbox.Relay over its store and fake clock, with an email and an SMS
 // sender played by the seed: each address a person gives is drawn, when
-// the person is made, to be good, flaky (each send fails for a while with
-// some chance), down (every send fails for a while: the message goes dead
-// after relayAttempts), refused for good (no such mailbox or number, the
+// the person is made, to be good, flaky (a send fails now and then, for a
+// passing reason), down (every send fails for a passing reason: the
+// message goes dead after relayAttempts), refused for good (no such mailbox or number, the
 // errors notify/smtp returns for 5.1.1 and notify/twilio for 21211, which
 // outbox.AddressRefused knows) or rejected (a provider's policy: permanent,
 // but not the address's fault). Its dead letters run the use cases'
 // fallback in the transaction that records them dead, wired as
-// cmd/nextup/serve.go wires it, so that whole stories happen: an offer
+// `nextup serve` wires it, so that whole stories happen: an offer
 // whose only address refuses ends no_channel and the slot rolls on; an
 // offer whose text is refused goes again by email. A carrier's
 // "undelivered" report for a text that went out (waitlist.SMSDelivery) is
@@ -231,7 +231,7 @@ func (t claimOrderTx) MessageClaimDue(ctx context.Context, now time.Time, lease 
 	return ms, err
 }
 
-// newRelay is the world's relay, its OnDead wired as cmd/nextup/serve.go
+// newRelay is the world's relay, its OnDead wired as `nextup serve`
 // wires it (deadLetter there).
 func (w *world) newRelay() *outbox.Relay {
 	return &outbox.Relay{

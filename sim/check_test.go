@@ -37,6 +37,19 @@ import (
 //  8. timers: every live offer has its expiry timer (pending: its release
 //     timer), every business its housekeeping, and after a clean Advance
 //     nothing due is left unfired.
+//  9. messages and their fallbacks (relay_test.go): every send the relay
+//     makes leaves its message sent, failed and due after the backoff, or
+//     dead (at its last attempt, or at once when refused), and never goes
+//     to an opted-out address; the opt-outs are exactly those staff made
+//     and the addresses refused for good, each with its audit row; a dead
+//     message of a live offer has, in the same committed state, its one
+//     fallback on the other channel (<id>_fb), or the offer on the other
+//     channel already, or a fallback_skipped row (a passing failure and no
+//     other channel); an offer ends no_channel only after a refusal for
+//     good left no channel; a dead confirmation or reminder of a booking
+//     has its fallback when the other channel is open; a fallback never
+//     falls back; a faulted dead letter leaves its message leased, with no
+//     fallback, and it is tried again once the lease lapses.
 //
 // Hand-backs are checked too: made only for their reason (too soon, try
 // cap, list exhausted with nobody fitting), never over live offers, ended
@@ -51,6 +64,7 @@ func (w *world) checkStep(prev, cur *snapshot) {
 	w.checkFairness(prev, cur, fresh, changed)
 	w.checkMatching(cur)
 	w.checkTimers(cur)
+	w.checkDeadLetters(cur)
 	w.count(prev, cur, fresh)
 }
 
@@ -172,12 +186,15 @@ func (w *world) checkOffers(prev, cur *snapshot) (fresh []nextup.Offer, changed 
 		if stateChanged {
 			changed[o.EntryID] = true
 		}
-		w.checkOfferAudit(o, stateChanged)
+		rows := w.checkOfferAudit(o, stateChanged)
 		if !existed {
 			fresh = append(fresh, o)
 		}
 		if stateChanged {
 			w.checkOfferMessages(o, cur)
+			if o.State == nextup.OfferCancelled && rows[len(rows)-1].Reason == "no_channel" {
+				w.checkNoChannel(o)
+			}
 		}
 	}
 	slices.SortFunc(fresh, func(a, b nextup.Offer) int { return int(w.m.offers[a.ID].created - w.m.offers[b.ID].created) })
@@ -283,8 +300,9 @@ func rowsString(rows []nextup.AuditEvent) string {
 // stateRows drops the audit rows that record no state change of their
 // subject: the organiser's override of a registration (Promote: reason
 // "override", waiting → next_in_line, or waiting → offered beside the
-// offer's own rows) and a check-in at the door (reason "check_in",
-// not_checked_in ↔ checked_in). Each dropped row is held to its shape;
+// offer's own rows), an address opted out because it refused a message
+// for good ("" → sms_undeliverable or email_undeliverable) and a check-in
+// at the door (reason "check_in", not_checked_in ↔ checked_in). Each dropped row is held to its shape;
 // bad describes the first that is not.
 func stateRows(rows []nextup.AuditEvent) (out []nextup.AuditEvent, bad string) {
 	for _, r := range rows {
@@ -292,6 +310,12 @@ func stateRows(rows []nextup.AuditEvent) (out []nextup.AuditEvent, bad string) {
 		case r.SubjectType == nextup.SubjectEntry && r.Reason == "override":
 			if r.From != string(nextup.EntryWaiting) || (r.To != "next_in_line" && r.To != string(nextup.EntryOffered)) {
 				bad = fmt.Sprintf("override row %d is %q→%q", r.ID, r.From, r.To)
+			}
+		case r.SubjectType == nextup.SubjectEntry && strings.HasSuffix(r.To, "_undeliverable"):
+			// The fallback opting an address out that refused for good
+			// (waitlist.Undeliverable): a note on the person, not a state.
+			if r.From != "" || (r.To != "sms_undeliverable" && r.To != "email_undeliverable") {
+				bad = fmt.Sprintf("undeliverable row %d is %q→%q", r.ID, r.From, r.To)
 			}
 		case r.SubjectType == nextup.SubjectBooking && r.Reason == "check_in":
 			in, out := "checked_in", "not_checked_in"
@@ -314,7 +338,7 @@ var entryFirst = []string{string(nextup.EntryWaiting), string(nextup.EntryBooked
 
 func finalOffer(s string) bool { return isFinal(nextup.OfferState(s)) }
 
-func (w *world) checkOfferAudit(o nextup.Offer, stateChanged bool) {
+func (w *world) checkOfferAudit(o nextup.Offer, stateChanged bool) []nextup.AuditEvent {
 	rows := w.auditOf(o.BusinessID, nextup.SubjectOffer, o.ID)
 	key := "offer:" + o.ID
 	initial := string(nextup.OfferOffered)
@@ -336,6 +360,7 @@ func (w *world) checkOfferAudit(o nextup.Offer, stateChanged bool) {
 	if w.m.offers[o.ID] == nil {
 		w.m.offers[o.ID] = &mOffer{created: rows[0].ID}
 	}
+	return rows
 }
 
 // claimToken is the last path segment after /c/ of a claim link.
@@ -376,6 +401,9 @@ func (w *world) checkOfferMessages(o nextup.Offer, cur *snapshot) {
 			followUps = append(followUps, m)
 		case waitlist.MessageReminder:
 			// A booking's reminder: checked with the booking below.
+		case waitlist.MessageFallback:
+			// The offer (or its booking's message) sent again on the other
+			// channel after one could not be delivered: check 9.
 		case waitlist.MessageExpired:
 			// The lapsed hold's notice: to the offer's address.
 			if o.State != nextup.OfferExpired || m.Channel != o.Channel || m.To != map[bool]string{true: me.phone, false: me.email}[o.Channel == nextup.ChannelSMS] {
@@ -425,12 +453,16 @@ func (w *world) checkOfferMessages(o nextup.Offer, cur *snapshot) {
 		w.fail("check 6 messages: offer message %s of %s goes to %s %q (entry %s) not before %s; want %s %q, not before %s",
 			m.ID, o.ID, m.Channel, m.To, m.EntryID, fmtT(m.NotBefore), o.Channel, to, fmtT(*o.SentAt))
 	}
-	wantState := nextup.MessageQueued
+	// The relay moves the message on (sent; failed and tried again;
+	// dead). An offer that ends unclaimed cancels it unless it went out
+	// or died already; one being sent at that moment stays cancelled
+	// unless the send went through.
+	wantStates := []nextup.MessageState{nextup.MessageQueued, nextup.MessageFailed, nextup.MessageSent, nextup.MessageDead}
 	if isFinal(o.State) && o.State != nextup.OfferClaimed {
-		wantState = nextup.MessageCancelled
+		wantStates = []nextup.MessageState{nextup.MessageCancelled, nextup.MessageSent, nextup.MessageDead}
 	}
-	if m.State != wantState {
-		w.fail("check 6 messages: offer message of %s offer %s is %s, want %s", o.State, o.ID, m.State, wantState)
+	if !slices.Contains(wantStates, m.State) {
+		w.fail("check 6 messages: offer message of %s offer %s is %s, want one of %v", o.State, o.ID, m.State, wantStates)
 	}
 	if o.State != nextup.OfferClaimed {
 		if len(confirms) != 0 {
@@ -719,7 +751,7 @@ func (w *world) wouldOffer(cur *snapshot, s nextup.Slot, e *mEntry, free int, t 
 			return false
 		}
 	}
-	return w.m.channelFor(e) != "" && w.m.underCap(cur, e, t, before)
+	return w.m.channelAt(e, before) != "" && w.m.underCap(cur, e, t, before)
 }
 
 // checkFairness is check 4. Each new offer, in creation order, must have
@@ -755,7 +787,7 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 			w.fail("check 4 fits: offer %s holds %d seats for a party of %d (entry party %d) of %s slot %s (capacity %d, min party %d, down-fit %v)",
 				o.ID, o.Seats, o.PartySize, e.party, ms.seating, s.ID, ms.capacity, ms.minParty, b.rules.DownFit)
 		}
-		if ch := w.m.channelFor(e); ch == "" || ch != o.Channel {
+		if ch := w.m.channelAt(e, created); ch == "" || ch != o.Channel {
 			w.fail("check 4 guardrails: offer %s goes by %q, the model's channel for entry %s is %q", o.ID, o.Channel, e.id, ch)
 		}
 		if o.ContactKey != e.key() {
@@ -1092,8 +1124,9 @@ func (w *world) deepCheck() {
 	for _, m := range d.Messages {
 		if m.OfferID == "" {
 			// Only a registration confirmed at once has messages of no
-			// offer: its confirmation and its reminders.
-			if w.m.direct[m.BookingID] == "" || (m.Kind != nextup.MessageConfirmation && m.Kind != waitlist.MessageReminder) {
+			// offer: its confirmation and its reminders (and their
+			// fallbacks).
+			if w.m.direct[m.BookingID] == "" || (m.Kind != nextup.MessageConfirmation && m.Kind != waitlist.MessageReminder && m.Kind != waitlist.MessageFallback) {
 				w.fail("check 6 messages: message %s (%s, booking %q) names no offer", m.ID, m.Kind, m.BookingID)
 			}
 			if perDirect[m.BookingID] == nil {
@@ -1110,6 +1143,7 @@ func (w *world) deepCheck() {
 		}
 		perOffer[m.OfferID][m.Kind]++
 	}
+	w.checkFallbacks(d.Messages)
 	for _, id := range sortedKeys(perDirect) {
 		// Reminders: at most the event's offsets plus the morning of.
 		got := perDirect[id]
@@ -1125,6 +1159,9 @@ func (w *world) deepCheck() {
 		}
 		if o.State == nextup.OfferClaimed {
 			want[nextup.MessageConfirmation] = 1
+		}
+		if n := perOffer[o.ID][waitlist.MessageFallback]; n > 0 && want != nil {
+			want[waitlist.MessageFallback] = n // each the fallback of a dead message of the offer: check 9 below
 		}
 		if got := perOffer[o.ID]; got[waitlist.MessageEscalation] == 1 && want != nil {
 			want[waitlist.MessageEscalation] = 1 // a follow-up: its fit is checked per offer

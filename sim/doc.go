@@ -3,19 +3,31 @@
 //
 // Each seed builds a world from nothing but that seed: a fake clock, a
 // fresh store (a SQLite file; in TestSimPostgres a PostgreSQL schema), the
-// waitlist service with ids and tokens drawn from the seed's PRNG, and the
-// timer sweeper. It then takes random steps —
+// waitlist service with ids and tokens drawn from the seed's PRNG, the
+// timer sweeper, and the outbox relay with an email and an SMS provider
+// played by the seed: every address a person gives is drawn to be good,
+// flaky, down (its messages go dead after their last attempt), refused for
+// good (no such mailbox or number) or refused by a provider's policy, and
+// the relay's dead letters run the fallback in their own transaction, as
+// `nextup serve` wires it (relay_test.go). It then takes random steps —
 // businesses, slots and events, joins, event registrations (confirmed at
 // once or waitlisted) and their cancellations, the organiser's override,
 // check-ins and no-shows, releases, resizes, claims (right,
 // stale, repeated, forged and concurrent), declines, withdrawals, leaves,
-// cancelled bookings and no-shows, clock jumps that fire timers, restarts
-// of the store, and store faults injected half-way through a transaction —
-// and after every step reads the store and checks it against an
-// independent model: the seat invariant, offers ending exactly once, fair
-// order, reverse matching, hand-backs, the audit trail, the outbox and the
-// timers (check_test.go lists them). A failing seed prints its step log
-// and replays exactly:
+// cancelled bookings and no-shows, clock jumps that fire timers, relay
+// rounds (after a short clock step or not), a carrier's "undelivered"
+// report for a text that went out, restarts of the store, store faults
+// injected half-way through a use case's transaction, a timer sweep's or
+// a relay round's (most often the one that records a dead letter with its
+// fallback) — and after every step reads the store and checks it against
+// an independent model: the seat invariant, offers ending exactly once,
+// fair order, reverse matching, hand-backs, the audit trail, the outbox,
+// the timers, and the dead letters: each dead message of a live offer has
+// its fallback on the other channel, a fallback_skipped row, or its offer
+// ended no_channel with the slot rolling on, in the same committed state;
+// one fallback per message at most; an address refused for good is opted
+// out and never sent to again (check_test.go lists them). A failing seed
+// prints its step log and replays exactly:
 //
 //	go test ./sim                                       # 200 seeds, about a minute
 //	go test ./sim -run TestSim -sim.seed=17 -sim.trace  # replay one seed, every step

@@ -32,12 +32,26 @@ type faultPlan struct {
 	skipTx int
 	at     int
 	panic  bool
+	// deadOnly binds the plan, instead of to transaction skipTx+1, to the
+	// first transaction that records a message dead (the relay's
+	// MessageFinish and its OnDead fallback): call 1 is that MessageFinish.
+	deadOnly bool
+	// contain turns the planned panic into an error once the store has
+	// rolled the transaction back: the relay runs its transactions on
+	// goroutines of its own, where a panic would end the test binary
+	// instead of the use case. To the store it is the same crash.
+	contain bool
 
 	used      bool   // the plan has been given to a transaction
 	calls     int    // Tx method calls seen in that transaction
 	fired     bool   // the fault happened
 	method    string // the Tx method it hit
 	swallowed bool   // the use case returned nil after the fault
+
+	// Of a planned relay transaction that records a send's outcome: the
+	// message and the lease it was finished under.
+	finishID    string
+	finishLease time.Time
 }
 
 func (p *faultPlan) String() string {
@@ -46,9 +60,15 @@ func (p *faultPlan) String() string {
 		kind = "panic"
 	}
 	if !p.fired {
+		if p.deadOnly {
+			return fmt.Sprintf("%s at call %d of a dead letter's tx (not reached: %d calls)", kind, p.at, p.calls)
+		}
 		return fmt.Sprintf("%s at call %d of tx #%d (not reached: %d calls)", kind, p.at, p.skipTx+1, p.calls)
 	}
 	s := fmt.Sprintf("%s at call %d (%s) of tx #%d", kind, p.at, p.method, p.skipTx+1)
+	if p.deadOnly {
+		s = fmt.Sprintf("%s at call %d (%s) of the dead letter of %s", kind, p.at, p.method, p.finishID)
+	}
 	if p.swallowed {
 		s += ", swallowed by the use case"
 	}
@@ -100,18 +120,37 @@ func (s *faultStore) take() (nextup.Store, *faultPlan) {
 		s.skip--
 		return s.inner, nil
 	}
+	if p.deadOnly {
+		// Every transaction watches for the dead letter until one binds
+		// the plan (faultTx.MessageFinish).
+		return s.inner, p
+	}
 	p.used = true
 	return s.inner, p
 }
 
-func (s *faultStore) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
+func (s *faultStore) InTx(ctx context.Context, fn func(tx nextup.Tx) error) (err error) {
 	inner, p := s.take()
 	if p == nil {
 		return inner.InTx(ctx, fn)
 	}
+	if p.contain {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			ip, ok := r.(injectedPanic)
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("died at call %d (%s): %w", ip.call, ip.method, errInjected)
+		}()
+	}
 	return inner.InTx(ctx, func(tx nextup.Tx) error {
-		err := fn(&faultTx{Tx: tx, p: p})
-		if p.fired && err == nil {
+		ft := &faultTx{Tx: tx, p: p, bound: !p.deadOnly}
+		err := fn(ft)
+		if ft.bound && p.fired && err == nil {
 			p.swallowed = true
 			return fmt.Errorf("commit: %w", errInjected)
 		}
@@ -141,11 +180,15 @@ func (s *faultStore) Close() error { return nil }
 // It embeds the real Tx and overrides every method, so each call counts.
 type faultTx struct {
 	nextup.Tx
-	p *faultPlan
+	p     *faultPlan
+	bound bool // the plan is this transaction's (see faultPlan.deadOnly)
 }
 
 func (t *faultTx) hit(method string) error {
 	p := t.p
+	if !t.bound {
+		return nil
+	}
 	p.calls++
 	if p.fired {
 		return fmt.Errorf("%s after an earlier fault: %w", method, errInjected)
@@ -511,6 +554,12 @@ func (t *faultTx) MessageClaimDue(ctx context.Context, now time.Time, lease time
 }
 
 func (t *faultTx) MessageFinish(ctx context.Context, id string, claimedUntil time.Time, r nextup.MessageResult) error {
+	if t.p.deadOnly && !t.bound && !t.p.used && r.State == nextup.MessageDead {
+		t.p.used, t.bound = true, true
+	}
+	if t.bound {
+		t.p.finishID, t.p.finishLease = id, claimedUntil
+	}
 	if err := t.hit("MessageFinish"); err != nil {
 		return err
 	}

@@ -18,12 +18,16 @@ import (
 // Only the claim window around quiet hours (engine.OfferWindow) is borrowed,
 // because it is a pure time calculation with its own table tests.
 type model struct {
-	biz      map[string]*mBiz
-	bizIDs   []string // creation order
-	slots    map[string]*mSlot
-	entries  map[string]*mEntry
-	offers   map[string]*mOffer
-	suppress map[supKey]bool
+	biz     map[string]*mBiz
+	bizIDs  []string // creation order
+	slots   map[string]*mSlot
+	entries map[string]*mEntry
+	offers  map[string]*mOffer
+	// suppress holds the opt-outs, each with the id of the audit row that
+	// recorded it (0: one that predates every offer it could matter to),
+	// so that an offer made in the same relay round before an address was
+	// refused is held to the channels open when it was made.
+	suppress map[supKey]int64
 	// direct maps the bookings of registrations confirmed at once
 	// (Register, no offer) to their entries.
 	direct map[string]string
@@ -35,7 +39,7 @@ func newModel() *model {
 		slots:    map[string]*mSlot{},
 		entries:  map[string]*mEntry{},
 		offers:   map[string]*mOffer{},
-		suppress: map[supKey]bool{},
+		suppress: map[supKey]int64{},
 		direct:   map[string]string{},
 	}
 }
@@ -194,11 +198,25 @@ func (m *model) unitPartyFits(s *mSlot, party int) bool {
 // channelFor is guardrail 4's channel choice: SMS when there is a phone
 // number unless the person chose email, email as the fallback, skipping
 // opted-out channels; "" when nothing is left.
-func (m *model) channelFor(e *mEntry) nextup.Channel {
+func (m *model) channelFor(e *mEntry) nextup.Channel { return m.channelAt(e, 0) }
+
+// suppressed reports whether the business's address on channel c was
+// opted out before the audit row before (0: by now).
+func (m *model) suppressed(biz string, c nextup.Channel, address string, before int64) bool {
+	if address == "" {
+		return false
+	}
+	// Opt-outs are kept by address key: a STOP from +447700900123 stops
+	// texts to "+44 7700 900123".
+	id, ok := m.suppress[supKey{biz, c, nextup.AddressKey(c, address)}]
+	return ok && (before == 0 || id < before)
+}
+
+// channelAt is channelFor with the opt-outs recorded before the audit
+// row before (0: all).
+func (m *model) channelAt(e *mEntry, before int64) nextup.Channel {
 	ok := func(c nextup.Channel) bool {
-		// Opt-outs are kept by address key: a STOP from +447700900123
-		// stops texts to "+44 7700 900123".
-		if m.suppress[supKey{e.biz, c, nextup.AddressKey(c, e.email)}] || m.suppress[supKey{e.biz, c, nextup.AddressKey(c, e.phone)}] {
+		if m.suppressed(e.biz, c, e.email, before) || m.suppressed(e.biz, c, e.phone, before) {
 			return false
 		}
 		if c == nextup.ChannelSMS {

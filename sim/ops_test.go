@@ -63,6 +63,9 @@ func init() {
 		{"restart", 1, false, (*world).opRestart},
 		{"fault", 5, false, (*world).opFault},
 		{"fault_timers", 2, false, (*world).opFaultTimers},
+		{"relay", 10, false, (*world).opRelay},
+		{"fault_relay", 3, false, (*world).opRelayFault},
+		{"sms_undelivered", 3, true, (*world).opSMSUndelivered},
 	}
 }
 
@@ -536,6 +539,7 @@ func (w *world) person(b *mBiz) *person {
 		p.phone = fmt.Sprintf("+44 7700 9%05d", 10*n+w.intn(10))
 	}
 	b.people = append(b.people, p)
+	w.addAddresses(b.id, p)
 	return p
 }
 
@@ -657,6 +661,9 @@ func (w *world) join(b *mBiz, p *person, service, eventID string) bool {
 	jp := waitlist.JoinParams{Name: p.name, Email: p.email, Phone: p.phone, Service: service, EventID: eventID, Source: "sim"}
 	bad := w.chance(0.03)
 	w.criteria(&jp, p, eventID != "", bad)
+	// A window drawn to start up to two hours ago and last an hour or
+	// more can, rarely, have ended already: refused like a bad one.
+	bad = bad || (!jp.Latest.IsZero() && jp.Latest.Before(w.clock.Now()))
 	key := contactKey(p.email, p.phone)
 	var want []string
 	if bad {
@@ -831,7 +838,9 @@ func (w *world) opSuppress() bool {
 	if err != nil {
 		w.fail("add suppression: %v", err)
 	}
-	w.m.suppress[supKey{s.BusinessID, s.Channel, s.Address}] = true
+	if _, ok := w.m.suppress[supKey{s.BusinessID, s.Channel, s.Address}]; !ok {
+		w.m.suppress[supKey{s.BusinessID, s.Channel, s.Address}] = 0
+	}
 	w.note("%s %s %s", me.biz, s.Channel, s.Address)
 	return true
 }

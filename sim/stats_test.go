@@ -42,6 +42,21 @@ type stats struct {
 	unauditedResolve    int // hand-backs resolved without a hand-back audit row
 	claimGaps           int // open slots left under the try cap after a claim
 	claimGapExample     string
+
+	// The relay (relay_test.go).
+	sends            map[string]int // provider calls by outcome
+	deadLetters      int            // sends that left their message dead
+	deadAfterRetries int            // of them, after relayAttempts passing failures
+	offerFallbacks   int            // dead offer messages sent again on the other channel
+	bookingFallbacks int            // dead confirmations and reminders sent again
+	fallbackCovered  int            // dead offer messages whose other channel had the offer already
+	fallbackSkipped  int            // passing failures with no other channel (fallback_skipped)
+	noChannel        int            // offers ended no_channel
+	relayFaults      int            // relay rounds with a transaction failed by a fault
+	relayPanics      int
+	deadLetterFaults int // of them, in the transaction of a dead letter and its fallback
+	relayRetried     int // messages claimed again after a faulted round left them leased
+	smsReports       int // carrier delivery reports handled
 }
 
 func newStats() *stats {
@@ -54,6 +69,7 @@ func newStats() *stats {
 		faultMasked:     map[string]int{},
 		faultMaskedSeed: map[string]string{},
 		capGapSeen:      map[string]bool{},
+		sends:           map[string]int{},
 	}
 }
 
@@ -92,6 +108,21 @@ func (t *totals) add(s *stats, steps int) {
 			a.faultMaskedSeed[k] = s.faultMaskedSeed[k]
 		}
 	}
+	for k, v := range s.sends {
+		a.sends[k] += v
+	}
+	a.deadLetters += s.deadLetters
+	a.deadAfterRetries += s.deadAfterRetries
+	a.offerFallbacks += s.offerFallbacks
+	a.bookingFallbacks += s.bookingFallbacks
+	a.fallbackCovered += s.fallbackCovered
+	a.fallbackSkipped += s.fallbackSkipped
+	a.noChannel += s.noChannel
+	a.relayFaults += s.relayFaults
+	a.relayPanics += s.relayPanics
+	a.deadLetterFaults += s.deadLetterFaults
+	a.relayRetried += s.relayRetried
+	a.smsReports += s.smsReports
 	a.offers += s.offers
 	a.pending += s.pending
 	a.repeats += s.repeats
@@ -143,6 +174,12 @@ func (s *stats) String() string {
 	for _, k := range slices.Sorted(maps.Keys(s.faultMasked)) {
 		fmt.Fprintf(&b, "a store fault reported as %s: %d times, first %s\n", k, s.faultMasked[k], s.faultMaskedSeed[k])
 	}
+	fmt.Fprintf(&b, "relay: sends %s; %d messages dead (%d after %d passing failures); %d carrier reports\n",
+		sortedCounts(s.sends), s.deadLetters, s.deadAfterRetries, relayAttempts, s.smsReports)
+	fmt.Fprintf(&b, "dead letters: %d offers sent again on the other channel, %d already there, %d skipped (no other channel), %d ended no_channel; %d bookings' messages sent again\n",
+		s.offerFallbacks, s.fallbackCovered, s.fallbackSkipped, s.noChannel, s.bookingFallbacks)
+	fmt.Fprintf(&b, "relay faults: %d rounds (%d by panic), %d in a dead letter's transaction; %d messages tried again after their lease lapsed\n",
+		s.relayFaults, s.relayPanics, s.deadLetterFaults, s.relayRetried)
 	fmt.Fprintf(&b, "entries expired by housekeeping: %d\n", s.entriesExpired)
 	if s.capGaps > 0 {
 		fmt.Fprintf(&b, "open slots left after a daily-cap skip once the cap reset (excused in check 7): %d, e.g. %s\n", s.capGaps, s.capGapExample)
@@ -196,6 +233,17 @@ func (s *stats) coverage() []string {
 		{s.rejections[nextup.CodeWaitlistFull], "a waitlist_full refusal"},
 		{s.rejections[nextup.CodeCancellationClosed], "a cancellation_closed refusal"},
 		{s.overrides, "an offer by an organiser's override"},
+		{s.sends[sendOK], "a message sent by the relay"},
+		{s.sends[sendTransient], "a send that failed for a while"},
+		{s.sends[sendRefused], "an address refused for good"},
+		{s.sends[sendRejected], "a send refused by a provider's policy"},
+		{s.deadAfterRetries, "a message dead after its last attempt"},
+		{s.offerFallbacks, "an offer sent again on the other channel"},
+		{s.fallbackSkipped, "a dead offer message with no other channel (fallback_skipped)"},
+		{s.noChannel, "an offer ended no_channel"},
+		{s.deadLetterFaults, "a fault in a dead letter's transaction"},
+		{s.relayRetried, "a message tried again after a faulted round"},
+		{s.smsReports, "a carrier's delivery report"},
 	}
 	for _, c := range checks {
 		if c.n == 0 {

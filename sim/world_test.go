@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/outbox"
 	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -22,9 +23,9 @@ import (
 const baseURL = "https://nextup.test"
 
 // world is one seed's run: a fake clock, a fresh store (a SQLite file or
-// a PostgreSQL schema), the waitlist service and the timer sweeper on top
-// of it (through the fault injecting wrapper), the model, and the log of
-// steps taken.
+// a PostgreSQL schema), the waitlist service, the timer sweeper and the
+// outbox relay on top of it (through the fault injecting wrapper), the
+// model, and the log of steps taken.
 type world struct {
 	seed  uint64
 	rng   *rand.Rand
@@ -36,6 +37,7 @@ type world struct {
 	fs    *faultStore
 	svc   *waitlist.Service
 	sweep *timer.Sweeper
+	relay *outbox.Relay
 	m     *model
 	prev  *snapshot
 	st    *stats
@@ -45,6 +47,15 @@ type world struct {
 	notes []string
 	log   []string
 	trace func(string)
+
+	// The relay's world (relay_test.go).
+	addrs     map[supKey]string // how each address answers the simulated providers
+	sendMu    sync.Mutex
+	sends     []sendRec            // the current relay round's sends
+	claimed   int                  // messages the current relay round claimed
+	leased    map[string]time.Time // messages a faulted round left under lease, and until when
+	deadSince map[string]int       // the step each dead message was first seen dead
+	deadOK    map[string]bool      // dead messages check 9 found handled for good
 
 	// Per step.
 	plan       *faultPlan // the fault armed for this step's use case
@@ -143,7 +154,8 @@ func sqliteBackend(dir string) backend {
 // runSeed runs one seed for steps steps on be's store and reports how it
 // went; a failure carries the seed, the failing check and the step log.
 func runSeed(ctx context.Context, be backend, seed uint64, steps int, trace func(string)) (res result) {
-	w := &world{seed: seed, ctx: ctx, be: be, st: newStats(), trace: trace, auditSeen: map[string]int{}}
+	w := &world{seed: seed, ctx: ctx, be: be, st: newStats(), trace: trace, auditSeen: map[string]int{},
+		addrs: map[supKey]string{}, leased: map[string]time.Time{}, deadSince: map[string]int{}, deadOK: map[string]bool{}}
 	w.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	w.src = &rngReader{r: w.rng}
 	w.m = newModel()
@@ -188,6 +200,7 @@ func (w *world) open() {
 		Logger:  quiet,
 	}
 	w.sweep = &timer.Sweeper{Store: w.fs, Clock: w.clock, Handler: w.svc, Owner: "sim", Logger: quiet}
+	w.relay = w.newRelay()
 	w.prev = w.read(nil)
 }
 

@@ -223,25 +223,48 @@ func (r *Request) open(ctx context.Context) (nextup.Tx, error) {
 	return nil, errReplayed
 }
 
-// run runs one use case's function in the request's transaction, in a
-// savepoint of its own: a failure undoes its writes only, a change of
-// state under its decision runs it again (as Service.tx does).
+// run runs one use case's function in the request's transaction. A
+// failure undoes the use case's writes only; a change of state under its
+// decision runs it again (as Service.tx does). The first use case of a
+// phase needs no savepoint for that: the phase holds nothing else worth
+// keeping (at most the Idempotency-Key's record, which is started again),
+// so its failure rolls the phase back whole, which costs SQLite two
+// statements less in the common request of one use case. Later ones run
+// in savepoints of their own.
 func (r *Request) run(ctx context.Context, fn func(w *work) error) error {
-	tx, err := r.open(ctx)
-	if err != nil {
-		return err
-	}
+	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
+		var tx nextup.Tx
+		if tx, err = r.open(ctx); err != nil {
+			return err
+		}
+		first := !r.wrote
 		var w *work
-		err = tx.Savepoint(ctx, func() error {
+		body := func() error {
 			w = &work{s: r.s, tx: tx, now: r.s.Clock.Now(), businesses: map[string]*bizInfo{}}
 			return fn(w)
-		})
+		}
+		if first {
+			err = body()
+		} else {
+			err = tx.Savepoint(ctx, body)
+		}
+		if err != nil {
+			r.fail(err)
+			if first {
+				// Undo it by undoing the phase; a store failure is handed
+				// to the store, which may ask for the request to run again.
+				if r.poison != nil {
+					r.closePhase(r.poison)
+				} else {
+					r.closePhase(errDiscard)
+				}
+			}
+		}
 		if errors.Is(err, errRedecide) {
 			continue
 		}
 		if err != nil {
-			r.fail(err)
 			return err
 		}
 		r.wrote = true

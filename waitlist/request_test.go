@@ -55,14 +55,30 @@ func TestRequestIsOneTransaction(t *testing.T) {
 		t.Fatalf("%d entries after End, want Ann and Bob", n)
 	}
 
+	// A first use case that fails (Bob again) rolls its phase back, and the
+	// request goes on in a new one.
+	ctx, req, _, _ = b.svc.Begin(b.ctx, nil)
+	if _, err := b.svc.Join(ctx, b.biz.ID, waitlist.JoinParams{Name: "Bob", Email: "bob@example.com", Service: "haircut"}); !errors.Is(err, nextup.ErrConflict) {
+		t.Fatalf("second join of Bob: %v, want already_waiting", err)
+	}
+	if _, err := b.svc.Join(ctx, b.biz.ID, waitlist.JoinParams{Name: "Dee", Email: "dee@example.com", Service: "haircut"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := req.End(waitlist.Response{Status: 201}); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.countEntries(t); n != 3 {
+		t.Fatalf("%d entries after a request whose first use case failed, want Ann, Bob and Dee", n)
+	}
+
 	// Abort (a handler that panicked) keeps nothing.
 	ctx, req, _, _ = b.svc.Begin(b.ctx, nil)
 	if _, err := b.svc.Join(ctx, b.biz.ID, waitlist.JoinParams{Name: "Cy", Email: "cy@example.com", Service: "haircut"}); err != nil {
 		t.Fatal(err)
 	}
 	req.Abort()
-	if n := b.countEntries(t); n != 2 {
-		t.Fatalf("%d entries after an aborted request, want 2", n)
+	if n := b.countEntries(t); n != 3 {
+		t.Fatalf("%d entries after an aborted request, want 3", n)
 	}
 }
 

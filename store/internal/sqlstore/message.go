@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -76,7 +77,12 @@ func MessageDueOrder(a, b nextup.Message) int {
 	if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
 		return c
 	}
-	return a.CreatedAt.Compare(b.CreatedAt)
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c
+	}
+	// Same instant: by id, so that every backend hands a batch out in the
+	// same order (RETURNING keeps none).
+	return strings.Compare(a.ID, b.ID)
 }
 
 // MessageFinish records a send's outcome on message ?6 under the lease

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // The booking-system saga. A business whose own booking system holds the
@@ -154,7 +155,7 @@ func (s *Service) readBookingAsk(ctx context.Context, bookingID string) (booking
 			return err
 		}
 		a.url = biz.Profile.BookingURL
-		a.req = nextup.BookRequest{BusinessID: b.BusinessID, BookingID: b.ID, SlotID: sl.ID, Service: slotService(sl),
+		a.req = nextup.BookRequest{BusinessID: b.BusinessID, BookingID: b.ID, SlotID: sl.ID, Service: templates.SlotService(sl),
 			Staff: sl.Staff, StartsAt: sl.StartsAt, EndsAt: sl.EndsAt, Seats: b.Seats, PartySize: o.PartySize,
 			Name: e.Name, Email: e.Email, Phone: e.Phone, EntryID: e.ID, OfferID: o.ID}
 		return nil
@@ -486,13 +487,13 @@ func (w *work) handBackUnconfirmed(ctx context.Context, c sagaClaim, reason stri
 // that their claim was not booked: the slot was taken, or the business
 // will confirm with them.
 func bookingFailedMessage(c sagaClaim, reason string) nextup.Message {
-	kind := TemplateUnconfirmed
+	kind := templates.TemplateUnconfirmed
 	if reason == ReasonSlotTaken {
-		kind = TemplateFilled
+		kind = templates.TemplateFilled
 	}
 	m := nextup.Message{BusinessID: c.bi.b.ID, Kind: MessageBookingFailed, Channel: c.offer.Channel,
-		To: addressOf(c.entry, c.offer.Channel), OfferID: c.offer.ID, EntryID: c.entry.ID, BookingID: c.booking.ID}
-	compose(c.bi, kind, slotData(c.bi, c.slot, c.entry, c.offer.PartySize), &m)
+		To: templates.AddressOf(c.entry, c.offer.Channel), OfferID: c.offer.ID, EntryID: c.entry.ID, BookingID: c.booking.ID}
+	templates.Compose(c.bi.b, kind, templates.SlotData(c.bi.loc, c.slot, c.entry, c.offer.PartySize), &m)
 	return m
 }
 
@@ -507,10 +508,10 @@ func ownerNoticeMessage(c sagaClaim, what, owner string) nextup.Message {
 		"nextup has handed the slot back to you and told %s you will confirm with them directly%s.\n\n"+
 		"Please check your booking system: if the booking is there, or you can make it, confirm with %s; if the slot is free "+
 		"and you would rather offer it to the waitlist, release it in nextup. Its seats stay taken in nextup until you do.",
-		c.entry.Name, slotService(c.slot), FormatWhen(c.slot.StartsAt, c.bi.loc), what, c.reply.Detail, c.entry.Name, contact, c.entry.Name)
+		c.entry.Name, templates.SlotService(c.slot), templates.FormatWhen(c.slot.StartsAt, c.bi.loc), what, c.reply.Detail, c.entry.Name, contact, c.entry.Name)
 	m := nextup.Message{BusinessID: c.bi.b.ID, Kind: MessageStaffNotice, Channel: nextup.ChannelEmail, To: owner, BookingID: c.booking.ID}
-	compose(c.bi, TemplateHandback, TemplateData{Service: slotService(c.slot), Staff: c.slot.Staff,
-		When: FormatWhen(c.slot.StartsAt, c.bi.loc), Note: note}, &m)
+	templates.Compose(c.bi.b, templates.TemplateHandback, templates.TemplateData{Service: templates.SlotService(c.slot), Staff: c.slot.Staff,
+		When: templates.FormatWhen(c.slot.StartsAt, c.bi.loc), Note: note}, &m)
 	return m
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // CreateBusinessParams are the inputs of CreateBusiness.
@@ -211,7 +212,7 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 	var out nextup.Business
 	if p.Templates != nil {
 		// Tried on sample data before the transaction opens.
-		if f := validateTemplates(*p.Templates); len(f) > 0 {
+		if f := templates.ValidateTemplates(*p.Templates); len(f) > 0 {
 			return out, invalid(f...)
 		}
 	}

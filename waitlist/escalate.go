@@ -7,6 +7,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // MessageEscalation is the kind of the follow-up of an offer not seen.
@@ -98,10 +99,10 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 // escalationMessage is the follow-up of an offer, on the other channel,
 // with the same claim link.
 func escalationMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, ch nextup.Channel, now time.Time) nextup.Message {
-	d := offerData(bi, sl, e, o, link, now)
-	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageEscalation, Channel: ch, To: addressOf(e, ch), ClaimURL: link,
+	d := templates.OfferData(bi.loc, sl, e, o, link, now)
+	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageEscalation, Channel: ch, To: templates.AddressOf(e, ch), ClaimURL: link,
 		OfferID: o.ID, EntryID: e.ID}
 	s.stoppable(bi.b, &m)
-	compose(bi, TemplateEscalation, d, &m)
+	templates.Compose(bi.b, templates.TemplateEscalation, d, &m)
 	return m
 }

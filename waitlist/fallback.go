@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // MessageFallback is the kind of a message sent again on the person's
@@ -110,7 +111,7 @@ func (w *work) undeliverable(ctx context.Context, messageID string, permanent bo
 	if m.Channel == nextup.ChannelEmail {
 		other = nextup.ChannelSMS
 	}
-	to := addressOf(e, other)
+	to := templates.AddressOf(e, other)
 	if out, err := optedOut(ctx, w.tx, m.BusinessID, other, to); err != nil {
 		return err
 	} else if out {
@@ -173,11 +174,11 @@ func (w *work) offerFallback(ctx context.Context, bi *bizInfo, m nextup.Message,
 	if err != nil {
 		return err
 	}
-	d := offerData(bi, sl, e, o, m.ClaimURL, w.now)
+	d := templates.OfferData(bi.loc, sl, e, o, m.ClaimURL, w.now)
 	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
 		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID, NotBefore: w.notBefore(bi)}
 	w.s.stoppable(bi.b, &f)
-	compose(bi, TemplateOffer, d, &f)
+	templates.Compose(bi.b, templates.TemplateOffer, d, &f)
 	if err := w.queueWithID(ctx, f); err != nil {
 		return err
 	}
@@ -207,17 +208,17 @@ func (w *work) bookingFallback(ctx context.Context, bi *bizInfo, m nextup.Messag
 	if !w.notBefore(bi).Before(sl.StartsAt) {
 		return nil // too late to help
 	}
-	d := slotData(bi, sl, e, b.Seats)
-	kind := TemplateReminder
+	d := templates.SlotData(bi.loc, sl, e, b.Seats)
+	kind := templates.TemplateReminder
 	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
 		OfferID: m.OfferID, EntryID: e.ID, BookingID: b.ID, NotBefore: w.notBefore(bi)}
 	if m.Kind == nextup.MessageConfirmation {
-		kind = TemplateConfirmation
+		kind = templates.TemplateConfirmation
 		if other == nextup.ChannelEmail {
-			f.Calendar = CalendarICS(b, sl, bi.b.Name)
+			f.Calendar = templates.CalendarICS(b, sl, bi.b.Name)
 		}
 	}
-	compose(bi, kind, d, &f)
+	templates.Compose(bi.b, kind, d, &f)
 	if err := w.queueWithID(ctx, f); err != nil {
 		return err
 	}

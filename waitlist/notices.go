@@ -7,6 +7,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // Notices: the messages that tell a person (or the owner) how things
@@ -41,11 +42,11 @@ func (w *work) queueJoined(ctx context.Context, bi *bizInfo, e nextup.Entry, sta
 		if err != nil {
 			return fmt.Errorf("event %s: %w", e.EventID, err)
 		}
-		what = slotService(ev)
+		what = templates.SlotService(ev)
 	}
-	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageJoined, Channel: ch, To: addressOf(e, ch), EntryID: e.ID}
+	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageJoined, Channel: ch, To: templates.AddressOf(e, ch), EntryID: e.ID}
 	w.s.stoppable(bi.b, &m)
-	compose(bi, TemplateJoined, TemplateData{Name: e.Name, Service: what, StatusLink: w.s.StatusURL(statusToken)}, &m)
+	templates.Compose(bi.b, templates.TemplateJoined, templates.TemplateData{Name: e.Name, Service: what, StatusLink: w.s.StatusURL(statusToken)}, &m)
 	return w.queue(ctx, m)
 }
 
@@ -61,13 +62,13 @@ func (w *work) queueExpired(ctx context.Context, bi *bizInfo, o nextup.Offer) er
 	if err != nil {
 		return err
 	}
-	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageExpired, Channel: o.Channel, To: addressOf(e, o.Channel),
+	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageExpired, Channel: o.Channel, To: templates.AddressOf(e, o.Channel),
 		OfferID: o.ID, EntryID: e.ID, NotBefore: w.notBefore(bi)}
 	if m.To == "" {
 		return nil
 	}
 	w.s.stoppable(bi.b, &m)
-	compose(bi, TemplateExpired, slotData(bi, sl, e, o.PartySize), &m)
+	templates.Compose(bi.b, templates.TemplateExpired, templates.SlotData(bi.loc, sl, e, o.PartySize), &m)
 	return w.queue(ctx, m)
 }
 
@@ -79,7 +80,7 @@ func (w *work) queueHandback(ctx context.Context, bi *bizInfo, sl nextup.Slot, h
 		return nil
 	}
 	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageHandback, Channel: nextup.ChannelEmail, To: to}
-	d := TemplateData{Service: slotService(sl), Staff: sl.Staff, When: FormatWhen(sl.StartsAt, bi.loc), Note: h.Note}
-	compose(bi, TemplateHandback, d, &m)
+	d := templates.TemplateData{Service: templates.SlotService(sl), Staff: sl.Staff, When: templates.FormatWhen(sl.StartsAt, bi.loc), Note: h.Note}
+	templates.Compose(bi.b, templates.TemplateHandback, d, &m)
 	return w.queue(ctx, m)
 }

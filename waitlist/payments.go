@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // Paid events. Nobody is charged while waiting: a checkout exists only
@@ -351,10 +351,10 @@ func (w *work) queueRefunded(ctx context.Context, bi *bizInfo, p nextup.Payment)
 	if err != nil || ch == "" {
 		return err
 	}
-	d := slotData(bi, sl, e, e.PartySize)
-	d.Price = FormatPrice(p.AmountCents, p.Currency)
-	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessagePaymentRefunds, Channel: ch, To: addressOf(e, ch), OfferID: p.OfferID, EntryID: e.ID}
-	compose(bi, TemplateRefunded, d, &m)
+	d := templates.SlotData(bi.loc, sl, e, e.PartySize)
+	d.Price = templates.FormatPrice(p.AmountCents, p.Currency)
+	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessagePaymentRefunds, Channel: ch, To: templates.AddressOf(e, ch), OfferID: p.OfferID, EntryID: e.ID}
+	templates.Compose(bi.b, templates.TemplateRefunded, d, &m)
 	return w.queue(ctx, m)
 }
 
@@ -375,18 +375,6 @@ func (w *work) expirePayments(ctx context.Context, o nextup.Offer) error {
 		w.endedSessions = append(w.endedSessions, p.SessionID)
 	}
 	return nil
-}
-
-// FormatPrice is an amount as a customer reads it: "EUR 25.00".
-func FormatPrice(cents int64, currency string) string {
-	if cents <= 0 {
-		return ""
-	}
-	sym := map[string]string{"eur": "€", "gbp": "£", "usd": "$"}[currency]
-	if sym == "" {
-		return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, strings.ToUpper(currency))
-	}
-	return fmt.Sprintf("%s%d.%02d", sym, cents/100, cents%100)
 }
 
 // refusePaid stops a claim of a paid event's offer that does not come

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // MessageProposal is the kind of the owner's email about a new proposed
@@ -129,19 +130,19 @@ func (w *work) queueProposal(ctx context.Context, bi *bizInfo, p nextup.Proposal
 		add("Party", fmt.Sprint(f.PartySize))
 	}
 	if !f.Earliest.IsZero() {
-		add("From", FormatWhen(f.Earliest, bi.loc))
+		add("From", templates.FormatWhen(f.Earliest, bi.loc))
 	}
 	if !f.Latest.IsZero() {
-		add("Until", FormatWhen(f.Latest, bi.loc))
+		add("Until", templates.FormatWhen(f.Latest, bi.loc))
 	}
 	add("With", f.Staff)
-	add("Joins as of", FormatWhen(p.ReceivedAt, bi.loc))
+	add("Joins as of", templates.FormatWhen(p.ReceivedAt, bi.loc))
 	if len(p.Problems) > 0 {
 		add("Check", strings.Join(p.Problems, "; "))
 	}
 	note := strings.Join(lines, "\n") + "\n\nThey wrote:\n" + p.Excerpt
 	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageProposal, Channel: nextup.ChannelEmail, To: to}
-	compose(bi, TemplateProposal, TemplateData{Name: cmpOr(f.Name, "someone"), Service: cmpOr(f.Service, "a slot"),
+	templates.Compose(bi.b, templates.TemplateProposal, templates.TemplateData{Name: templates.CmpOr(f.Name, "someone"), Service: templates.CmpOr(f.Service, "a slot"),
 		Note: note, ApproveLink: w.s.ProposalURL(token, "approve"), RejectLink: w.s.ProposalURL(token, "reject")}, &m)
 	return w.queue(ctx, m)
 }
@@ -267,11 +268,11 @@ func cmpErr(err error) error {
 
 // merge lays staff's corrections over the parsed fields.
 func merge(f, o nextup.ProposalFields) nextup.ProposalFields {
-	f.Name = cmpOr(o.Name, f.Name)
-	f.Email = cmpOr(o.Email, f.Email)
-	f.Phone = cmpOr(o.Phone, f.Phone)
-	f.Service = cmpOr(o.Service, f.Service)
-	f.Staff = cmpOr(o.Staff, f.Staff)
+	f.Name = templates.CmpOr(o.Name, f.Name)
+	f.Email = templates.CmpOr(o.Email, f.Email)
+	f.Phone = templates.CmpOr(o.Phone, f.Phone)
+	f.Service = templates.CmpOr(o.Service, f.Service)
+	f.Staff = templates.CmpOr(o.Staff, f.Staff)
 	if o.PartySize > 0 {
 		f.PartySize = o.PartySize
 	}

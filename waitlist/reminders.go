@@ -9,6 +9,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // MessageReminder is the kind of a booking's reminder.
@@ -96,22 +97,22 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 		}
 		ch = o.Channel
 	}
-	if addressOf(e, ch) == "" { // the entry changed since: use what is left
+	if templates.AddressOf(e, ch) == "" { // the entry changed since: use what is left
 		ch = nextup.ChannelEmail
 		if e.Phone != "" {
 			ch = nextup.ChannelSMS
 		}
 	}
-	d := slotData(bi, sl, e, b.Seats)
+	d := templates.SlotData(bi.loc, sl, e, b.Seats)
 	if sl.Kind == nextup.KindEvent && w.now.Before(sl.CancellationClosesAt()) {
 		d.CancelLink = w.s.CancelURL(bi.b, b.ID)
 	}
-	m := nextup.Message{BusinessID: b.BusinessID, Kind: MessageReminder, Channel: ch, To: addressOf(e, ch),
+	m := nextup.Message{BusinessID: b.BusinessID, Kind: MessageReminder, Channel: ch, To: templates.AddressOf(e, ch),
 		OfferID: b.OfferID, EntryID: e.ID, BookingID: b.ID}
 	if m.To == "" {
 		return nil // nobody to remind
 	}
-	compose(bi, TemplateReminder, d, &m)
+	templates.Compose(bi.b, templates.TemplateReminder, d, &m)
 	return w.queue(ctx, m)
 }
 

@@ -1,4 +1,4 @@
-package waitlist
+package templates
 
 import (
 	ics "github.com/arran4/golang-ical"
@@ -18,7 +18,7 @@ func CalendarICS(b nextup.Booking, sl nextup.Slot, businessName string) string {
 	ev.SetDtStampTime(b.CreatedAt)
 	ev.SetStartAt(sl.StartsAt)
 	ev.SetEndAt(sl.EndsAt)
-	summary := slotService(sl)
+	summary := SlotService(sl)
 	if sl.Staff != "" {
 		summary += " with " + sl.Staff
 	}

@@ -1,4 +1,4 @@
-package waitlist
+package templates
 
 import (
 	"bytes"
@@ -431,14 +431,16 @@ func overrides(p nextup.Profile) map[string]compiled {
 // withDefaults fills the parts a business left empty with the default's.
 func withDefaults(kind string, t nextup.MessageTemplate) nextup.MessageTemplate {
 	d := defaultTemplates[kind]
-	t.Subject = cmpOr(t.Subject, d.Subject)
-	t.Text = cmpOr(t.Text, d.Text)
-	t.HTML = cmpOr(t.HTML, d.HTML)
-	t.SMS = cmpOr(t.SMS, d.SMS)
+	t.Subject = CmpOr(t.Subject, d.Subject)
+	t.Text = CmpOr(t.Text, d.Text)
+	t.HTML = CmpOr(t.HTML, d.HTML)
+	t.SMS = CmpOr(t.SMS, d.SMS)
 	return t
 }
 
-func cmpOr(a, b string) string {
+// CmpOr is a, or b when a is blank: a part a business left empty takes
+// the default's.
+func CmpOr(a, b string) string {
 	if strings.TrimSpace(a) == "" {
 		return b
 	}
@@ -455,10 +457,10 @@ var sampleData = TemplateData{Business: "Salon", Name: "Ada", Service: "Cut", St
 // maxTemplate bounds each template part's source.
 const maxTemplate = 16 << 10
 
-// validateTemplates checks a business's templates: known kinds, each part
+// ValidateTemplates checks a business's templates: known kinds, each part
 // parses and runs on sample data (so a template naming a field that does
 // not exist is refused when it is saved, not when a message is due).
-func validateTemplates(ts map[string]nextup.MessageTemplate) []nextup.FieldError {
+func ValidateTemplates(ts map[string]nextup.MessageTemplate) []nextup.FieldError {
 	var errs []nextup.FieldError
 	for _, kind := range slices.Sorted(maps.Keys(ts)) {
 		t := ts[kind]
@@ -515,22 +517,22 @@ func (c compiled) run(d TemplateData) (rendered, error) {
 	return r, nil
 }
 
-// compose words a message of kind for channel in the business's templates
+// Compose words a message of kind for channel in the business's templates
 // (its own where it has them, else the defaults), filling m's Subject, Body
 // and HTML. unsubscribe, when set, is the one-click link the HTML footer
 // offers. A business template that fails at run time (it was tried on
 // sample data when saved, so this is a bug) falls back to the default: a
 // message must never be lost to its wording.
-func compose(bi *bizInfo, kind string, d TemplateData, m *nextup.Message) {
-	d.Business = bi.b.Name
+func Compose(biz nextup.Business, kind string, d TemplateData, m *nextup.Message) {
+	d.Business = biz.Name
 	if d.Contact == "" {
-		d.Contact = bi.b.Profile.OwnerEmail
+		d.Contact = biz.Profile.OwnerEmail
 	}
 	r, err := rendered{}, error(nil)
-	c, own := overrides(bi.b.Profile)[kind]
+	c, own := overrides(biz.Profile)[kind]
 	if own {
 		if r, err = c.run(d); err != nil {
-			slog.Warn("business template failed; using the default", "business_id", bi.b.ID, "kind", kind, "error", err)
+			slog.Warn("business template failed; using the default", "business_id", biz.ID, "kind", kind, "error", err)
 		}
 	}
 	if !own || err != nil {
@@ -547,7 +549,7 @@ func compose(bi *bizInfo, kind string, d TemplateData, m *nextup.Message) {
 	err = layout.Execute(&b, struct {
 		Subject, Business, Unsubscribe string
 		Content                        htmltemplate.HTML
-	}{r.subject, bi.b.Name, m.UnsubscribeURL, htmltemplate.HTML(r.html)}) // r.html was escaped by html/template
+	}{r.subject, biz.Name, m.UnsubscribeURL, htmltemplate.HTML(r.html)}) // r.html was escaped by html/template
 	if err != nil {
 		panic(fmt.Sprintf("email layout: %v", err))
 	}

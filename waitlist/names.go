@@ -1,0 +1,60 @@
+package waitlist
+
+import (
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/templates"
+)
+
+// The names below live in the packages that own them (see doc.go); they
+// are repeated here so that the web layer, the CLI and the simulation
+// keep one import, waitlist, for everything the use cases offer.
+
+// Template kinds (see package templates).
+const (
+	TemplateOffer        = templates.TemplateOffer
+	TemplateConfirmation = templates.TemplateConfirmation
+	TemplateFilled       = templates.TemplateFilled
+	TemplateExpired      = templates.TemplateExpired
+	TemplateJoined       = templates.TemplateJoined
+	TemplateHandback     = templates.TemplateHandback
+	TemplateReminder     = templates.TemplateReminder
+	TemplateEscalation   = templates.TemplateEscalation
+	TemplateUnconfirmed  = templates.TemplateUnconfirmed
+	TemplateProposal     = templates.TemplateProposal
+	TemplateRefunded     = templates.TemplateRefunded
+)
+
+// TemplateKinds lists the template kinds in the order staff see them.
+var TemplateKinds = templates.TemplateKinds
+
+// TemplateData is what a template can say (templates.TemplateData).
+type TemplateData = templates.TemplateData
+
+// FormatWhen is a slot start as a customer reads it, in the business
+// timezone: "Tue 1 Dec at 3:00 pm".
+func FormatWhen(t time.Time, loc *time.Location) string { return templates.FormatWhen(t, loc) }
+
+// FormatUntil is a deadline in the customer's words: "4:10 pm" today,
+// "Tue 4:10 pm" on another day (relative to now, in the business timezone).
+func FormatUntil(deadline, now time.Time, loc *time.Location) string {
+	return templates.FormatUntil(deadline, now, loc)
+}
+
+// Countdown is a claim window in words: "10 minutes", "2 hours",
+// "1 hour 30 minutes", "2 days".
+func Countdown(d time.Duration) string { return templates.Countdown(d) }
+
+// FormatPrice is an amount as a customer reads it: "EUR 25.00".
+func FormatPrice(cents int64, currency string) string { return templates.FormatPrice(cents, currency) }
+
+// CalendarICS is a booking as an iCalendar (RFC 5545) object (see
+// templates.CalendarICS).
+func CalendarICS(b nextup.Booking, sl nextup.Slot, businessName string) string {
+	return templates.CalendarICS(b, sl, businessName)
+}
+
+// HowTheOrderWorks explains a business's rules in plain sentences (see
+// templates.HowTheOrderWorks).
+func HowTheOrderWorks(r nextup.Rules) []string { return templates.HowTheOrderWorks(r) }

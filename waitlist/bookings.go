@@ -7,16 +7,17 @@ import (
 	"fmt"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // GetBooking returns a booking of a business.
 func (s *Service) GetBooking(ctx context.Context, businessID, id string) (nextup.Booking, error) {
 	var b nextup.Booking
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BookingGet(ctx, id)
 		if err != nil || (businessID != "" && b.BusinessID != businessID) {
-			return notFound("booking", id, err)
+			return core.NotFound("booking", id, err)
 		}
 		return nil
 	})
@@ -40,15 +41,15 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		reason = ReasonCancellation
 	}
 	if len(reason) > 500 {
-		return nextup.Booking{}, nil, invalid(nextup.FieldError{Field: "reason", Message: "at most 500 characters"})
+		return nextup.Booking{}, nil, core.Invalid(nextup.FieldError{Field: "reason", Message: "at most 500 characters"})
 	}
 	var out nextup.Booking
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		b, err := w.tx.BookingGet(ctx, id)
+		w.Actor = nextup.ActorStaff
+		b, err := w.Tx.BookingGet(ctx, id)
 		if err != nil || (businessID != "" && b.BusinessID != businessID) {
-			return notFound("booking", id, err)
+			return core.NotFound("booking", id, err)
 		}
 		if b.State != nextup.BookingBooked {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeBookingEnded, "booking is already %s", b.State)
@@ -56,7 +57,7 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 		if out, err = w.endBookingIn(ctx, b, to, reason); err != nil {
 			return err
 		}
-		moves = w.moves
+		moves = w.Moves
 		return nil
 	})
 	return out, moves, err
@@ -66,7 +67,7 @@ func (s *Service) endBooking(ctx context.Context, businessID, id string, to next
 // are freed, its reminders and booking-system timer cancelled, and the
 // engine runs for the slot.
 func (w *work) endBookingIn(ctx context.Context, b nextup.Booking, to nextup.BookingState, reason string) (nextup.Booking, error) {
-	bi, err := w.business(ctx, b.BusinessID)
+	bi, err := w.Business(ctx, b.BusinessID)
 	if err != nil {
 		return b, err
 	}
@@ -76,52 +77,52 @@ func (w *work) endBookingIn(ctx context.Context, b nextup.Booking, to nextup.Boo
 	}
 	// Ended here: whatever the business's booking system still has to
 	// say about it no longer matters.
-	if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
-		return out, fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
+	if err := w.Tx.TimerCancel(ctx, core.BookingSyncKey(b.ID)); err != nil {
+		return out, fmt.Errorf("cancel timer %s: %w", core.BookingSyncKey(b.ID), err)
 	}
-	freed, err := w.tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats})
+	freed, err := w.Tx.SlotSeats(ctx, b.SlotID, nextup.SeatDelta{Booked: -b.Seats})
 	if err != nil {
 		return out, fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
 	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
 		From: string(nextup.BookingBooked), To: string(to), Reason: reason}); err != nil {
 		return out, err
 	}
 	if err := w.registrationEnded(ctx, bi, freed, b, reason); err != nil {
 		return out, err
 	}
-	sl, err := w.tx.SlotGet(ctx, b.SlotID)
+	sl, err := w.Tx.SlotGet(ctx, b.SlotID)
 	if err != nil {
 		return out, err
 	}
 	if err := w.reopen(ctx, bi, sl); err != nil {
 		return out, err
 	}
-	return out, w.decideSlot(ctx, b.SlotID)
+	return out, w.DecideSlot(ctx, b.SlotID)
 }
 
 // registrationEnded takes the registration of an event booking that ended
 // (cancelled, a no-show, released by staff) off the event: its entry
 // leaves, so the person may register again and is counted once. A plain
 // slot's entry stays booked, as its history.
-func (w *work) registrationEnded(ctx context.Context, bi *bizInfo, sl nextup.Slot, b nextup.Booking, reason string) error {
+func (w *work) registrationEnded(ctx context.Context, bi *core.Biz, sl nextup.Slot, b nextup.Booking, reason string) error {
 	if sl.Kind != nextup.KindEvent || b.EntryID == "" {
 		return nil
 	}
-	if err := w.tx.EntrySetState(ctx, b.EntryID, []nextup.EntryState{nextup.EntryBooked}, nextup.EntryLeft, w.now); err != nil {
+	if err := w.Tx.EntrySetState(ctx, b.EntryID, []nextup.EntryState{nextup.EntryBooked}, nextup.EntryLeft, w.Now); err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
 			return nil // not booked (a booking system undid it, or it left already)
 		}
 		return fmt.Errorf("registration %s to left: %w", b.EntryID, err)
 	}
-	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: b.EntryID, SlotID: sl.ID,
+	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: b.EntryID, SlotID: sl.ID,
 		From: string(nextup.EntryBooked), To: string(nextup.EntryLeft), Reason: reason, Detail: map[string]any{"booking_id": b.ID}})
 }
 
 // setBookingEnded moves a booked booking to its end state and cancels its
 // pending reminders.
 func (w *work) setBookingEnded(ctx context.Context, id string, to nextup.BookingState) (nextup.Booking, error) {
-	b, err := w.tx.BookingSetState(ctx, id, nextup.BookingBooked, to, w.now)
+	b, err := w.Tx.BookingSetState(ctx, id, nextup.BookingBooked, to, w.Now)
 	if err != nil {
 		return b, fmt.Errorf("end booking %s: %w", id, err)
 	}
@@ -136,11 +137,11 @@ func (s *Service) BookingCalendar(ctx context.Context, id, token string) (nextup
 		sl  nextup.Slot
 		biz nextup.Business
 	)
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BookingGet(ctx, id)
 		if err != nil || token == "" || subtle.ConstantTimeCompare([]byte(nextup.HashToken(token)), []byte(b.TokenHash)) != 1 {
-			return notFound("booking", id, err)
+			return core.NotFound("booking", id, err)
 		}
 		if sl, err = tx.SlotGet(ctx, b.SlotID); err != nil {
 			return err

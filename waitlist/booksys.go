@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -85,10 +86,8 @@ const (
 	defaultBookingAttempts = 3
 )
 
-func bookingSyncKey(bookingID string) string { return nextup.TimerBookingSync + ":" + bookingID }
-
 // usesBookingSystem reports whether claims of b are booked in its booking system.
-func (s *Service) usesBookingSystem(b nextup.Business) bool {
+func usesBookingSystem(s *core.Service, b nextup.Business) bool {
 	return s.BookingSystem != nil && b.Profile.BookingURL != ""
 }
 
@@ -108,14 +107,14 @@ type customerTold struct{ error }
 
 func (e customerTold) Unwrap() error { return e.error }
 
-func slotTakenThere(bi *bizInfo) error {
+func slotTakenThere(bi *core.Biz) error {
 	return customerTold{nextup.Errorf(nextup.ErrConflict, nextup.CodeSlotTaken,
-		"sorry, this slot was just taken at %s; you keep your place on the waitlist", bi.b.Name)}
+		"sorry, this slot was just taken at %s; you keep your place on the waitlist", bi.Name)}
 }
 
-func notConfirmed(bi *bizInfo) error {
+func notConfirmed(bi *core.Biz) error {
 	return customerTold{nextup.Errorf(nextup.ErrUnavailable, nextup.CodeBookingSystemUnavailable,
-		"%s could not confirm this booking just now and will confirm it with you directly; you keep your place on the waitlist", bi.b.Name)}
+		"%s could not confirm this booking just now and will confirm it with you directly; you keep your place on the waitlist", bi.Name)}
 }
 
 // bookingAsk is what asking the booking system about a booking needs.
@@ -129,7 +128,7 @@ type bookingAsk struct {
 // booking system and what to send it.
 func (s *Service) readBookingAsk(ctx context.Context, bookingID string) (bookingAsk, error) {
 	var a bookingAsk
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		a = bookingAsk{}
 		b, err := tx.BookingGet(ctx, bookingID)
 		if err != nil {
@@ -179,7 +178,7 @@ func (s *Service) ask(ctx context.Context, a bookingAsk, attempts int) (nextup.B
 		if r.Outcome != nextup.BookUnavailable {
 			break
 		}
-		s.log().WarnContext(ctx, "booking system gave no answer", "business_id", a.req.BusinessID,
+		s.Log().WarnContext(ctx, "booking system gave no answer", "business_id", a.req.BusinessID,
 			"booking_id", a.req.BookingID, "attempt", n, "detail", r.Detail)
 	}
 	return r, n
@@ -196,9 +195,9 @@ func (s *Service) bookThere(ctx context.Context, res ClaimResult) (ClaimResult, 
 	// The claim's phase commits before the call (with the calendar
 	// link's token kept for a resumed run of the same request).
 	if res.CalendarToken != "" {
-		s.stashNote(ctx, calendarNote(res.Booking.ID), res.CalendarToken)
+		s.StashNote(ctx, calendarNote(res.Booking.ID), res.CalendarToken)
 	}
-	if err := s.beforeRemote(ctx); err != nil {
+	if err := s.BeforeRemote(ctx); err != nil {
 		return ClaimResult{}, err
 	}
 	a, err := s.readBookingAsk(ctx, res.Booking.ID)
@@ -252,22 +251,22 @@ func (s *Service) retryBookingSystem(ctx context.Context, t nextup.Timer) error 
 func (s *Service) settleBooking(ctx context.Context, bookingID string, reply nextup.BookReply, attempts int, calToken string, t *nextup.Timer) (told error, err error) {
 	err = s.tx(ctx, func(w *work) error {
 		told = nil
-		w.actor = nextup.ActorSystem
+		w.Actor = nextup.ActorSystem
 		if t != nil {
-			w.actor = nextup.ActorTimer
+			w.Actor = nextup.ActorTimer
 		}
-		b, err := w.tx.BookingGet(ctx, bookingID)
+		b, err := w.Tx.BookingGet(ctx, bookingID)
 		if err != nil {
 			return fmt.Errorf("booking %s: %w", bookingID, err)
 		}
 		// The slot's lock serialises the answers about its bookings: of
 		// two that both saw the booking awaiting, the second finds it
 		// settled here.
-		slot, err := w.tx.SlotGet(ctx, b.SlotID)
+		slot, err := w.Tx.SlotGet(ctx, b.SlotID)
 		if err != nil {
 			return err
 		}
-		pending, err := awaitingBookingSystem(ctx, w.tx, b.ID)
+		pending, err := awaitingBookingSystem(ctx, w.Tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -275,15 +274,15 @@ func (s *Service) settleBooking(ctx context.Context, bookingID string, reply nex
 			if !pending {
 				return nil // settled by a claim meanwhile, which removed this timer
 			}
-			if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+			if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
 				return fmt.Errorf("finish timer %s: %w", t.Key, err)
 			}
 		}
-		o, err := w.tx.OfferGet(ctx, b.OfferID)
+		o, err := w.Tx.OfferGet(ctx, b.OfferID)
 		if err != nil {
 			return err
 		}
-		bi, err := w.business(ctx, b.BusinessID)
+		bi, err := w.Business(ctx, b.BusinessID)
 		if err != nil {
 			return err
 		}
@@ -291,7 +290,7 @@ func (s *Service) settleBooking(ctx context.Context, bookingID string, reply nex
 			told = settledAs(bi, o)
 			return nil
 		}
-		entry, err := w.tx.EntryGet(ctx, b.EntryID)
+		entry, err := w.Tx.EntryGet(ctx, b.EntryID)
 		if err != nil {
 			return err
 		}
@@ -322,7 +321,7 @@ func (s *Service) settleBooking(ctx context.Context, bookingID string, reply nex
 }
 
 // settledAs is the answer to a claim whose booking was settled already.
-func settledAs(bi *bizInfo, o nextup.Offer) error {
+func settledAs(bi *core.Biz, o nextup.Offer) error {
 	switch {
 	case o.State == nextup.OfferClaimed:
 		return nil
@@ -337,7 +336,7 @@ func settledAs(bi *bizInfo, o nextup.Offer) error {
 // sagaClaim is a claim awaiting its booking system, read and locked in
 // the transaction that settles it, with the reply to apply.
 type sagaClaim struct {
-	bi       *bizInfo
+	bi       *core.Biz
 	booking  nextup.Booking
 	offer    nextup.Offer
 	slot     nextup.Slot
@@ -357,25 +356,25 @@ func (c sagaClaim) detail() map[string]any {
 // bookingConfirmed applies a 2xx: the booking stands; it is audited with
 // the booking system's reference and the customer's confirmation queued.
 func (w *work) bookingConfirmed(ctx context.Context, c sagaClaim, calToken string) error {
-	if err := w.tx.TimerCancel(ctx, bookingSyncKey(c.booking.ID)); err != nil {
-		return fmt.Errorf("cancel timer %s: %w", bookingSyncKey(c.booking.ID), err)
+	if err := w.Tx.TimerCancel(ctx, core.BookingSyncKey(c.booking.ID)); err != nil {
+		return fmt.Errorf("cancel timer %s: %w", core.BookingSyncKey(c.booking.ID), err)
 	}
 	reason := ReasonBookingSystemConfirmed
-	if !w.s.usesBookingSystem(c.bi.b) {
+	if !usesBookingSystem(w.s, c.bi.Business) {
 		reason = ReasonBookingSystemRemoved
 	}
-	if err := w.audit(ctx, c.bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: c.booking.ID, SlotID: c.slot.ID,
+	if err := w.Audit(ctx, c.bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: c.booking.ID, SlotID: c.slot.ID,
 		From: string(nextup.BookingBooked), To: string(nextup.BookingBooked), Reason: reason, Detail: c.detail()}); err != nil {
 		return err
 	}
-	return w.queue(ctx, confirmationMessage(w.s, c.bi, c.slot, c.entry, c.offer.Channel, c.offer, c.booking, calToken))
+	return w.Queue(ctx, core.ConfirmationMessage(w.s, c.bi, c.slot, c.entry, c.offer.Channel, c.offer, c.booking, calToken))
 }
 
 // tryAgainLater schedules the timer's next try when tries are left and it
 // would come before the slot starts, and audits the try that failed. It
 // returns whether it did and how many tries the timer has made.
 func (w *work) tryAgainLater(ctx context.Context, c sagaClaim) (bool, int, error) {
-	evs, err := w.tx.AuditList(ctx, nextup.AuditFilter{BusinessID: c.bi.b.ID, SubjectType: nextup.SubjectBooking, SubjectID: c.booking.ID})
+	evs, err := w.Tx.AuditList(ctx, nextup.AuditFilter{BusinessID: c.bi.ID, SubjectType: nextup.SubjectBooking, SubjectID: c.booking.ID})
 	if err != nil {
 		return false, 0, err
 	}
@@ -385,17 +384,17 @@ func (w *work) tryAgainLater(ctx context.Context, c sagaClaim) (bool, int, error
 			tries++
 		}
 	}
-	next := w.now.Add(bookingSyncFirst << tries)
+	next := w.Now.Add(bookingSyncFirst << tries)
 	if tries >= bookingSyncTries || !next.Before(c.slot.StartsAt) {
 		return false, tries, nil
 	}
-	if err := w.schedule(ctx, nextup.Timer{BusinessID: c.bi.b.ID, Kind: nextup.TimerBookingSync, SubjectID: c.booking.ID,
-		Key: bookingSyncKey(c.booking.ID), DueAt: next}); err != nil {
+	if err := w.Schedule(ctx, nextup.Timer{BusinessID: c.bi.ID, Kind: nextup.TimerBookingSync, SubjectID: c.booking.ID,
+		Key: core.BookingSyncKey(c.booking.ID), DueAt: next}); err != nil {
 		return false, tries, err
 	}
 	d := c.detail()
 	d["try"], d["next_at"] = tries, next
-	return true, tries, w.audit(ctx, c.bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: c.booking.ID, SlotID: c.slot.ID,
+	return true, tries, w.Audit(ctx, c.bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: c.booking.ID, SlotID: c.slot.ID,
 		From: string(nextup.BookingBooked), To: string(nextup.BookingBooked), Reason: ReasonBookingSystemRetry, Detail: d})
 }
 
@@ -406,16 +405,16 @@ func (w *work) tryAgainLater(ctx context.Context, c sagaClaim) (bool, int, error
 // doubt there until staff, handed the slot, decide.
 func (w *work) bookingUndone(ctx context.Context, c sagaClaim, reason string) error {
 	o, b, e := c.offer, c.booking, c.entry
-	if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
-		return fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
+	if err := w.Tx.TimerCancel(ctx, core.BookingSyncKey(b.ID)); err != nil {
+		return fmt.Errorf("cancel timer %s: %w", core.BookingSyncKey(b.ID), err)
 	}
-	if _, err := w.tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferClaimed}, nextup.OfferCancelled, w.now, reason); err != nil {
+	if _, err := w.Tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferClaimed}, nextup.OfferCancelled, w.Now, reason); err != nil {
 		return fmt.Errorf("offer %s to cancelled: %w", o.ID, err)
 	}
 	if _, err := w.setBookingEnded(ctx, b.ID, nextup.BookingCancelled); err != nil {
 		return err
 	}
-	if err := w.tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryBooked}, nextup.EntryWaiting, w.now); err != nil {
+	if err := w.Tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryBooked}, nextup.EntryWaiting, w.Now); err != nil {
 		return fmt.Errorf("entry %s to waiting: %w", e.ID, err)
 	}
 	d := c.detail()
@@ -426,19 +425,19 @@ func (w *work) bookingUndone(ctx context.Context, c sagaClaim, reason string) er
 		{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, From: string(nextup.EntryBooked), To: string(nextup.EntryWaiting), Detail: map[string]any{"offer_id": o.ID}},
 	} {
 		ev.SlotID, ev.Reason = c.slot.ID, reason
-		if err := w.audit(ctx, c.bi, ev); err != nil {
+		if err := w.Audit(ctx, c.bi, ev); err != nil {
 			return err
 		}
 	}
 	if m := bookingFailedMessage(c, reason); m.To != "" {
-		if err := w.queue(ctx, m); err != nil {
+		if err := w.Queue(ctx, m); err != nil {
 			return err
 		}
 	}
 	if reason == ReasonSlotTaken {
 		// The engine decides the slot again (a shared slot may have seats
 		// left for others) ...
-		if err := w.decideSlot(ctx, c.slot.ID); err != nil {
+		if err := w.DecideSlot(ctx, c.slot.ID); err != nil {
 			return err
 		}
 	} else if err := w.handBackUnconfirmed(ctx, c, reason); err != nil {
@@ -446,7 +445,7 @@ func (w *work) bookingUndone(ctx context.Context, c sagaClaim, reason string) er
 	}
 	// ... and the person, waiting again, is matched like anyone whose
 	// offer ended unclaimed.
-	return w.matchEntry(ctx, e.ID)
+	return w.MatchEntry(ctx, e.ID)
 }
 
 // handBackUnconfirmed gives the slot of an unconfirmed claim to staff
@@ -463,24 +462,24 @@ func (w *work) handBackUnconfirmed(ctx context.Context, c sagaClaim, reason stri
 	note := fmt.Sprintf("%s claimed it, but your booking system %s (%s, %s), so it is not confirmed. "+
 		"%s was told you will confirm with them. The seats stay taken in nextup until you release the slot.",
 		c.entry.Name, what, c.reply.Detail, tries, c.entry.Name)
-	h := nextup.HandBack{ID: w.s.Random.ID("hb"), BusinessID: c.bi.b.ID, SlotID: c.slot.ID, Reason: reason, Note: note,
-		State: nextup.HandBackOpen, CreatedAt: w.now}
-	if err := w.tx.HandBackCreate(ctx, h); err != nil {
+	h := nextup.HandBack{ID: w.s.Random.ID("hb"), BusinessID: c.bi.ID, SlotID: c.slot.ID, Reason: reason, Note: note,
+		State: nextup.HandBackOpen, CreatedAt: w.Now}
+	if err := w.Tx.HandBackCreate(ctx, h); err != nil {
 		return fmt.Errorf("hand back slot %s: %w", c.slot.ID, err)
 	}
-	if err := w.tx.SlotSetHandedBack(ctx, c.slot.ID, true); err != nil {
+	if err := w.Tx.SlotSetHandedBack(ctx, c.slot.ID, true); err != nil {
 		return fmt.Errorf("hand back slot %s: %w", c.slot.ID, err)
 	}
-	owner := c.bi.b.Profile.OwnerEmail
-	if err := w.audit(ctx, c.bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: c.slot.ID, SlotID: c.slot.ID,
-		From: string(c.slot.State(w.now)), To: string(nextup.SlotHandedBack), Reason: reason,
+	owner := c.bi.Profile.OwnerEmail
+	if err := w.Audit(ctx, c.bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: c.slot.ID, SlotID: c.slot.ID,
+		From: string(c.slot.State(w.Now)), To: string(nextup.SlotHandedBack), Reason: reason,
 		Detail: map[string]any{"handback_id": h.ID, "note": note, "owner_told": owner != ""}}); err != nil {
 		return err
 	}
 	if owner == "" {
 		return nil // the hand-back on the dashboard is all staff get
 	}
-	return w.queue(ctx, ownerNoticeMessage(c, what, owner))
+	return w.Queue(ctx, ownerNoticeMessage(c, what, owner))
 }
 
 // bookingFailedMessage tells the customer, on the channel of their offer,
@@ -491,9 +490,9 @@ func bookingFailedMessage(c sagaClaim, reason string) nextup.Message {
 	if reason == ReasonSlotTaken {
 		kind = templates.TemplateFilled
 	}
-	m := nextup.Message{BusinessID: c.bi.b.ID, Kind: MessageBookingFailed, Channel: c.offer.Channel,
+	m := nextup.Message{BusinessID: c.bi.ID, Kind: MessageBookingFailed, Channel: c.offer.Channel,
 		To: templates.AddressOf(c.entry, c.offer.Channel), OfferID: c.offer.ID, EntryID: c.entry.ID, BookingID: c.booking.ID}
-	templates.Compose(c.bi.b, kind, templates.SlotData(c.bi.loc, c.slot, c.entry, c.offer.PartySize), &m)
+	templates.Compose(c.bi.Business, kind, templates.SlotData(c.bi.Loc, c.slot, c.entry, c.offer.PartySize), &m)
 	return m
 }
 
@@ -508,10 +507,10 @@ func ownerNoticeMessage(c sagaClaim, what, owner string) nextup.Message {
 		"nextup has handed the slot back to you and told %s you will confirm with them directly%s.\n\n"+
 		"Please check your booking system: if the booking is there, or you can make it, confirm with %s; if the slot is free "+
 		"and you would rather offer it to the waitlist, release it in nextup. Its seats stay taken in nextup until you do.",
-		c.entry.Name, templates.SlotService(c.slot), templates.FormatWhen(c.slot.StartsAt, c.bi.loc), what, c.reply.Detail, c.entry.Name, contact, c.entry.Name)
-	m := nextup.Message{BusinessID: c.bi.b.ID, Kind: MessageStaffNotice, Channel: nextup.ChannelEmail, To: owner, BookingID: c.booking.ID}
-	templates.Compose(c.bi.b, templates.TemplateHandback, templates.TemplateData{Service: templates.SlotService(c.slot), Staff: c.slot.Staff,
-		When: templates.FormatWhen(c.slot.StartsAt, c.bi.loc), Note: note}, &m)
+		c.entry.Name, templates.SlotService(c.slot), templates.FormatWhen(c.slot.StartsAt, c.bi.Loc), what, c.reply.Detail, c.entry.Name, contact, c.entry.Name)
+	m := nextup.Message{BusinessID: c.bi.ID, Kind: MessageStaffNotice, Channel: nextup.ChannelEmail, To: owner, BookingID: c.booking.ID}
+	templates.Compose(c.bi.Business, templates.TemplateHandback, templates.TemplateData{Service: templates.SlotService(c.slot), Staff: c.slot.Staff,
+		When: templates.FormatWhen(c.slot.StartsAt, c.bi.Loc), Note: note}, &m)
 	return m
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -42,25 +43,25 @@ func (s *Service) CreateBusiness(ctx context.Context, p CreateBusinessParams) (n
 		fields = append(fields, rules.Validate()...)
 	}
 	if len(fields) > 0 {
-		return nextup.Business{}, "", invalid(fields...)
+		return nextup.Business{}, "", core.Invalid(fields...)
 	}
 	tok, _ := s.Random.Token()
 	key := "nxk_" + tok
 	keyHash := nextup.HashToken(key)
 	b := nextup.Business{ID: s.Random.ID("biz"), Name: p.Name, Timezone: p.Timezone, Rules: rules, APIKeyHash: keyHash}
 	err = s.tx(ctx, func(w *work) error {
-		b.CreatedAt = w.now
-		if err := w.tx.BusinessCreate(ctx, b); err != nil {
+		b.CreatedAt = w.Now
+		if err := w.Tx.BusinessCreate(ctx, b); err != nil {
 			return fmt.Errorf("create business: %w", err)
 		}
-		bi := &bizInfo{b: b, loc: loc}
-		w.businesses[b.ID] = bi
-		if err := w.audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorStaff, SubjectType: nextup.SubjectBusiness,
+		bi := &core.Biz{Business: b, Loc: loc}
+		w.KeepBusiness(bi)
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorStaff, SubjectType: nextup.SubjectBusiness,
 			SubjectID: b.ID, To: "created", Detail: map[string]any{"name": b.Name, "timezone": b.Timezone}}); err != nil {
 			return err
 		}
-		return w.schedule(ctx, nextup.Timer{BusinessID: b.ID, Kind: nextup.TimerHousekeeping, SubjectID: b.ID,
-			Key: housekeepingKey(b.ID), DueAt: nextLocal(w.now, housekeepingAt, loc)})
+		return w.Schedule(ctx, nextup.Timer{BusinessID: b.ID, Kind: nextup.TimerHousekeeping, SubjectID: b.ID,
+			Key: housekeepingKey(b.ID), DueAt: nextLocal(w.Now, housekeepingAt, loc)})
 	})
 	return b, key, err
 }
@@ -84,7 +85,7 @@ func nextLocal(t time.Time, at nextup.TimeOfDay, loc *time.Location) time.Time {
 // BusinessByAPIKey authenticates a business API key.
 func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Business, error) {
 	var b nextup.Business
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BusinessByAPIKey(ctx, nextup.HashToken(key))
 		return err
@@ -98,37 +99,23 @@ func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Busi
 	return b, nil
 }
 
-// GetBusiness returns a business.
-func (s *Service) GetBusiness(ctx context.Context, id string) (nextup.Business, error) {
-	var b nextup.Business
-	err := s.read(ctx, func(tx nextup.Tx) error {
-		var err error
-		b, err = tx.BusinessGet(ctx, id)
-		if err != nil {
-			return notFound("business", id, err)
-		}
-		return nil
-	})
-	return b, err
-}
-
 // UpdateRules applies a JSON patch of rules fields; the version goes up by
 // one on every change and the change is audited with both versions.
 func (s *Service) UpdateRules(ctx context.Context, businessID string, patch []byte) (nextup.Rules, error) {
 	var out nextup.Rules
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		bi, err := w.business(ctx, businessID)
+		w.Actor = nextup.ActorStaff
+		bi, err := w.Business(ctx, businessID)
 		if err != nil {
-			return notFound("business", businessID, err)
+			return core.NotFound("business", businessID, err)
 		}
-		old := bi.b.Rules
+		old := bi.Rules
 		next := old
 		if err := json.Unmarshal(patch, &next); err != nil {
-			return invalid(nextup.FieldError{Field: "rules", Message: err.Error()})
+			return core.Invalid(nextup.FieldError{Field: "rules", Message: err.Error()})
 		}
 		if errs := next.Validate(); len(errs) > 0 {
-			return invalid(errs...)
+			return core.Invalid(errs...)
 		}
 		if same, err := sameRules(old, next); err != nil {
 			return err
@@ -137,12 +124,12 @@ func (s *Service) UpdateRules(ctx context.Context, businessID string, patch []by
 			return nil
 		}
 		next.Version = old.Version + 1
-		if err := w.tx.BusinessRulesSet(ctx, businessID, next); err != nil {
+		if err := w.Tx.BusinessRulesSet(ctx, businessID, next); err != nil {
 			return fmt.Errorf("set rules: %w", err)
 		}
-		bi.b.Rules = next
+		bi.Rules = next
 		out = next
-		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			From: fmt.Sprintf("rules/v%d", old.Version), To: fmt.Sprintf("rules/v%d", next.Version), Reason: "rules_changed",
 			Detail: map[string]any{"patch": string(patch)}})
 	})
@@ -161,7 +148,7 @@ func sameRules(a, b nextup.Rules) (bool, error) {
 // ListMessages returns the outbox as staff see it, newest first.
 func (s *Service) ListMessages(ctx context.Context, f nextup.MessageFilter) ([]nextup.Message, error) {
 	var out []nextup.Message
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.MessageList(ctx, f)
 		return err
@@ -173,17 +160,17 @@ func (s *Service) ListMessages(ctx context.Context, f nextup.MessageFilter) ([]n
 func (s *Service) RetryMessage(ctx context.Context, businessID, id string) (nextup.Message, error) {
 	var out nextup.Message
 	err := s.tx(ctx, func(w *work) error {
-		m, err := w.tx.MessageGet(ctx, id)
+		m, err := w.Tx.MessageGet(ctx, id)
 		if err != nil || m.BusinessID != businessID {
-			return notFound("message", id, err)
+			return core.NotFound("message", id, err)
 		}
 		if m.State != nextup.MessageDead {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeMessageNotDead, "only a dead message can be retried; this one is %s", m.State)
 		}
-		if out, err = w.tx.MessageRequeue(ctx, id, w.now); err != nil {
+		if out, err = w.Tx.MessageRequeue(ctx, id, w.Now); err != nil {
 			return err
 		}
-		w.wake = true
+		w.Wake()
 		return nil
 	})
 	return out, err
@@ -213,16 +200,16 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 	if p.Templates != nil {
 		// Tried on sample data before the transaction opens.
 		if f := templates.ValidateTemplates(*p.Templates); len(f) > 0 {
-			return out, invalid(f...)
+			return out, core.Invalid(f...)
 		}
 	}
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		bi, err := w.business(ctx, businessID)
+		w.Actor = nextup.ActorStaff
+		bi, err := w.Business(ctx, businessID)
 		if err != nil {
-			return notFound("business", businessID, err)
+			return core.NotFound("business", businessID, err)
 		}
-		prof := bi.b.Profile
+		prof := bi.Profile
 		if p.Slug != nil {
 			prof.Slug = strings.ToLower(strings.TrimSpace(*p.Slug))
 		}
@@ -251,21 +238,21 @@ func (s *Service) UpdateProfile(ctx context.Context, businessID string, p Profil
 			prof.BookingURL = strings.TrimSpace(*p.BookingURL)
 		}
 		if f := validateProfile(&prof); len(f) > 0 {
-			return invalid(f...)
+			return core.Invalid(f...)
 		}
-		if err := w.tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
+		if err := w.Tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
 			if errors.Is(err, nextup.ErrConflict) {
 				return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeSlugTaken, Message: "another business has the slug " + prof.Slug}
 			}
 			return err
 		}
-		bi.b.Profile = prof
-		out = bi.b
+		bi.Profile = prof
+		out = bi.Business
 		detail := map[string]any{"slug": prof.Slug, "services": len(prof.Services), "staff": len(prof.Staff)}
 		if p.BookingURL != nil {
 			detail["booking_url"] = prof.BookingURL // which booking system claims go to is on the record
 		}
-		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			To: "profile_changed", Detail: detail})
 	})
 	return out, err
@@ -335,7 +322,7 @@ func httpURL(s string) bool {
 // row says which version replaced which, who did it and the patch.
 func (s *Service) RulesHistory(ctx context.Context, businessID string) ([]nextup.AuditEvent, error) {
 	var out []nextup.AuditEvent
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		evs, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, SubjectType: nextup.SubjectBusiness, SubjectID: businessID})
 		for _, ev := range evs {
 			if ev.Reason == "rules_changed" {
@@ -346,3 +333,5 @@ func (s *Service) RulesHistory(ctx context.Context, businessID string) ([]nextup
 	})
 	return out, err
 }
+
+func housekeepingKey(bid string) string { return nextup.TimerHousekeeping + ":" + bid }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // JoinParams are the inputs of Join. Earliest and Latest are already
@@ -49,7 +50,7 @@ func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (Jo
 	}
 	var res JoinResult
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorCustomer
+		w.Actor = nextup.ActorCustomer
 		var err error
 		res, err = w.join(ctx, businessID, p)
 		return err
@@ -59,17 +60,17 @@ func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (Jo
 
 // join is Join inside the transaction, on validated params.
 func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinResult, error) {
-	bi, err := w.business(ctx, businessID)
+	bi, err := w.Business(ctx, businessID)
 	if err != nil {
-		return JoinResult{}, notFound("business", businessID, err)
+		return JoinResult{}, core.NotFound("business", businessID, err)
 	}
 	if p.EventID != "" {
-		ev, err := w.tx.SlotGet(ctx, p.EventID)
+		ev, err := w.Tx.SlotGet(ctx, p.EventID)
 		if err != nil && !errors.Is(err, nextup.ErrNotFound) {
 			return JoinResult{}, fmt.Errorf("event %s: %w", p.EventID, err)
 		}
 		if err != nil || ev.BusinessID != businessID || ev.Kind != nextup.KindEvent {
-			return JoinResult{}, invalid(nextup.FieldError{Field: "event_id", Message: "no such event"})
+			return JoinResult{}, core.Invalid(nextup.FieldError{Field: "event_id", Message: "no such event"})
 		}
 	}
 	token, hash := w.s.Random.Token()
@@ -78,31 +79,31 @@ func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinR
 		Channel: p.Channel, Service: p.Service, EventID: p.EventID, PartySize: p.PartySize,
 		Earliest: p.Earliest, Latest: p.Latest, Staff: p.Staff, Availability: p.Availability,
 		Priority: p.Priority, Source: p.Source, JoinedAt: p.JoinedAt, State: nextup.EntryWaiting,
-		StatusHash: hash, UpdatedAt: w.now,
+		StatusHash: hash, UpdatedAt: w.Now,
 	}
 	if e.JoinedAt.IsZero() {
-		e.JoinedAt = w.now
+		e.JoinedAt = w.Now
 	}
-	if dup, err := w.tx.EntryActiveByContact(ctx, businessID, e.ContactKey(), e.Service, e.EventID); err == nil {
+	if dup, err := w.Tx.EntryActiveByContact(ctx, businessID, e.ContactKey(), e.Service, e.EventID); err == nil {
 		return JoinResult{}, &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeAlreadyWaiting,
 			Message: "this person is already on the waitlist for this", Data: map[string]any{"entry_id": dup.ID}}
 	} else if !errors.Is(err, nextup.ErrNotFound) {
 		return JoinResult{}, err
 	}
-	if e, err = w.tx.EntryCreate(ctx, e); err != nil {
+	if e, err = w.Tx.EntryCreate(ctx, e); err != nil {
 		return JoinResult{}, fmt.Errorf("create entry: %w", err)
 	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
 		To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq}}); err != nil {
 		return JoinResult{}, err
 	}
-	actor := w.actor
-	w.actor = nextup.ActorSystem
-	defer func() { w.actor = actor }()
-	if err := w.matchEntry(ctx, e.ID); err != nil {
+	actor := w.Actor
+	w.Actor = nextup.ActorSystem
+	defer func() { w.Actor = actor }()
+	if err := w.MatchEntry(ctx, e.ID); err != nil {
 		return JoinResult{}, err
 	}
-	if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+	if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
 		return JoinResult{}, err
 	}
 	if p.Notify && e.State == nextup.EntryWaiting { // an offer made at once says more
@@ -110,7 +111,7 @@ func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinR
 			return JoinResult{}, err
 		}
 	}
-	return JoinResult{Entry: e, StatusToken: token, Moves: w.moves}, nil
+	return JoinResult{Entry: e, StatusToken: token, Moves: w.Moves}, nil
 }
 
 func validateJoin(p *JoinParams, now time.Time) error {
@@ -135,7 +136,7 @@ func validateJoin(p *JoinParams, now time.Time) error {
 	f = append(f, validateWindow(p.Earliest, p.Latest, now)...)
 	f = append(f, validateAvailability(p.Availability)...)
 	if len(f) > 0 {
-		return invalid(f...)
+		return core.Invalid(f...)
 	}
 	return nil
 }
@@ -231,7 +232,7 @@ func (s *Service) UpdateEntry(ctx context.Context, businessID, entryID string, p
 	var out nextup.Entry
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
+		w.Actor = nextup.ActorStaff
 		e, err := w.entryOf(ctx, businessID, entryID)
 		if err != nil {
 			return err
@@ -239,7 +240,7 @@ func (s *Service) UpdateEntry(ctx context.Context, businessID, entryID string, p
 		if out, err = w.updateEntry(ctx, e, p, nil); err != nil {
 			return err
 		}
-		moves = w.moves
+		moves = w.Moves
 		return nil
 	})
 	return out, moves, err
@@ -272,14 +273,14 @@ func (w *work) updateEntry(ctx context.Context, e nextup.Entry, p EntryPatch, de
 	}
 	if p.PartySize != nil {
 		if *p.PartySize < 1 || *p.PartySize > 1000 {
-			return e, invalid(nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
+			return e, core.Invalid(nextup.FieldError{Field: "party_size", Message: "must be between 1 and 1000"})
 		}
 		e.PartySize = *p.PartySize
 	}
 	if p.Availability != nil {
 		e.Availability = *p.Availability
 	}
-	f := append(validateWindow(e.Earliest, e.Latest, w.now), validateAvailability(e.Availability)...)
+	f := append(validateWindow(e.Earliest, e.Latest, w.Now), validateAvailability(e.Availability)...)
 	if p.Name != nil || p.Email != nil || p.Phone != nil || p.Channel != nil {
 		c := JoinParams{Name: e.Name, Email: e.Email, Phone: e.Phone, Channel: e.Channel}
 		for _, v := range []struct{ in, out *string }{{p.Name, &c.Name}, {p.Email, &c.Email}, {p.Phone, &c.Phone}} {
@@ -294,33 +295,33 @@ func (w *work) updateEntry(ctx context.Context, e nextup.Entry, p EntryPatch, de
 		e.Name, e.Email, e.Phone, e.Channel = c.Name, c.Email, c.Phone, c.Channel
 	}
 	if len(f) > 0 {
-		return e, invalid(f...)
+		return e, core.Invalid(f...)
 	}
-	e.UpdatedAt = w.now
-	if err := w.tx.EntryUpdate(ctx, e); err != nil {
+	e.UpdatedAt = w.Now
+	if err := w.Tx.EntryUpdate(ctx, e); err != nil {
 		return e, fmt.Errorf("update entry %s: %w", e.ID, err)
 	}
-	bi, err := w.business(ctx, e.BusinessID)
+	bi, err := w.Business(ctx, e.BusinessID)
 	if err != nil {
 		return e, err
 	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
 		From: string(e.State), To: string(e.State), Reason: "updated", Detail: detail}); err != nil {
 		return e, err
 	}
-	actor := w.actor
-	w.actor = nextup.ActorSystem
-	defer func() { w.actor = actor }()
-	if err := w.matchEntry(ctx, e.ID); err != nil {
+	actor := w.Actor
+	w.Actor = nextup.ActorSystem
+	defer func() { w.Actor = actor }()
+	if err := w.MatchEntry(ctx, e.ID); err != nil {
 		return e, err
 	}
-	return w.tx.EntryGet(ctx, e.ID)
+	return w.Tx.EntryGet(ctx, e.ID)
 }
 
 func (w *work) entryOf(ctx context.Context, businessID, entryID string) (nextup.Entry, error) {
-	e, err := w.tx.EntryGet(ctx, entryID)
+	e, err := w.Tx.EntryGet(ctx, entryID)
 	if err != nil || (businessID != "" && e.BusinessID != businessID) {
-		return e, notFound("entry", entryID, err)
+		return e, core.NotFound("entry", entryID, err)
 	}
 	return e, nil
 }
@@ -331,7 +332,7 @@ func (s *Service) Leave(ctx context.Context, businessID, entryID, actor string) 
 	var out nextup.Entry
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = actor
+		w.Actor = actor
 		e, err := w.entryOf(ctx, businessID, entryID)
 		if err != nil {
 			return err
@@ -346,10 +347,10 @@ func (s *Service) LeaveByStatusToken(ctx context.Context, token string) (nextup.
 	var out nextup.Entry
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorCustomer
-		e, err := w.tx.EntryByStatusHash(ctx, nextup.HashToken(token))
+		w.Actor = nextup.ActorCustomer
+		e, err := w.Tx.EntryByStatusHash(ctx, nextup.HashToken(token))
 		if err != nil {
-			return notFound("status link", "", err)
+			return core.NotFound("status link", "", err)
 		}
 		return w.leave(ctx, e, &out, &moves)
 	})
@@ -362,34 +363,34 @@ func (w *work) leave(ctx context.Context, e nextup.Entry, out *nextup.Entry, mov
 		*out = e // leaving twice is leaving once
 		return nil
 	case nextup.EntryOffered:
-		o, err := w.tx.OfferLiveByEntry(ctx, e.ID)
+		o, err := w.Tx.OfferLiveByEntry(ctx, e.ID)
 		if err != nil {
 			return fmt.Errorf("live offer of entry %s: %w", e.ID, err)
 		}
-		if _, err := w.endOffer(ctx, o, nextup.OfferCancelled, "entry_left", nextup.EntryLeft); err != nil {
+		if _, err := w.EndOffer(ctx, o, nextup.OfferCancelled, "entry_left", nextup.EntryLeft); err != nil {
 			return err
 		}
 	case nextup.EntryWaiting:
-		if err := w.tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryLeft, w.now); err != nil {
+		if err := w.Tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryLeft, w.Now); err != nil {
 			if errors.Is(err, nextup.ErrConflict) {
-				return errRedecide
+				return core.ErrRedecide
 			}
 			return err
 		}
-		bi, err := w.business(ctx, e.BusinessID)
+		bi, err := w.Business(ctx, e.BusinessID)
 		if err != nil {
 			return err
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
 			From: string(nextup.EntryWaiting), To: string(nextup.EntryLeft), Reason: "left"}); err != nil {
 			return err
 		}
 	default:
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeEntryNotActive, "entry is %s", e.State)
 	}
-	*moves = w.moves
+	*moves = w.Moves
 	var err error
-	*out, err = w.tx.EntryGet(ctx, e.ID)
+	*out, err = w.Tx.EntryGet(ctx, e.ID)
 	return err
 }
 
@@ -403,10 +404,10 @@ type EntryView struct {
 // GetEntry returns an entry of a business with its position and live offer.
 func (s *Service) GetEntry(ctx context.Context, businessID, entryID string) (EntryView, error) {
 	var v EntryView
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		e, err := tx.EntryGet(ctx, entryID)
 		if err != nil || (businessID != "" && e.BusinessID != businessID) {
-			return notFound("entry", entryID, err)
+			return core.NotFound("entry", entryID, err)
 		}
 		v, err = entryView(ctx, tx, e)
 		return err
@@ -417,10 +418,10 @@ func (s *Service) GetEntry(ctx context.Context, businessID, entryID string) (Ent
 // EntryByStatusToken is the customer's own view by the secret in their status link.
 func (s *Service) EntryByStatusToken(ctx context.Context, token string) (EntryView, error) {
 	var v EntryView
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		e, err := tx.EntryByStatusHash(ctx, nextup.HashToken(token))
 		if err != nil {
-			return notFound("status link", "", err)
+			return core.NotFound("status link", "", err)
 		}
 		v, err = entryView(ctx, tx, e)
 		return err
@@ -452,7 +453,7 @@ func entryView(ctx context.Context, tx nextup.Tx, e nextup.Entry) (EntryView, er
 // ListEntries returns a business's entries in fair order.
 func (s *Service) ListEntries(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entry, error) {
 	var out []nextup.Entry
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.EntryList(ctx, f)
 		return err

@@ -7,55 +7,40 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // MessageEscalation is the kind of the follow-up of an offer not seen.
 const MessageEscalation = "escalation"
 
-// escalateAfter is the shortest claim window that gets a follow-up: below
-// it there is no time for one to help.
-const escalateAfter = 30 * time.Minute
-
-func escalateKey(offerID string) string { return nextup.TimerOfferEscalate + ":" + offerID }
-
-// scheduleEscalation arranges the follow-up of an offer just sent: half
-// way through a window of 30 minutes or more.
-func (w *work) scheduleEscalation(ctx context.Context, o nextup.Offer) error {
-	if o.SentAt == nil || o.ExpiresAt.Sub(*o.SentAt) < escalateAfter {
-		return nil
-	}
-	return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferEscalate, SubjectID: o.ID,
-		Key: escalateKey(o.ID), DueAt: o.SentAt.Add(o.ExpiresAt.Sub(*o.SentAt) / 2)})
-}
-
 // escalate is the follow-up of an offer nobody has opened by half its
 // window: the same claim link once more, on the person's other channel if
 // they have one they have not opted out of, and not inside quiet hours.
 // Anything else is audited as a skipped follow-up.
 func (w *work) escalate(ctx context.Context, offerID string) error {
-	o, err := w.tx.OfferGet(ctx, offerID)
+	o, err := w.Tx.OfferGet(ctx, offerID)
 	if errors.Is(err, nextup.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if o.State != nextup.OfferOffered || o.SeenAt != nil || !w.now.Before(o.ExpiresAt) {
+	if o.State != nextup.OfferOffered || o.SeenAt != nil || !w.Now.Before(o.ExpiresAt) {
 		return nil // claimed, ended, or opened: no follow-up needed
 	}
-	bi, err := w.business(ctx, o.BusinessID)
+	bi, err := w.Business(ctx, o.BusinessID)
 	if err != nil {
 		return err
 	}
 	skip := func(reason string) error {
-		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
 			From: string(o.State), To: string(o.State), Reason: "escalation_skipped:" + reason})
 	}
-	if quiet, _ := engine.InQuietHours(w.now, bi.b.Rules.QuietHours, bi.loc); quiet {
+	if quiet, _ := engine.InQuietHours(w.Now, bi.Rules.QuietHours, bi.Loc); quiet {
 		return skip("quiet_hours")
 	}
-	entry, err := w.tx.EntryGet(ctx, o.EntryID)
+	entry, err := w.Tx.EntryGet(ctx, o.EntryID)
 	if err != nil {
 		return err
 	}
@@ -66,12 +51,12 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 	if to == "" {
 		return skip("no_other_channel")
 	}
-	if out, err := optedOut(ctx, w.tx, o.BusinessID, other, to); err != nil {
+	if out, err := optedOut(ctx, w.Tx, o.BusinessID, other, to); err != nil {
 		return err
 	} else if out {
 		return skip("opted_out")
 	}
-	msgs, err := w.tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
+	msgs, err := w.Tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
 	if err != nil {
 		return err
 	}
@@ -84,25 +69,25 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 	if first == nil {
 		return skip("no_link")
 	}
-	slot, err := w.tx.SlotGet(ctx, o.SlotID)
+	slot, err := w.Tx.SlotGet(ctx, o.SlotID)
 	if err != nil {
 		return err
 	}
-	m := escalationMessage(w.s, bi, slot, entry, o, first.ClaimURL, other, w.now)
-	if err := w.queue(ctx, m); err != nil {
+	m := escalationMessage(w.s, bi, slot, entry, o, first.ClaimURL, other, w.Now)
+	if err := w.Queue(ctx, m); err != nil {
 		return err
 	}
-	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
 		From: string(o.State), To: string(o.State), Reason: "escalated", Detail: map[string]any{"channel": string(other)}})
 }
 
 // escalationMessage is the follow-up of an offer, on the other channel,
 // with the same claim link.
-func escalationMessage(s *Service, bi *bizInfo, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, ch nextup.Channel, now time.Time) nextup.Message {
-	d := templates.OfferData(bi.loc, sl, e, o, link, now)
-	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageEscalation, Channel: ch, To: templates.AddressOf(e, ch), ClaimURL: link,
+func escalationMessage(s *core.Service, bi *core.Biz, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, ch nextup.Channel, now time.Time) nextup.Message {
+	d := templates.OfferData(bi.Loc, sl, e, o, link, now)
+	m := nextup.Message{BusinessID: bi.ID, Kind: MessageEscalation, Channel: ch, To: templates.AddressOf(e, ch), ClaimURL: link,
 		OfferID: o.ID, EntryID: e.ID}
-	s.stoppable(bi.b, &m)
-	templates.Compose(bi.b, templates.TemplateEscalation, d, &m)
+	s.Stoppable(bi.Business, &m)
+	templates.Compose(bi.Business, templates.TemplateEscalation, d, &m)
 	return m
 }

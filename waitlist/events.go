@@ -12,6 +12,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // Events (RSVP). An event is a shared slot of kind event with its own
@@ -152,7 +153,7 @@ func ValidateEvent(p *EventParams) error {
 		add("currency", "must be a three-letter ISO 4217 code such as eur")
 	}
 	if len(f) > 0 {
-		return invalid(f...)
+		return core.Invalid(f...)
 	}
 	return nil
 }
@@ -182,27 +183,27 @@ func (s *Service) UpdateEvent(ctx context.Context, businessID, eventID string, p
 	var out nextup.Slot
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
+		w.Actor = nextup.ActorStaff
 		sl, err := w.eventOf(ctx, businessID, eventID)
 		if err != nil {
 			return err
 		}
 		if !p.StartsAt.Equal(sl.StartsAt) || !p.EndsAt.Equal(sl.EndsAt) {
-			return invalid(nextup.FieldError{Field: "starts_at", Message: "an event's time cannot be changed once people are told it; create a new event"})
+			return core.Invalid(nextup.FieldError{Field: "starts_at", Message: "an event's time cannot be changed once people are told it; create a new event"})
 		}
-		bi, err := w.business(ctx, sl.BusinessID)
+		bi, err := w.Business(ctx, sl.BusinessID)
 		if err != nil {
 			return err
 		}
 		if p.Title != sl.Title || !sameSettings(sl.Event, &p.Settings) {
-			if err := w.tx.SlotEventSet(ctx, sl.ID, p.Title, p.Settings); err != nil {
+			if err := w.Tx.SlotEventSet(ctx, sl.ID, p.Title, p.Settings); err != nil {
 				return fmt.Errorf("update event %s: %w", sl.ID, err)
 			}
-			if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+			if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 				From: "settings", To: "settings", Reason: "event_updated", Detail: eventDetail(p)}); err != nil {
 				return err
 			}
-			if sl, err = w.tx.SlotGet(ctx, sl.ID); err != nil {
+			if sl, err = w.Tx.SlotGet(ctx, sl.ID); err != nil {
 				return err
 			}
 		}
@@ -211,8 +212,8 @@ func (s *Service) UpdateEvent(ctx context.Context, businessID, eventID string, p
 				return err
 			}
 		}
-		moves = w.moves
-		out, err = w.tx.SlotGet(ctx, sl.ID)
+		moves = w.Moves
+		out, err = w.Tx.SlotGet(ctx, sl.ID)
 		return err
 	})
 	return out, moves, err
@@ -243,12 +244,12 @@ func eventDetail(p EventParams) map[string]any {
 
 // eventOf reads (and locks) an event of a business; anything else is not found.
 func (w *work) eventOf(ctx context.Context, businessID, eventID string) (nextup.Slot, error) {
-	sl, err := w.slotOf(ctx, businessID, eventID)
+	sl, err := w.SlotOf(ctx, businessID, eventID)
 	if err != nil {
 		return sl, err
 	}
 	if sl.Kind != nextup.KindEvent {
-		return sl, notFound("event", eventID, nil)
+		return sl, core.NotFound("event", eventID, nil)
 	}
 	if sl.Event == nil {
 		sl.Event = defaultEvent()
@@ -259,7 +260,7 @@ func (w *work) eventOf(ctx context.Context, businessID, eventID string) (nextup.
 // ListEvents lists a business's events by start.
 func (s *Service) ListEvents(ctx context.Context, f nextup.SlotFilter) ([]nextup.Slot, error) {
 	var out []nextup.Slot
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		all, err := tx.SlotList(ctx, f)
 		for _, sl := range all {
 			if sl.Kind == nextup.KindEvent {
@@ -274,8 +275,8 @@ func (s *Service) ListEvents(ctx context.Context, f nextup.SlotFilter) ([]nextup
 // GetEvent returns an event of a business.
 func (s *Service) GetEvent(ctx context.Context, businessID, eventID string) (nextup.Slot, error) {
 	var sl nextup.Slot
-	err := s.read(ctx, func(tx nextup.Tx) error {
-		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		w := wrap(s.WorkIn(tx))
 		var err error
 		sl, err = w.eventOf(ctx, businessID, eventID)
 		return err
@@ -341,7 +342,7 @@ func (s *Service) Register(ctx context.Context, businessID, eventID string, p Re
 		f = append(f, nextup.FieldError{Field: "guests", Message: "must not be negative"})
 	}
 	if len(f) > 0 {
-		return Registration{}, nil, invalid(f...)
+		return Registration{}, nil, core.Invalid(f...)
 	}
 	if jp.Source == "" {
 		jp.Source = "api"
@@ -349,10 +350,10 @@ func (s *Service) Register(ctx context.Context, businessID, eventID string, p Re
 	var out Registration
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorCustomer
+		w.Actor = nextup.ActorCustomer
 		var err error
 		out, err = w.register(ctx, businessID, eventID, jp, p.Guests)
-		moves = w.moves
+		moves = w.Moves
 		return err
 	})
 	return out, moves, err
@@ -363,30 +364,30 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 	if err != nil {
 		return Registration{}, err
 	}
-	bi, err := w.business(ctx, sl.BusinessID)
+	bi, err := w.Business(ctx, sl.BusinessID)
 	if err != nil {
 		return Registration{}, err
 	}
-	if !w.now.Before(sl.RegistrationClosesAt()) {
+	if !w.Now.Before(sl.RegistrationClosesAt()) {
 		return Registration{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeRegistrationClosed, "registration for this event closed at %s",
-			sl.RegistrationClosesAt().In(bi.loc).Format(time.RFC3339))
+			sl.RegistrationClosesAt().In(bi.Loc).Format(time.RFC3339))
 	}
 	if guests > sl.Event.MaxGuests {
-		return Registration{}, invalid(nextup.FieldError{Field: "guests", Message: fmt.Sprintf("at most %d guests per registration", sl.Event.MaxGuests)})
+		return Registration{}, core.Invalid(nextup.FieldError{Field: "guests", Message: fmt.Sprintf("at most %d guests per registration", sl.Event.MaxGuests)})
 	}
 	party := 1 + guests
 	if party > sl.Capacity {
-		return Registration{}, invalid(nextup.FieldError{Field: "guests", Message: fmt.Sprintf("the event has %d seats in all", sl.Capacity)})
+		return Registration{}, core.Invalid(nextup.FieldError{Field: "guests", Message: fmt.Sprintf("the event has %d seats in all", sl.Capacity)})
 	}
 	token, hash := w.s.Random.Token()
 	e := nextup.Entry{
 		ID: w.s.Random.ID("ent"), BusinessID: sl.BusinessID, Name: p.Name, Email: p.Email, Phone: p.Phone, Channel: p.Channel,
-		EventID: sl.ID, PartySize: party, Source: p.Source, JoinedAt: w.now, State: nextup.EntryWaiting, StatusHash: hash, UpdatedAt: w.now,
+		EventID: sl.ID, PartySize: party, Source: p.Source, JoinedAt: w.Now, State: nextup.EntryWaiting, StatusHash: hash, UpdatedAt: w.Now,
 	}
 	// A registration whose booking ended left the event with it
 	// (registrationEnded), so any waiting, offered or booked entry of the
 	// person is a live registration: one indexed lookup finds it.
-	if dup, err := w.tx.EntryByContact(ctx, sl.BusinessID, e.ContactKey(), "", sl.ID,
+	if dup, err := w.Tx.EntryByContact(ctx, sl.BusinessID, e.ContactKey(), "", sl.ID,
 		[]nextup.EntryState{nextup.EntryWaiting, nextup.EntryOffered, nextup.EntryBooked}); err == nil {
 		r, err := w.registrationOf(ctx, sl, dup)
 		if err != nil {
@@ -403,7 +404,7 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 	}
 
 	seatsNow := sl.FreeSeats() >= party
-	if seatsNow && !sl.PromotionClosed(w.now) {
+	if seatsNow && !sl.PromotionClosed(w.Now) {
 		ahead, err := w.anyoneAhead(ctx, bi, sl)
 		if err != nil {
 			return Registration{}, err
@@ -412,7 +413,7 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 	}
 	if !seatsNow && sl.Event.WaitlistLimit != nil {
 		limit := *sl.Event.WaitlistLimit
-		waiting, err := w.tx.EntryList(ctx, nextup.EntryFilter{BusinessID: sl.BusinessID, EventID: sl.ID, State: nextup.EntryWaiting, Limit: limit})
+		waiting, err := w.Tx.EntryList(ctx, nextup.EntryFilter{BusinessID: sl.BusinessID, EventID: sl.ID, State: nextup.EntryWaiting, Limit: limit})
 		if err != nil {
 			return Registration{}, err
 		}
@@ -423,11 +424,11 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 	if seatsNow && !sl.Event.Paid() {
 		e.State = nextup.EntryBooked
 	}
-	if e, err = w.tx.EntryCreate(ctx, e); err != nil {
+	if e, err = w.Tx.EntryCreate(ctx, e); err != nil {
 		return Registration{}, fmt.Errorf("create registration: %w", err)
 	}
-	w.registering = e.ID
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
+	w.Registering = e.ID
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
 		To: string(e.State), Reason: "registered", Detail: map[string]any{"source": e.Source, "seq": e.Seq, "guests": guests}}); err != nil {
 		return Registration{}, err
 	}
@@ -445,12 +446,12 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 		// nobody ahead could take (a party too big for them) may still be
 		// offered to someone behind, this person included.
 		if sl.FreeSeats() > 0 && !sl.HandedBack {
-			if err := w.decideSlot(ctx, sl.ID); err != nil {
+			if err := w.DecideSlot(ctx, sl.ID); err != nil {
 				return Registration{}, err
 			}
 		}
 	}
-	if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+	if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
 		return Registration{}, err
 	}
 	r, err := w.registrationOf(ctx, sl, e)
@@ -461,8 +462,8 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p JoinP
 // anyoneAhead reports whether a waiting registrant of the event could be
 // offered its free seats now: one whose party fits them and who was not
 // offered this event's seats before (the engine never offers them again).
-func (w *work) anyoneAhead(ctx context.Context, bi *bizInfo, sl nextup.Slot) (bool, error) {
-	history, err := w.tx.OfferListBySlot(ctx, sl.ID)
+func (w *work) anyoneAhead(ctx context.Context, bi *core.Biz, sl nextup.Slot) (bool, error) {
+	history, err := w.Tx.OfferListBySlot(ctx, sl.ID)
 	if err != nil {
 		return false, err
 	}
@@ -472,8 +473,8 @@ func (w *work) anyoneAhead(ctx context.Context, bi *bizInfo, sl nextup.Slot) (bo
 	}
 	var readErr error
 	ahead := false
-	capDay := bi.b.Rules.MaxOffersPerPersonPerDay
-	for c := range w.candidates(ctx, bi, sl, &readErr) {
+	capDay := bi.Rules.MaxOffersPerPersonPerDay
+	for c := range w.Candidates(ctx, bi, sl, &readErr) {
 		// Only someone the engine would offer the seats to is ahead: not
 		// one it skips for want of a channel or for the daily cap.
 		_, reachable := engine.ChooseChannel(c.Entry, c.Suppressed)
@@ -488,75 +489,61 @@ func (w *work) anyoneAhead(ctx context.Context, bi *bizInfo, sl nextup.Slot) (bo
 // bookDirect books a registrant who was confirmed at once: the seats, the
 // booking, its audit row, the confirmation with the invite and the cancel
 // link, and the reminders.
-func (w *work) bookDirect(ctx context.Context, bi *bizInfo, sl nextup.Slot, e nextup.Entry) (nextup.Booking, error) {
-	slot, err := w.tx.SlotSeats(ctx, sl.ID, nextup.SeatDelta{Booked: e.PartySize})
+func (w *work) bookDirect(ctx context.Context, bi *core.Biz, sl nextup.Slot, e nextup.Entry) (nextup.Booking, error) {
+	slot, err := w.Tx.SlotSeats(ctx, sl.ID, nextup.SeatDelta{Booked: e.PartySize})
 	if err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
-			return nextup.Booking{}, errRedecide
+			return nextup.Booking{}, core.ErrRedecide
 		}
 		return nextup.Booking{}, fmt.Errorf("book %d seats of event %s: %w", e.PartySize, sl.ID, err)
 	}
 	calToken, calHash := w.s.Random.Token()
 	b := nextup.Booking{ID: w.s.Random.ID("bkg"), BusinessID: sl.BusinessID, SlotID: sl.ID, EntryID: e.ID, Name: e.Name,
-		Seats: e.PartySize, State: nextup.BookingBooked, TokenHash: calHash, CreatedAt: w.now}
-	if err := w.tx.BookingCreate(ctx, b); err != nil {
+		Seats: e.PartySize, State: nextup.BookingBooked, TokenHash: calHash, CreatedAt: w.Now}
+	if err := w.Tx.BookingCreate(ctx, b); err != nil {
 		return b, fmt.Errorf("create booking: %w", err)
 	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
 		To: string(nextup.BookingBooked), Reason: "registered", Detail: map[string]any{"entry_id": e.ID, "seats": b.Seats}}); err != nil {
 		return b, err
 	}
-	ch, err := w.channelFor(ctx, e)
+	ch, err := w.ChannelFor(ctx, e)
 	if err != nil {
 		return b, err
 	}
 	if ch != "" {
-		if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, e, ch, nextup.Offer{}, b, calToken)); err != nil {
+		if err := w.Queue(ctx, core.ConfirmationMessage(w.s, bi, slot, e, ch, nextup.Offer{}, b, calToken)); err != nil {
 			return b, err
 		}
 	}
 	return b, w.scheduleReminders(ctx, bi, slot, b)
 }
 
-// channelFor is the channel a message to e goes by: the engine's choice
-// among the channels the person has not opted out of ("" for none).
-func (w *work) channelFor(ctx context.Context, e nextup.Entry) (nextup.Channel, error) {
-	suppressed, err := w.suppressed(ctx, e)
-	if err != nil {
-		return "", err
-	}
-	ch, ok := engine.ChooseChannel(e, suppressed)
-	if !ok {
-		return "", nil
-	}
-	return ch, nil
-}
-
 // offerNow holds the event's seats for one registrant at once, outside the
 // engine's order: a paid event's registrant who would be confirmed (the
 // hold is what they pay for: sent now, they asked for it), or staff
 // promoting someone by hand (an ordinary offer, quiet hours and all).
-func (w *work) offerNow(ctx context.Context, bi *bizInfo, sl nextup.Slot, e nextup.Entry, direct bool) error {
-	ch, err := w.channelFor(ctx, e)
+func (w *work) offerNow(ctx context.Context, bi *core.Biz, sl nextup.Slot, e nextup.Entry, direct bool) error {
+	ch, err := w.ChannelFor(ctx, e)
 	if err != nil {
 		return err
 	}
 	if ch == "" {
-		return invalid(nextup.FieldError{Field: "email", Message: "this person cannot be reached: every contact of theirs is opted out"})
+		return core.Invalid(nextup.FieldError{Field: "email", Message: "this person cannot be reached: every contact of theirs is opted out"})
 	}
-	rules := engine.RulesFor(bi.b.Rules, sl)
-	state, sendAt, expiresAt, ok := engine.OfferWindow(w.now, sl.StartsAt, rules, bi.loc)
+	rules := engine.RulesFor(bi.Rules, sl)
+	state, sendAt, expiresAt, ok := engine.OfferWindow(w.Now, sl.StartsAt, rules, bi.Loc)
 	if direct {
-		state, sendAt, expiresAt = nextup.OfferOffered, w.now, w.now.Add(rules.ClaimWindow)
+		state, sendAt, expiresAt = nextup.OfferOffered, w.Now, w.Now.Add(rules.ClaimWindow)
 		if limit := sl.StartsAt.Add(-rules.MinLead); expiresAt.After(limit) {
 			expiresAt = limit
 		}
-		ok = expiresAt.After(w.now)
+		ok = expiresAt.After(w.Now)
 	}
 	if !ok {
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeRegistrationClosed, "the event starts too soon to hold seats for anyone")
 	}
-	return w.makeOffer(ctx, bi, sl, nextup.MoveOffer, engine.Offer{EntryID: e.ID, Seats: e.PartySize, PartySize: e.PartySize,
+	return w.MakeOffer(ctx, bi, sl, nextup.MoveOffer, engine.Offer{EntryID: e.ID, Seats: e.PartySize, PartySize: e.PartySize,
 		Channel: ch, State: state, SendAt: sendAt, ExpiresAt: expiresAt}, e)
 }
 
@@ -566,13 +553,13 @@ func (w *work) registrationOf(ctx context.Context, sl nextup.Slot, e nextup.Entr
 	r := Registration{Entry: e}
 	switch e.State {
 	case nextup.EntryBooked, nextup.EntryLeft:
-		bs, err := w.tx.BookingListBySlot(ctx, sl.ID)
+		bs, err := w.Tx.BookingListBySlot(ctx, sl.ID)
 		if err != nil {
 			return r, err
 		}
 		r.Booking = latestBooking(bs, e.ID)
 	case nextup.EntryOffered:
-		o, err := w.tx.OfferLiveByEntry(ctx, e.ID)
+		o, err := w.Tx.OfferLiveByEntry(ctx, e.ID)
 		if err != nil && !errors.Is(err, nextup.ErrNotFound) {
 			return r, err
 		}
@@ -580,7 +567,7 @@ func (w *work) registrationOf(ctx context.Context, sl nextup.Slot, e nextup.Entr
 			r.Offer = &o
 		}
 	case nextup.EntryWaiting:
-		pos, err := w.tx.EntryPosition(ctx, e)
+		pos, err := w.Tx.EntryPosition(ctx, e)
 		if err != nil {
 			return r, err
 		}
@@ -605,7 +592,7 @@ func (w *work) paymentOf(ctx context.Context, sl nextup.Slot, r *Registration) e
 	if offerID == "" {
 		return nil
 	}
-	ps, err := w.tx.PaymentListByOffer(ctx, offerID)
+	ps, err := w.Tx.PaymentListByOffer(ctx, offerID)
 	if err != nil || len(ps) == 0 {
 		return err
 	}
@@ -637,8 +624,8 @@ func latestBooking(bs []nextup.Booking, entryID string) *nextup.Booking {
 // GetRegistration returns one registration of an event.
 func (s *Service) GetRegistration(ctx context.Context, businessID, eventID, regID string) (Registration, error) {
 	var r Registration
-	err := s.read(ctx, func(tx nextup.Tx) error {
-		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		w := wrap(s.WorkIn(tx))
 		sl, e, err := w.registrationEntry(ctx, businessID, eventID, regID)
 		if err != nil {
 			return err
@@ -654,9 +641,9 @@ func (w *work) registrationEntry(ctx context.Context, businessID, eventID, regID
 	if err != nil {
 		return sl, nextup.Entry{}, err
 	}
-	e, err := w.tx.EntryGet(ctx, regID)
+	e, err := w.Tx.EntryGet(ctx, regID)
 	if err != nil || e.EventID != sl.ID || e.BusinessID != sl.BusinessID {
-		return sl, e, notFound("registration", regID, err)
+		return sl, e, core.NotFound("registration", regID, err)
 	}
 	return sl, e, nil
 }
@@ -669,7 +656,7 @@ func (s *Service) CancelRegistration(ctx context.Context, businessID, eventID, r
 	var out Registration
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = actor
+		w.Actor = actor
 		sl, e, err := w.registrationEntry(ctx, businessID, eventID, regID)
 		if err != nil {
 			return err
@@ -677,7 +664,7 @@ func (s *Service) CancelRegistration(ctx context.Context, businessID, eventID, r
 		if out, err = w.cancelRegistration(ctx, sl, e); err != nil {
 			return err
 		}
-		moves = w.moves
+		moves = w.Moves
 		return nil
 	})
 	return out, moves, err
@@ -700,18 +687,18 @@ func (w *work) cancelRegistration(ctx context.Context, sl nextup.Slot, e nextup.
 		if r.State != RegConfirmed || r.Booking == nil {
 			return r, nil // cancelled or marked a no-show already
 		}
-		if !w.now.Before(sl.CancellationClosesAt()) {
-			bi, err := w.business(ctx, sl.BusinessID)
+		if !w.Now.Before(sl.CancellationClosesAt()) {
+			bi, err := w.Business(ctx, sl.BusinessID)
 			if err != nil {
 				return r, err
 			}
 			return r, nextup.Errorf(nextup.ErrConflict, nextup.CodeCancellationClosed, "cancellations for this event closed at %s",
-				sl.CancellationClosesAt().In(bi.loc).Format(time.RFC3339))
+				sl.CancellationClosesAt().In(bi.Loc).Format(time.RFC3339))
 		}
 		if _, err := w.endBookingIn(ctx, *r.Booking, nextup.BookingCancelled, ReasonCancellation); err != nil {
 			return r, err // the registration leaves with its booking (registrationEnded)
 		}
-		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+		if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
 			return r, err
 		}
 		return w.registrationOf(ctx, sl, e)
@@ -723,12 +710,12 @@ func (w *work) cancelRegistration(ctx context.Context, sl nextup.Slot, e nextup.
 // order they registered (state "" for all, else one of RegistrationStates).
 func (s *Service) Registrations(ctx context.Context, businessID, eventID, state string) (nextup.Slot, []Registration, error) {
 	if state != "" && !slices.Contains(RegistrationStates, state) {
-		return nextup.Slot{}, nil, invalid(nextup.FieldError{Field: "state", Message: "must be one of " + strings.Join(RegistrationStates, ", ")})
+		return nextup.Slot{}, nil, core.Invalid(nextup.FieldError{Field: "state", Message: "must be one of " + strings.Join(RegistrationStates, ", ")})
 	}
 	var sl nextup.Slot
 	var out []Registration
-	err := s.read(ctx, func(tx nextup.Tx) error {
-		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		w := wrap(s.WorkIn(tx))
 		var err error
 		if sl, err = w.eventOf(ctx, businessID, eventID); err != nil {
 			return err
@@ -747,17 +734,17 @@ func (s *Service) Registrations(ctx context.Context, businessID, eventID, state 
 func (w *work) registrations(ctx context.Context, sl nextup.Slot) ([]Registration, error) {
 	var entries []nextup.Entry
 	for _, st := range []nextup.EntryState{"", nextup.EntryBooked, nextup.EntryLeft, nextup.EntryExpired} {
-		es, err := w.tx.EntryList(ctx, nextup.EntryFilter{BusinessID: sl.BusinessID, EventID: sl.ID, State: st})
+		es, err := w.Tx.EntryList(ctx, nextup.EntryFilter{BusinessID: sl.BusinessID, EventID: sl.ID, State: st})
 		if err != nil {
 			return nil, err
 		}
 		entries = append(entries, es...)
 	}
-	bookings, err := w.tx.BookingListBySlot(ctx, sl.ID)
+	bookings, err := w.Tx.BookingListBySlot(ctx, sl.ID)
 	if err != nil {
 		return nil, err
 	}
-	offers, err := w.tx.OfferListBySlot(ctx, sl.ID)
+	offers, err := w.Tx.OfferListBySlot(ctx, sl.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -805,7 +792,7 @@ func (s *Service) EventWaitlist(ctx context.Context, businessID, eventID string)
 func (s *Service) Promote(ctx context.Context, businessID, eventID, regID, by, reason string) (Registration, []nextup.Move, error) {
 	reason, by = strings.TrimSpace(reason), strings.TrimSpace(by)
 	if reason == "" || len(reason) > 500 {
-		return Registration{}, nil, invalid(nextup.FieldError{Field: "reason", Message: "say why (at most 500 characters): an override is on the record"})
+		return Registration{}, nil, core.Invalid(nextup.FieldError{Field: "reason", Message: "say why (at most 500 characters): an override is on the record"})
 	}
 	if by == "" {
 		by = "api"
@@ -813,7 +800,7 @@ func (s *Service) Promote(ctx context.Context, businessID, eventID, regID, by, r
 	var out Registration
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
+		w.Actor = nextup.ActorStaff
 		sl, e, err := w.registrationEntry(ctx, businessID, eventID, regID)
 		if err != nil {
 			return err
@@ -821,37 +808,37 @@ func (s *Service) Promote(ctx context.Context, businessID, eventID, regID, by, r
 		if e.State != nextup.EntryWaiting {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotWaitlisted, "only a waitlisted registration can be promoted; this one is %s", registrationState(e, nil))
 		}
-		bi, err := w.business(ctx, sl.BusinessID)
+		bi, err := w.Business(ctx, sl.BusinessID)
 		if err != nil {
 			return err
 		}
-		pos, err := w.tx.EntryPosition(ctx, e)
+		pos, err := w.Tx.EntryPosition(ctx, e)
 		if err != nil {
 			return err
 		}
 		detail := map[string]any{"by": by, "reason": reason, "position": pos}
 		to := "next_in_line"
-		if sl.FreeSeats() >= e.PartySize && w.now.Before(sl.StartsAt) {
-			w.offerPos = map[string]int{e.ID: pos}
+		if sl.FreeSeats() >= e.PartySize && w.Now.Before(sl.StartsAt) {
+			w.OfferPos = map[string]int{e.ID: pos}
 			if err := w.offerNow(ctx, bi, sl, e, false); err != nil {
 				return err
 			}
 			to = string(nextup.EntryOffered)
 		} else if !e.Priority {
 			e.Priority = true
-			if err := w.tx.EntryUpdate(ctx, e); err != nil {
+			if err := w.Tx.EntryUpdate(ctx, e); err != nil {
 				return fmt.Errorf("put registration %s first: %w", e.ID, err)
 			}
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
 			From: string(nextup.EntryWaiting), To: to, Reason: "override", Detail: detail}); err != nil {
 			return err
 		}
-		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+		if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
 			return err
 		}
 		out, err = w.registrationOf(ctx, sl, e)
-		moves = w.moves
+		moves = w.Moves
 		return err
 	})
 	return out, moves, err
@@ -861,7 +848,7 @@ func (s *Service) Promote(ctx context.Context, businessID, eventID, regID, by, r
 func (s *Service) CheckIn(ctx context.Context, businessID, eventID, regID string, undo bool) (Registration, error) {
 	var out Registration
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
+		w.Actor = nextup.ActorStaff
 		sl, e, err := w.registrationEntry(ctx, businessID, eventID, regID)
 		if err != nil {
 			return err
@@ -876,20 +863,20 @@ func (s *Service) CheckIn(ctx context.Context, businessID, eventID, regID string
 		var at *time.Time
 		from, to := "not_checked_in", "checked_in"
 		if !undo {
-			t := w.now
+			t := w.Now
 			at = &t
 		} else {
 			from, to = to, from
 		}
-		b, err := w.tx.BookingCheckIn(ctx, r.Booking.ID, at)
+		b, err := w.Tx.BookingCheckIn(ctx, r.Booking.ID, at)
 		if err != nil {
 			return fmt.Errorf("check in booking %s: %w", r.Booking.ID, err)
 		}
-		bi, err := w.business(ctx, sl.BusinessID)
+		bi, err := w.Business(ctx, sl.BusinessID)
 		if err != nil {
 			return err
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
 			From: from, To: to, Reason: "check_in"}); err != nil {
 			return err
 		}
@@ -907,7 +894,7 @@ func (s *Service) MarkNoShow(ctx context.Context, businessID, eventID, regID str
 	var out Registration
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
+		w.Actor = nextup.ActorStaff
 		sl, e, err := w.registrationEntry(ctx, businessID, eventID, regID)
 		if err != nil {
 			return err
@@ -922,13 +909,13 @@ func (s *Service) MarkNoShow(ctx context.Context, businessID, eventID, regID str
 		if _, err := w.endBookingIn(ctx, *r.Booking, nextup.BookingNoShow, ReasonNoShow); err != nil {
 			return err
 		}
-		if e, err = w.tx.EntryGet(ctx, e.ID); err != nil {
+		if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
 			return err
 		}
 		if out, err = w.registrationOf(ctx, sl, e); err != nil {
 			return err
 		}
-		moves = w.moves
+		moves = w.Moves
 		return nil
 	})
 	return out, moves, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // Every confirmation of an event registration carries a self-service
@@ -13,11 +14,6 @@ import (
 // address), so the link needs no row of its own and cannot be forged.
 // Opening it shows the registration and a Cancel button; only the POST
 // cancels, until the event's cancellation cutoff.
-
-// CancelURL is an event booking's self-service cancel link.
-func (s *Service) CancelURL(b nextup.Business, bookingID string) string {
-	return s.url("/r/" + b.ID + "/" + sealToken(b, "cancel", bookingID))
-}
 
 // CancelView is what the cancel link's page shows.
 type CancelView struct {
@@ -33,31 +29,31 @@ type CancelView struct {
 // booking belongs to. An unknown or tampered link is ErrNotFound.
 func (w *work) cancelTarget(ctx context.Context, businessID, token string) (CancelView, nextup.Entry, error) {
 	var v CancelView
-	bi, err := w.business(ctx, businessID)
+	bi, err := w.Business(ctx, businessID)
 	if err != nil {
-		return v, nextup.Entry{}, notFound("cancel link", "", nil)
+		return v, nextup.Entry{}, core.NotFound("cancel link", "", nil)
 	}
-	bookingID, err := openToken(bi.b, "cancel", token)
+	bookingID, err := core.OpenToken(bi.Business, "cancel", token)
 	if err != nil {
-		return v, nextup.Entry{}, notFound("cancel link", "", nil)
+		return v, nextup.Entry{}, core.NotFound("cancel link", "", nil)
 	}
-	b, err := w.tx.BookingGet(ctx, bookingID)
+	b, err := w.Tx.BookingGet(ctx, bookingID)
 	if err != nil || b.BusinessID != businessID {
-		return v, nextup.Entry{}, notFound("cancel link", "", err)
+		return v, nextup.Entry{}, core.NotFound("cancel link", "", err)
 	}
 	sl, e, err := w.registrationEntry(ctx, businessID, b.SlotID, b.EntryID)
 	if err != nil {
 		return v, e, err
 	}
-	v = CancelView{Business: bi.b, Location: bi.loc, Event: sl, Closed: !w.now.Before(sl.CancellationClosesAt())}
+	v = CancelView{Business: bi.Business, Location: bi.Loc, Event: sl, Closed: !w.Now.Before(sl.CancellationClosesAt())}
 	return v, e, nil
 }
 
 // CancelLinkView reads a cancel link without acting on it.
 func (s *Service) CancelLinkView(ctx context.Context, businessID, token string) (CancelView, error) {
 	var v CancelView
-	err := s.read(ctx, func(tx nextup.Tx) error {
-		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		w := wrap(s.WorkIn(tx))
 		var e nextup.Entry
 		var err error
 		if v, e, err = w.cancelTarget(ctx, businessID, token); err != nil {
@@ -74,7 +70,7 @@ func (s *Service) CancelLinkView(ctx context.Context, businessID, token string) 
 func (s *Service) CancelByLink(ctx context.Context, businessID, token string) (CancelView, error) {
 	var v CancelView
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorCustomer
+		w.Actor = nextup.ActorCustomer
 		var e nextup.Entry
 		var err error
 		if v, e, err = w.cancelTarget(ctx, businessID, token); err != nil {

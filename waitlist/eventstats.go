@@ -55,8 +55,8 @@ const maxPositionBucket = 10
 // EventStats reads an event's figures.
 func (s *Service) EventStats(ctx context.Context, businessID, eventID string) (EventStats, error) {
 	var st EventStats
-	err := s.read(ctx, func(tx nextup.Tx) error {
-		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		w := wrap(s.WorkIn(tx))
 		sl, err := w.eventOf(ctx, businessID, eventID)
 		if err != nil {
 			return err

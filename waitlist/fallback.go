@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -49,61 +50,55 @@ func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent
 // run once tx has committed, wakes the sweeper and relay and makes the
 // checkouts of paid holds the fallback made (an offer rolled on).
 func (s *Service) DeadLetter(ctx context.Context, tx nextup.Tx, messageID string, permanent bool, reason string) (after func(), err error) {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	for attempt := 0; attempt < core.MaxAttempts; attempt++ {
 		var w *work
 		err = tx.Savepoint(ctx, func() error {
-			w = &work{s: s, tx: tx, now: s.Clock.Now(), actor: nextup.ActorSystem, businesses: map[string]*bizInfo{}}
+			w = wrap(s.WorkIn(tx))
+			w.Actor = nextup.ActorSystem
 			return w.undeliverable(ctx, messageID, permanent, reason)
 		})
-		if errors.Is(err, errRedecide) {
+		if errors.Is(err, core.ErrRedecide) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		return func() {
-			if w.wake && s.Wake != nil {
-				s.Wake()
-			}
-			if len(w.paidHolds)+len(w.endedSessions) > 0 {
-				s.afterCommit(ctx, w)
-			}
-		}, nil
+		return func() { s.AfterCommit(ctx, w.Work) }, nil
 	}
-	return nil, fmt.Errorf("fallback of message %s: gave up after %d attempts: %w", messageID, maxAttempts, err)
+	return nil, fmt.Errorf("fallback of message %s: gave up after %d attempts: %w", messageID, core.MaxAttempts, err)
 }
 
 func (w *work) undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {
-	m, err := w.tx.MessageGet(ctx, messageID)
+	m, err := w.Tx.MessageGet(ctx, messageID)
 	if err != nil {
-		return notFound("message", messageID, err)
+		return core.NotFound("message", messageID, err)
 	}
 	if m.EntryID == "" || (m.Channel != nextup.ChannelSMS && m.Channel != nextup.ChannelEmail) {
 		return nil // staff mail, webhooks: visible as dead, nothing to fall back to
 	}
-	bi, err := w.business(ctx, m.BusinessID)
+	bi, err := w.Business(ctx, m.BusinessID)
 	if err != nil {
 		return err
 	}
 	key := nextup.AddressKey(m.Channel, m.To)
 	suppressed := false
 	if permanent && key != "" {
-		if suppressed, err = optedOut(ctx, w.tx, m.BusinessID, m.Channel, m.To); err != nil {
+		if suppressed, err = optedOut(ctx, w.Tx, m.BusinessID, m.Channel, m.To); err != nil {
 			return err
 		}
 		if !suppressed {
-			if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: m.BusinessID, Channel: m.Channel,
-				Address: key, Reason: "undeliverable: " + reason, At: w.now}); err != nil {
+			if err := w.Tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: m.BusinessID, Channel: m.Channel,
+				Address: key, Reason: "undeliverable: " + reason, At: w.Now}); err != nil {
 				return err
 			}
-			if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: m.EntryID,
+			if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: m.EntryID,
 				To: string(m.Channel) + "_undeliverable", Reason: reason, Detail: map[string]any{"message_id": m.ID, "address": m.To}}); err != nil {
 				return err
 			}
 			suppressed = true
 		}
 	}
-	e, err := w.tx.EntryGet(ctx, m.EntryID)
+	e, err := w.Tx.EntryGet(ctx, m.EntryID)
 	if err != nil {
 		return err
 	}
@@ -112,7 +107,7 @@ func (w *work) undeliverable(ctx context.Context, messageID string, permanent bo
 		other = nextup.ChannelSMS
 	}
 	to := templates.AddressOf(e, other)
-	if out, err := optedOut(ctx, w.tx, m.BusinessID, other, to); err != nil {
+	if out, err := optedOut(ctx, w.Tx, m.BusinessID, other, to); err != nil {
 		return err
 	} else if out {
 		to = ""
@@ -128,22 +123,22 @@ func (w *work) undeliverable(ctx context.Context, messageID string, permanent bo
 
 // offerFallback sends a live offer again on the other channel, or ends it
 // when the person cannot be reached at all.
-func (w *work) offerFallback(ctx context.Context, bi *bizInfo, m nextup.Message, e nextup.Entry, other nextup.Channel, to string, suppressed bool) error {
-	o, err := w.tx.OfferGet(ctx, m.OfferID)
+func (w *work) offerFallback(ctx context.Context, bi *core.Biz, m nextup.Message, e nextup.Entry, other nextup.Channel, to string, suppressed bool) error {
+	o, err := w.Tx.OfferGet(ctx, m.OfferID)
 	if errors.Is(err, nextup.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if o.State != nextup.OfferOffered || !w.now.Before(o.ExpiresAt) {
+	if o.State != nextup.OfferOffered || !w.Now.Before(o.ExpiresAt) {
 		return nil // claimed or ended meanwhile
 	}
 	note := func(outcome string, detail map[string]any) error {
-		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
 			From: string(o.State), To: string(o.State), Reason: outcome, Detail: detail})
 	}
-	msgs, err := w.tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
+	msgs, err := w.Tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
 	if err != nil {
 		return err
 	}
@@ -164,22 +159,22 @@ func (w *work) offerFallback(ctx context.Context, bi *bizInfo, m nextup.Message,
 			// its course (the relay's retry, or expiry, rolls on).
 			return note("fallback_skipped:no_other_channel", map[string]any{"message_id": m.ID})
 		}
-		_, err := w.endOffer(ctx, o, nextup.OfferCancelled, "no_channel", nextup.EntryWaiting)
-		if errors.Is(err, errRedecide) {
+		_, err := w.EndOffer(ctx, o, nextup.OfferCancelled, "no_channel", nextup.EntryWaiting)
+		if errors.Is(err, core.ErrRedecide) {
 			return nil
 		}
 		return err
 	}
-	sl, err := w.tx.SlotGet(ctx, o.SlotID)
+	sl, err := w.Tx.SlotGet(ctx, o.SlotID)
 	if err != nil {
 		return err
 	}
-	d := templates.OfferData(bi.loc, sl, e, o, m.ClaimURL, w.now)
-	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
-		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID, NotBefore: w.notBefore(bi)}
-	w.s.stoppable(bi.b, &f)
-	templates.Compose(bi.b, templates.TemplateOffer, d, &f)
-	if err := w.queueWithID(ctx, f); err != nil {
+	d := templates.OfferData(bi.Loc, sl, e, o, m.ClaimURL, w.Now)
+	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.ID, Kind: MessageFallback, Channel: other, To: to,
+		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID, NotBefore: w.NotBefore(bi)}
+	w.s.Stoppable(bi.Business, &f)
+	templates.Compose(bi.Business, templates.TemplateOffer, d, &f)
+	if err := w.QueueWithID(ctx, f); err != nil {
 		return err
 	}
 	return note("fallback", map[string]any{"message_id": m.ID, "channel": string(other)})
@@ -187,11 +182,11 @@ func (w *work) offerFallback(ctx context.Context, bi *bizInfo, m nextup.Message,
 
 // bookingFallback sends a confirmation or reminder again on the other
 // channel.
-func (w *work) bookingFallback(ctx context.Context, bi *bizInfo, m nextup.Message, e nextup.Entry, other nextup.Channel, to string) error {
+func (w *work) bookingFallback(ctx context.Context, bi *core.Biz, m nextup.Message, e nextup.Entry, other nextup.Channel, to string) error {
 	if to == "" || m.BookingID == "" {
 		return nil
 	}
-	b, err := w.tx.BookingGet(ctx, m.BookingID)
+	b, err := w.Tx.BookingGet(ctx, m.BookingID)
 	if err != nil {
 		return fmt.Errorf("booking of message %s: %w", m.ID, err)
 	}
@@ -201,28 +196,28 @@ func (w *work) bookingFallback(ctx context.Context, bi *bizInfo, m nextup.Messag
 	if done, err := w.fellBack(ctx, m); done || err != nil {
 		return err
 	}
-	sl, err := w.tx.SlotGet(ctx, b.SlotID)
+	sl, err := w.Tx.SlotGet(ctx, b.SlotID)
 	if err != nil {
 		return err
 	}
-	if !w.notBefore(bi).Before(sl.StartsAt) {
+	if !w.NotBefore(bi).Before(sl.StartsAt) {
 		return nil // too late to help
 	}
-	d := templates.SlotData(bi.loc, sl, e, b.Seats)
+	d := templates.SlotData(bi.Loc, sl, e, b.Seats)
 	kind := templates.TemplateReminder
-	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.b.ID, Kind: MessageFallback, Channel: other, To: to,
-		OfferID: m.OfferID, EntryID: e.ID, BookingID: b.ID, NotBefore: w.notBefore(bi)}
+	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.ID, Kind: MessageFallback, Channel: other, To: to,
+		OfferID: m.OfferID, EntryID: e.ID, BookingID: b.ID, NotBefore: w.NotBefore(bi)}
 	if m.Kind == nextup.MessageConfirmation {
 		kind = templates.TemplateConfirmation
 		if other == nextup.ChannelEmail {
-			f.Calendar = templates.CalendarICS(b, sl, bi.b.Name)
+			f.Calendar = templates.CalendarICS(b, sl, bi.Name)
 		}
 	}
-	templates.Compose(bi.b, kind, d, &f)
-	if err := w.queueWithID(ctx, f); err != nil {
+	templates.Compose(bi.Business, kind, d, &f)
+	if err := w.QueueWithID(ctx, f); err != nil {
 		return err
 	}
-	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
+	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
 		From: string(b.State), To: string(b.State), Reason: "fallback", Detail: map[string]any{"message_id": m.ID, "channel": string(other)}})
 }
 
@@ -231,7 +226,7 @@ func fallbackID(id string) string { return id + "_fb" }
 
 // fellBack reports whether m has had its fallback already.
 func (w *work) fellBack(ctx context.Context, m nextup.Message) (bool, error) {
-	_, err := w.tx.MessageGet(ctx, fallbackID(m.ID))
+	_, err := w.Tx.MessageGet(ctx, fallbackID(m.ID))
 	if errors.Is(err, nextup.ErrNotFound) {
 		return false, nil
 	}

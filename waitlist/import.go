@@ -141,7 +141,7 @@ func (s *Service) ImportRecords(ctx context.Context, businessID string, recs []c
 	for _, it := range todo {
 		var out ImportRow
 		err := s.tx(ctx, func(w *work) error {
-			w.actor = nextup.ActorStaff
+			w.Actor = nextup.ActorStaff
 			var err error
 			out, err = w.importRow(ctx, businessID, it, ended)
 			return err
@@ -254,7 +254,7 @@ func checkRow(r csvrows.Row, p *JoinParams, now time.Time) []nextup.FieldError {
 // services, by person and service (importItem.key).
 func (s *Service) endedEntries(ctx context.Context, businessID string, services map[string]bool) (map[string][]nextup.Entry, error) {
 	out := map[string][]nextup.Entry{}
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		for svc := range services {
 			for _, st := range []nextup.EntryState{nextup.EntryBooked, nextup.EntryLeft, nextup.EntryExpired} {
 				es, err := tx.EntryList(ctx, nextup.EntryFilter{BusinessID: businessID, Service: svc, State: st})
@@ -276,10 +276,10 @@ func (s *Service) endedEntries(ctx context.Context, businessID string, services 
 func (w *work) importRow(ctx context.Context, businessID string, it importItem, ended map[string][]nextup.Entry) (ImportRow, error) {
 	out := ImportRow{Row: it.row.Row}
 	key := nextup.Entry{Email: it.p.Email, Phone: it.p.Phone}.ContactKey()
-	e, err := w.tx.EntryActiveByContact(ctx, businessID, key, it.p.Service, "")
+	e, err := w.Tx.EntryActiveByContact(ctx, businessID, key, it.p.Service, "")
 	if errors.Is(err, nextup.ErrNotFound) && it.p.Email != "" && it.p.Phone != "" {
 		// The sheet may have added an email to a person known by phone.
-		e, err = w.tx.EntryActiveByContact(ctx, businessID, nextup.Entry{Phone: it.p.Phone}.ContactKey(), it.p.Service, "")
+		e, err = w.Tx.EntryActiveByContact(ctx, businessID, nextup.Entry{Phone: it.p.Phone}.ContactKey(), it.p.Service, "")
 	}
 	switch {
 	case err == nil:

@@ -11,14 +11,8 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/mailmsg"
 	"github.com/nextup-dev/nextup/intake/parse"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
-
-// MailParser reads a booking request into a proposed row: the
-// model-based adapter (intake/anthropic) when one is configured. The
-// deterministic parser (intake/parse) is the default and the fallback.
-type MailParser interface {
-	Propose(ctx context.Context, in parse.Input, b parse.Business) (parse.Proposal, error)
-}
 
 // ErrMailTooLarge is a mail over the inbox lane's limits (10 MiB, 12
 // levels of nesting).
@@ -45,7 +39,7 @@ func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte
 		return nextup.Proposal{}, false, ErrMailTooLarge
 	}
 	if err != nil {
-		return nextup.Proposal{}, false, invalid(nextup.FieldError{Field: "body", Message: "not a readable email: " + err.Error()})
+		return nextup.Proposal{}, false, core.Invalid(nextup.FieldError{Field: "body", Message: "not a readable email: " + err.Error()})
 	}
 	sent := req.Sent
 	if sent.IsZero() {
@@ -57,12 +51,12 @@ func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte
 	var p parse.Proposal
 	if s.MailParser != nil {
 		mctx, cancel := context.WithTimeout(ctx, 10*time.Second) // leave time for the rules and the store
-		if err = s.beforeRemote(ctx); err == nil {
+		if err = s.BeforeRemote(ctx); err == nil {
 			p, err = s.MailParser.Propose(mctx, in, pb)
 		}
 		cancel()
 		if err != nil {
-			s.log().Warn("the model parser failed; reading the request by the rules", "business_id", businessID, "error", err)
+			s.Log().Warn("the model parser failed; reading the request by the rules", "business_id", businessID, "error", err)
 			p = parse.Propose(in, pb)
 			p.Problems = append(p.Problems, "read by the rules: the model parser did not answer")
 		}

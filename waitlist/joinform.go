@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // MessageJoinConfirm is the kind of the outbox message that asks a person
@@ -14,13 +15,13 @@ const MessageJoinConfirm = "join_confirm"
 // BusinessBySlug finds a business by the slug of its public pages.
 func (s *Service) BusinessBySlug(ctx context.Context, slug string) (nextup.Business, error) {
 	var b nextup.Business
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		b, err = tx.BusinessBySlug(ctx, slug)
 		return err
 	})
 	if errors.Is(err, nextup.ErrNotFound) {
-		return b, notFound("business", slug, err)
+		return b, core.NotFound("business", slug, err)
 	}
 	return b, err
 }
@@ -33,9 +34,9 @@ func (s *Service) CheckJoin(ctx context.Context, businessID string, p *JoinParam
 	if err := validateJoin(p, s.Clock.Now()); err != nil {
 		return err
 	}
-	return s.read(ctx, func(tx nextup.Tx) error {
+	return s.Read(ctx, func(tx nextup.Tx) error {
 		if _, err := tx.BusinessGet(ctx, businessID); err != nil {
-			return notFound("business", businessID, err)
+			return core.NotFound("business", businessID, err)
 		}
 		e := nextup.Entry{Email: p.Email, Phone: p.Phone}
 		if _, err := tx.EntryActiveByContact(ctx, businessID, e.ContactKey(), p.Service, p.EventID); err == nil {
@@ -51,10 +52,10 @@ func (s *Service) CheckJoin(ctx context.Context, businessID string, p *JoinParam
 // outbox: a link by email, or a code by text.
 func (s *Service) QueueJoinConfirmation(ctx context.Context, businessID string, ch nextup.Channel, to, subject, body string) error {
 	return s.tx(ctx, func(w *work) error {
-		if _, err := w.business(ctx, businessID); err != nil {
+		if _, err := w.Business(ctx, businessID); err != nil {
 			return err
 		}
-		return w.queue(ctx, nextup.Message{BusinessID: businessID, Kind: MessageJoinConfirm, Channel: ch, To: to,
+		return w.Queue(ctx, nextup.Message{BusinessID: businessID, Kind: MessageJoinConfirm, Channel: ch, To: to,
 			Subject: subject, Body: body})
 	})
 }

@@ -1,9 +1,11 @@
 package waitlist
 
 import (
+	"context"
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -58,3 +60,37 @@ func CalendarICS(b nextup.Booking, sl nextup.Slot, businessName string) string {
 // HowTheOrderWorks explains a business's rules in plain sentences (see
 // templates.HowTheOrderWorks).
 func HowTheOrderWorks(r nextup.Rules) []string { return templates.HowTheOrderWorks(r) }
+
+// One request, one transaction (see core.Request).
+type (
+	// Request is one caller's unit of work; see Service.Begin.
+	Request = core.Request
+	// Idempotency is the Idempotency-Key a request carries, as the web
+	// layer hands it over.
+	Idempotency = core.Idempotency
+	// Response is what a request answered, as stored for a replay.
+	Response = core.Response
+)
+
+// Detached returns ctx without its request: what is done with it runs in
+// transactions of its own. For work that must not join the request (the
+// debug clock runs the sweeper, which has transactions of its own).
+func Detached(ctx context.Context) context.Context { return core.Detached(ctx) }
+
+// The seams of the configuration (core.Config).
+type (
+	// MailParser reads a booking request into a proposed row: the
+	// model-based adapter (intake/anthropic) when one is configured.
+	MailParser = core.MailParser
+	// SheetReader reads the rows of a mirrored sheet (intake/sheet).
+	SheetReader = core.SheetReader
+)
+
+// WebhookEvent is the JSON body of a webhook delivery.
+type WebhookEvent = core.WebhookEvent
+
+// Message kinds the core sends.
+const (
+	MessageWebhook  = core.MessageWebhook
+	MessageHandback = core.MessageHandback
+)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // ClaimInfo is what the claim page and GET /v1/claims/{token} show.
@@ -32,7 +33,7 @@ func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error
 	// ended): answer those from a read snapshot, so a page that is opened
 	// again and again never queues behind the writer.
 	seen := false
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		o, err := tx.OfferByTokenHash(ctx, nextup.HashToken(token))
 		if err != nil {
 			return fmt.Errorf("claim link: %w", err)
@@ -41,7 +42,7 @@ func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error
 			return nil
 		}
 		seen = true
-		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
+		w := wrap(s.WorkIn(tx))
 		info, err = w.claimInfo(ctx, o)
 		return err
 	})
@@ -49,24 +50,24 @@ func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error
 		return info, err
 	}
 	err = s.tx(ctx, func(w *work) error {
-		o, err := w.tx.OfferByTokenHash(ctx, nextup.HashToken(token))
+		o, err := w.Tx.OfferByTokenHash(ctx, nextup.HashToken(token))
 		if err != nil {
 			return fmt.Errorf("claim link: %w", err)
 		}
 		if o.SeenAt == nil && o.State.Live() {
-			if err := w.tx.OfferSeen(ctx, o.ID, w.now); err != nil {
+			if err := w.Tx.OfferSeen(ctx, o.ID, w.Now); err != nil {
 				return fmt.Errorf("record offer %s seen: %w", o.ID, err)
 			}
-			bi, err := w.business(ctx, o.BusinessID)
+			bi, err := w.Business(ctx, o.BusinessID)
 			if err != nil {
 				return err
 			}
-			if err := w.audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorCustomer,
+			if err := w.Audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorCustomer,
 				SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
 				From: string(o.State), To: string(o.State), Reason: "seen"}); err != nil {
 				return err
 			}
-			t := w.now
+			t := w.Now
 			o.SeenAt = &t
 		}
 		info, err = w.claimInfo(ctx, o)
@@ -78,27 +79,27 @@ func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error
 func (w *work) claimInfo(ctx context.Context, o nextup.Offer) (ClaimInfo, error) {
 	info := ClaimInfo{Offer: o}
 	var err error
-	if info.Slot, err = w.tx.SlotGet(ctx, o.SlotID); err != nil {
+	if info.Slot, err = w.Tx.SlotGet(ctx, o.SlotID); err != nil {
 		return info, err
 	}
-	if info.Entry, err = w.tx.EntryGet(ctx, o.EntryID); err != nil {
+	if info.Entry, err = w.Tx.EntryGet(ctx, o.EntryID); err != nil {
 		return info, err
 	}
-	bi, err := w.business(ctx, o.BusinessID)
+	bi, err := w.Business(ctx, o.BusinessID)
 	if err != nil {
 		return info, err
 	}
-	info.Business, info.Location = bi.b, bi.loc
-	if o.State == nextup.OfferOffered && o.ExpiresAt.After(w.now) {
-		info.SecondsLeft = int64(o.ExpiresAt.Sub(w.now) / time.Second)
+	info.Business, info.Location = bi.Business, bi.Loc
+	if o.State == nextup.OfferOffered && o.ExpiresAt.After(w.Now) {
+		info.SecondsLeft = int64(o.ExpiresAt.Sub(w.Now) / time.Second)
 	}
 	if o.State == nextup.OfferClaimed {
-		b, err := w.tx.BookingByOffer(ctx, o.ID)
+		b, err := w.Tx.BookingByOffer(ctx, o.ID)
 		if err != nil {
 			return info, err
 		}
 		info.Booking = &b
-		if info.Confirming, err = awaitingBookingSystem(ctx, w.tx, b.ID); err != nil {
+		if info.Confirming, err = awaitingBookingSystem(ctx, w.Tx, b.ID); err != nil {
 			return info, err
 		}
 	}
@@ -151,31 +152,31 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 	awaiting := false // the booking awaits the business's booking system
 	err := s.tx(ctx, func(w *work) error {
 		awaiting = false
-		w.actor = nextup.ActorCustomer
+		w.Actor = nextup.ActorCustomer
 		if pay == nil {
 			if err := w.refusePaid(ctx, hash); err != nil {
 				return err
 			}
 		}
-		o, err := w.tx.OfferClaim(ctx, hash, w.now)
+		o, err := w.Tx.OfferClaim(ctx, hash, w.Now)
 		if err != nil {
 			if !errors.Is(err, nextup.ErrConflict) {
 				return fmt.Errorf("claim: %w", err)
 			}
 			return w.explainFailedClaim(ctx, hash, &res, &awaiting)
 		}
-		bi, err := w.business(ctx, o.BusinessID)
+		bi, err := w.Business(ctx, o.BusinessID)
 		if err != nil {
 			return err
 		}
-		slot, err := w.tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats, Booked: o.Seats})
+		slot, err := w.Tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats, Booked: o.Seats})
 		if err != nil {
 			return fmt.Errorf("book %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
 		}
-		if err := w.tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, nextup.EntryBooked, w.now); err != nil {
+		if err := w.Tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, nextup.EntryBooked, w.Now); err != nil {
 			return fmt.Errorf("entry %s to booked: %w", o.EntryID, err)
 		}
-		entry, err := w.tx.EntryGet(ctx, o.EntryID)
+		entry, err := w.Tx.EntryGet(ctx, o.EntryID)
 		if err != nil {
 			return err
 		}
@@ -183,19 +184,19 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 		b := nextup.Booking{
 			ID: w.s.Random.ID("bkg"), BusinessID: o.BusinessID, SlotID: o.SlotID, EntryID: o.EntryID,
 			OfferID: o.ID, Name: entry.Name, Seats: o.Seats, State: nextup.BookingBooked,
-			TokenHash: calHash, CreatedAt: w.now,
+			TokenHash: calHash, CreatedAt: w.Now,
 		}
-		if err := w.tx.BookingCreate(ctx, b); err != nil {
+		if err := w.Tx.BookingCreate(ctx, b); err != nil {
 			return fmt.Errorf("create booking: %w", err)
 		}
-		for _, key := range []string{expireKey(o.ID), releaseKey(o.ID), escalateKey(o.ID)} {
-			if err := w.tx.TimerCancel(ctx, key); err != nil {
+		for _, key := range []string{core.ExpireKey(o.ID), core.ReleaseKey(o.ID), core.EscalateKey(o.ID)} {
+			if err := w.Tx.TimerCancel(ctx, key); err != nil {
 				return fmt.Errorf("cancel timer %s: %w", key, err)
 			}
 		}
 		// An event's registrations are nextup's own: the business's
 		// booking system (for its appointments) is not asked about them.
-		awaiting = w.s.usesBookingSystem(bi.b) && slot.Kind != nextup.KindEvent
+		awaiting = usesBookingSystem(w.s, bi.Business) && slot.Kind != nextup.KindEvent
 		bookingDetail := map[string]any{"offer_id": o.ID, "seats": b.Seats}
 		if awaiting {
 			bookingDetail["awaiting_booking_system"] = true
@@ -207,18 +208,18 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 		} {
 			ev.SlotID = o.SlotID
 			ev.Reason = "claim"
-			if err := w.audit(ctx, bi, ev); err != nil {
+			if err := w.Audit(ctx, bi, ev); err != nil {
 				return err
 			}
 		}
 		if awaiting {
 			// The confirmation waits for the booking system; this timer
 			// asks it again should the answer never be stored.
-			if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerBookingSync, SubjectID: b.ID,
-				Key: bookingSyncKey(b.ID), DueAt: w.now.Add(bookingSyncFirst)}); err != nil {
+			if err := w.Schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerBookingSync, SubjectID: b.ID,
+				Key: core.BookingSyncKey(b.ID), DueAt: w.Now.Add(bookingSyncFirst)}); err != nil {
 				return err
 			}
-		} else if err := w.queue(ctx, confirmationMessage(w.s, bi, slot, entry, o.Channel, o, b, calToken)); err != nil {
+		} else if err := w.Queue(ctx, core.ConfirmationMessage(w.s, bi, slot, entry, o.Channel, o, b, calToken)); err != nil {
 			return err
 		}
 		if err := w.scheduleReminders(ctx, bi, slot, b); err != nil {
@@ -233,14 +234,14 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 		if slot.Seating == nextup.SeatingShared && slot.FreeSeats() > 0 {
 			// A booking is not a try: the claim may bring the slot back
 			// under its try cap with seats still free, so decide it again.
-			return w.decideSlot(ctx, slot.ID)
+			return w.DecideSlot(ctx, slot.ID)
 		}
 		return nil
 	})
 	if res.Repeat && res.CalendarToken == "" {
 		// A resumed run of the request that made the booking (it split
 		// at the booking system's call) answers with its calendar link.
-		res.CalendarToken = s.stashed(ctx, calendarNote(res.Booking.ID))
+		res.CalendarToken = s.Stashed(ctx, calendarNote(res.Booking.ID))
 	}
 	if err != nil || !awaiting {
 		return res, err
@@ -252,18 +253,18 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 // person should get: the same booking for a repeat (which, while the
 // booking awaits the business's booking system, asks it again), or why not.
 func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimResult, awaiting *bool) error {
-	o, err := w.tx.OfferByTokenHash(ctx, hash)
+	o, err := w.Tx.OfferByTokenHash(ctx, hash)
 	if err != nil {
 		return fmt.Errorf("claim: %w", err)
 	}
 	switch o.State {
 	case nextup.OfferClaimed:
-		b, err := w.tx.BookingByOffer(ctx, o.ID)
+		b, err := w.Tx.BookingByOffer(ctx, o.ID)
 		if err != nil {
 			return fmt.Errorf("booking of claimed offer %s: %w", o.ID, err)
 		}
 		*res = ClaimResult{Booking: b, Repeat: true}
-		*awaiting, err = awaitingBookingSystem(ctx, w.tx, b.ID)
+		*awaiting, err = awaitingBookingSystem(ctx, w.Tx, b.ID)
 		return err
 	case nextup.OfferDeclined:
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferDeclined, "this offer was declined")
@@ -272,7 +273,7 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 	case nextup.OfferCancelled:
 		if o.Reason == ReasonSlotTaken || strings.HasPrefix(o.Reason, "booking_system_") {
 			// Claimed, then undone by the business's booking system.
-			bi, err := w.business(ctx, o.BusinessID)
+			bi, err := w.Business(ctx, o.BusinessID)
 			if err != nil {
 				return err
 			}
@@ -283,7 +284,7 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 	// booked the seats since, say politely that the slot was just filled; a
 	// link whose offer rolled on to someone still deciding is told it
 	// expired (or was withdrawn).
-	slot, err := w.tx.SlotGet(ctx, o.SlotID)
+	slot, err := w.Tx.SlotGet(ctx, o.SlotID)
 	if err != nil {
 		return err
 	}
@@ -302,8 +303,8 @@ func (s *Service) Decline(ctx context.Context, token string) (nextup.Offer, []ne
 	var out nextup.Offer
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorCustomer
-		o, err := w.tx.OfferByTokenHash(ctx, nextup.HashToken(token))
+		w.Actor = nextup.ActorCustomer
+		o, err := w.Tx.OfferByTokenHash(ctx, nextup.HashToken(token))
 		if err != nil {
 			return fmt.Errorf("decline: %w", err)
 		}
@@ -318,8 +319,8 @@ func (s *Service) Decline(ctx context.Context, token string) (nextup.Offer, []ne
 		case nextup.OfferExpired:
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "this offer expired")
 		}
-		out, err = w.endOffer(ctx, o, nextup.OfferDeclined, "declined", nextup.EntryWaiting)
-		moves = w.moves
+		out, err = w.EndOffer(ctx, o, nextup.OfferDeclined, "declined", nextup.EntryWaiting)
+		moves = w.Moves
 		return err
 	})
 	return out, moves, err
@@ -331,95 +332,31 @@ func (s *Service) Withdraw(ctx context.Context, businessID, offerID string) (nex
 	var out nextup.Offer
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		o, err := w.tx.OfferGet(ctx, offerID)
+		w.Actor = nextup.ActorStaff
+		o, err := w.Tx.OfferGet(ctx, offerID)
 		if err != nil || (businessID != "" && o.BusinessID != businessID) {
-			return notFound("offer", offerID, err)
+			return core.NotFound("offer", offerID, err)
 		}
 		if !o.State.Live() {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferNotLive, "offer is %s", o.State)
 		}
-		out, err = w.endOffer(ctx, o, nextup.OfferCancelled, "withdrawn", nextup.EntryWaiting)
-		moves = w.moves
+		out, err = w.EndOffer(ctx, o, nextup.OfferCancelled, "withdrawn", nextup.EntryWaiting)
+		moves = w.Moves
 		return err
 	})
 	return out, moves, err
 }
 
-// endOffer ends a live offer that was not claimed: the offer moves to its
-// final state, the held seats are freed, the timers and any unsent message
-// are cancelled, and the entry moves to entryTo (waiting, with its place
-// kept, or left). Then the slot rolls on and, when the entry is waiting
-// again, it is matched against other open slots.
-func (w *work) endOffer(ctx context.Context, o nextup.Offer, to nextup.OfferState, reason string, entryTo nextup.EntryState) (nextup.Offer, error) {
-	bi, err := w.business(ctx, o.BusinessID)
-	if err != nil {
-		return o, err
-	}
-	from := o.State
-	ended, err := w.tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferPending, nextup.OfferOffered}, to, w.now, reason)
-	if err != nil {
-		if errors.Is(err, nextup.ErrConflict) {
-			return o, errRedecide
-		}
-		return o, fmt.Errorf("offer %s to %s: %w", o.ID, to, err)
-	}
-	sl, err := w.tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats})
-	if err != nil {
-		return o, fmt.Errorf("free %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
-	}
-	if sl.Event.Paid() {
-		if err := w.expirePayments(ctx, o); err != nil {
-			return o, err
-		}
-	}
-	for _, key := range []string{expireKey(o.ID), releaseKey(o.ID), escalateKey(o.ID)} {
-		if err := w.tx.TimerCancel(ctx, key); err != nil {
-			return o, fmt.Errorf("cancel timer %s: %w", key, err)
-		}
-	}
-	if err := w.tx.MessageCancelByOffer(ctx, o.ID); err != nil {
-		return o, fmt.Errorf("cancel messages of offer %s: %w", o.ID, err)
-	}
-	if err := w.tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, entryTo, w.now); err != nil {
-		return o, fmt.Errorf("entry %s to %s: %w", o.EntryID, entryTo, err)
-	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
-		From: string(from), To: string(to), Reason: reason}); err != nil {
-		return o, err
-	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: o.EntryID, SlotID: o.SlotID,
-		From: string(nextup.EntryOffered), To: string(entryTo), Reason: reason, Detail: map[string]any{"offer_id": o.ID}}); err != nil {
-		return o, err
-	}
-	if err := w.decideSlot(ctx, o.SlotID); err != nil {
-		return o, err
-	}
-	if entryTo == nextup.EntryWaiting {
-		if err := w.matchEntry(ctx, o.EntryID); err != nil {
-			return o, err
-		}
-	}
-	return ended, nil
-}
-
 // GetOffer returns an offer of a business.
 func (s *Service) GetOffer(ctx context.Context, businessID, offerID string) (nextup.Offer, error) {
 	var o nextup.Offer
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		o, err = tx.OfferGet(ctx, offerID)
 		if err != nil || (businessID != "" && o.BusinessID != businessID) {
-			return notFound("offer", offerID, err)
+			return core.NotFound("offer", offerID, err)
 		}
 		return nil
 	})
 	return o, err
-}
-
-func notFound(what, id string, err error) error {
-	if err != nil && !errors.Is(err, nextup.ErrNotFound) {
-		return err
-	}
-	return nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "%s %s not found", what, id)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -41,26 +42,26 @@ type ProposeParams struct {
 // proposal, and Repeat says so; nothing is written or sent twice.
 func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParams) (prop nextup.Proposal, repeat bool, err error) {
 	if p.Source != nextup.ProposalFromEmail && p.Source != nextup.ProposalFromSheet {
-		return prop, false, invalid(nextup.FieldError{Field: "source", Message: "must be email or sheet"})
+		return prop, false, core.Invalid(nextup.FieldError{Field: "source", Message: "must be email or sheet"})
 	}
 	excerpt := strings.TrimSpace(p.Excerpt)
 	if r := []rune(excerpt); len(r) > maxExcerpt {
 		excerpt = string(r[:maxExcerpt]) + "…"
 	}
 	err = s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorSystem
-		bi, err := w.business(ctx, businessID)
+		w.Actor = nextup.ActorSystem
+		bi, err := w.Business(ctx, businessID)
 		if err != nil {
-			return notFound("business", businessID, err)
+			return core.NotFound("business", businessID, err)
 		}
 		received := p.ReceivedAt
 		switch {
-		case received.IsZero() || received.After(w.now):
-			received = w.now // a Date header from the future is not believed
-		case received.Before(w.now.Add(-maxRequestAge)):
+		case received.IsZero() || received.After(w.Now):
+			received = w.Now // a Date header from the future is not believed
+		case received.Before(w.Now.Add(-maxRequestAge)):
 			// A Date header is the sender's word: a request older than
 			// this keeps its place only from this far back.
-			received = w.now.Add(-maxRequestAge)
+			received = w.Now.Add(-maxRequestAge)
 			p.Problems = append(p.Problems, fmt.Sprintf("the request says it was written %s; it keeps its place only from %s",
 				p.ReceivedAt.Format("2 Jan 2006"), received.Format("2 Jan 2006")))
 		}
@@ -68,14 +69,14 @@ func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParam
 		prop = nextup.Proposal{
 			ID: w.s.Random.ID("prp"), BusinessID: businessID, Source: p.Source, SourceRef: p.SourceRef,
 			ReceivedAt: received, Excerpt: excerpt, Fields: p.Fields, Confidence: p.Confidence, Problems: p.Problems,
-			State: nextup.ProposalOpen, ActionHash: hash, ActionExpiresAt: w.now.Add(proposalLinkTTL), CreatedAt: w.now,
+			State: nextup.ProposalOpen, ActionHash: hash, ActionExpiresAt: w.Now.Add(proposalLinkTTL), CreatedAt: w.Now,
 		}
-		if err := w.tx.ProposalCreate(ctx, prop); errors.Is(err, nextup.ErrConflict) && p.SourceRef != "" {
+		if err := w.Tx.ProposalCreate(ctx, prop); errors.Is(err, nextup.ErrConflict) && p.SourceRef != "" {
 			return errRepeatProposal
 		} else if err != nil {
 			return fmt.Errorf("propose: %w", err)
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			To: "proposal_received", Reason: p.Source, Detail: map[string]any{"proposal_id": prop.ID, "problems": len(p.Problems)}}); err != nil {
 			return err
 		}
@@ -85,7 +86,7 @@ func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParam
 		return w.queueProposal(ctx, bi, prop, token)
 	})
 	if errors.Is(err, errRepeatProposal) {
-		err = s.read(ctx, func(tx nextup.Tx) error {
+		err = s.Read(ctx, func(tx nextup.Tx) error {
 			ps, err := tx.ProposalList(ctx, businessID, "")
 			for _, q := range ps {
 				if q.Source == p.Source && q.SourceRef == p.SourceRef {
@@ -105,13 +106,9 @@ func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParam
 
 var errRepeatProposal = errors.New("the request was proposed before")
 
-// ProposalURL is the page behind an owner's one-tap link; do is
-// "approve" or "reject".
-func (s *Service) ProposalURL(token, do string) string { return s.url("/p/" + token + "/" + do) }
-
 // queueProposal emails the owner the new proposal with its links.
-func (w *work) queueProposal(ctx context.Context, bi *bizInfo, p nextup.Proposal, token string) error {
-	to := bi.b.Profile.OwnerEmail
+func (w *work) queueProposal(ctx context.Context, bi *core.Biz, p nextup.Proposal, token string) error {
+	to := bi.Profile.OwnerEmail
 	if to == "" {
 		return nil // the dashboard and the API list it
 	}
@@ -130,27 +127,27 @@ func (w *work) queueProposal(ctx context.Context, bi *bizInfo, p nextup.Proposal
 		add("Party", fmt.Sprint(f.PartySize))
 	}
 	if !f.Earliest.IsZero() {
-		add("From", templates.FormatWhen(f.Earliest, bi.loc))
+		add("From", templates.FormatWhen(f.Earliest, bi.Loc))
 	}
 	if !f.Latest.IsZero() {
-		add("Until", templates.FormatWhen(f.Latest, bi.loc))
+		add("Until", templates.FormatWhen(f.Latest, bi.Loc))
 	}
 	add("With", f.Staff)
-	add("Joins as of", templates.FormatWhen(p.ReceivedAt, bi.loc))
+	add("Joins as of", templates.FormatWhen(p.ReceivedAt, bi.Loc))
 	if len(p.Problems) > 0 {
 		add("Check", strings.Join(p.Problems, "; "))
 	}
 	note := strings.Join(lines, "\n") + "\n\nThey wrote:\n" + p.Excerpt
-	m := nextup.Message{BusinessID: bi.b.ID, Kind: MessageProposal, Channel: nextup.ChannelEmail, To: to}
-	templates.Compose(bi.b, templates.TemplateProposal, templates.TemplateData{Name: templates.CmpOr(f.Name, "someone"), Service: templates.CmpOr(f.Service, "a slot"),
+	m := nextup.Message{BusinessID: bi.ID, Kind: MessageProposal, Channel: nextup.ChannelEmail, To: to}
+	templates.Compose(bi.Business, templates.TemplateProposal, templates.TemplateData{Name: templates.CmpOr(f.Name, "someone"), Service: templates.CmpOr(f.Service, "a slot"),
 		Note: note, ApproveLink: w.s.ProposalURL(token, "approve"), RejectLink: w.s.ProposalURL(token, "reject")}, &m)
-	return w.queue(ctx, m)
+	return w.Queue(ctx, m)
 }
 
 // ListProposals lists a business's proposed rows, newest first.
 func (s *Service) ListProposals(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
 	var out []nextup.Proposal
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.ProposalList(ctx, businessID, state)
 		return err
@@ -182,10 +179,10 @@ func (s *Service) RejectProposal(ctx context.Context, businessID, id, by string)
 func (s *Service) ProposalByLink(ctx context.Context, token string) (nextup.Proposal, nextup.Business, error) {
 	var p nextup.Proposal
 	var b nextup.Business
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		if p, err = tx.ProposalByActionHash(ctx, nextup.HashToken(token)); err != nil {
-			return notFound("proposal link", "", err)
+			return core.NotFound("proposal link", "", err)
 		}
 		b, err = tx.BusinessGet(ctx, p.BusinessID)
 		return err
@@ -209,7 +206,7 @@ func (s *Service) DecideByLink(ctx context.Context, token string, approve bool) 
 	if err != nil {
 		return p, err
 	}
-	err = s.read(ctx, func(tx nextup.Tx) error {
+	err = s.Read(ctx, func(tx nextup.Tx) error {
 		p, err = tx.ProposalGet(ctx, p.ID)
 		return err
 	})
@@ -220,26 +217,26 @@ func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextu
 	approve bool, o ProposalOverrides, by string) (JoinResult, error) {
 	var res JoinResult
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		p, err := get(w.tx)
+		w.Actor = nextup.ActorStaff
+		p, err := get(w.Tx)
 		if err != nil || p.BusinessID != businessID {
-			return notFound("proposal", p.ID, cmpErr(err))
+			return core.NotFound("proposal", p.ID, cmpErr(err))
 		}
 		if p.State != nextup.ProposalOpen {
 			return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeProposalDecided,
 				Message: "this request was " + string(p.State) + " already", Data: map[string]any{"entry_id": p.EntryID}}
 		}
-		bi, err := w.business(ctx, businessID)
+		bi, err := w.Business(ctx, businessID)
 		if err != nil {
 			return err
 		}
-		d := nextup.ProposalDecision{To: nextup.ProposalRejected, At: w.now, By: by}
+		d := nextup.ProposalDecision{To: nextup.ProposalRejected, At: w.Now, By: by}
 		if approve {
 			f := merge(p.Fields, o)
 			jp := JoinParams{Name: f.Name, Email: f.Email, Phone: f.Phone, Service: f.Service, PartySize: f.PartySize,
 				Earliest: f.Earliest, Latest: f.Latest, Staff: f.Staff, Availability: f.Availability, Source: p.Source,
 				JoinedAt: p.ReceivedAt}
-			if err := validateJoin(&jp, w.now); err != nil {
+			if err := validateJoin(&jp, w.Now); err != nil {
 				return err
 			}
 			if res, err = w.join(ctx, businessID, jp); err != nil {
@@ -247,13 +244,13 @@ func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextu
 			}
 			d.To, d.EntryID = nextup.ProposalApproved, res.Entry.ID
 		}
-		if _, err := w.tx.ProposalDecide(ctx, p.ID, d); err != nil {
+		if _, err := w.Tx.ProposalDecide(ctx, p.ID, d); err != nil {
 			if errors.Is(err, nextup.ErrConflict) {
 				return nextup.Errorf(nextup.ErrConflict, nextup.CodeProposalDecided, "this request was decided already")
 			}
 			return err
 		}
-		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			To: "proposal_" + string(d.To), Reason: by, Detail: map[string]any{"proposal_id": p.ID, "entry_id": d.EntryID}})
 	})
 	return res, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -24,15 +25,15 @@ func remindKey(bookingID string, offset time.Duration) string {
 // event) before the slot starts, moved out of quiet hours
 // (engine.ReminderAt); offsets that have already passed, or that land on
 // the same moment as an earlier one, are left out.
-func (w *work) scheduleReminders(ctx context.Context, bi *bizInfo, sl nextup.Slot, b nextup.Booking) error {
+func (w *work) scheduleReminders(ctx context.Context, bi *core.Biz, sl nextup.Slot, b nextup.Booking) error {
 	seen := map[time.Time]bool{}
 	for _, off := range reminderOffsets(bi, sl) {
-		at, ok := engine.ReminderAt(sl.StartsAt.Add(-off), sl.StartsAt, w.now, bi.b.Rules.QuietHours, bi.loc)
+		at, ok := engine.ReminderAt(sl.StartsAt.Add(-off), sl.StartsAt, w.Now, bi.Rules.QuietHours, bi.Loc)
 		if !ok || seen[at] {
 			continue
 		}
 		seen[at] = true
-		if err := w.schedule(ctx, nextup.Timer{BusinessID: b.BusinessID, Kind: nextup.TimerBookingRemind,
+		if err := w.Schedule(ctx, nextup.Timer{BusinessID: b.BusinessID, Kind: nextup.TimerBookingRemind,
 			SubjectID: b.ID, Key: remindKey(b.ID, off), DueAt: at}); err != nil {
 			return err
 		}
@@ -43,12 +44,12 @@ func (w *work) scheduleReminders(ctx context.Context, bi *bizInfo, sl nextup.Slo
 // cancelReminders removes a booking's pending reminders (it was cancelled,
 // or its person did not come).
 func (w *work) cancelReminders(ctx context.Context, bookingID string) error {
-	ts, err := w.tx.TimerList(ctx, nextup.TimerFilter{Kind: nextup.TimerBookingRemind, SubjectID: bookingID, PendingOnly: true})
+	ts, err := w.Tx.TimerList(ctx, nextup.TimerFilter{Kind: nextup.TimerBookingRemind, SubjectID: bookingID, PendingOnly: true})
 	if err != nil {
 		return fmt.Errorf("reminders of booking %s: %w", bookingID, err)
 	}
 	for _, t := range ts {
-		if err := w.tx.TimerCancel(ctx, t.Key); err != nil {
+		if err := w.Tx.TimerCancel(ctx, t.Key); err != nil {
 			return fmt.Errorf("cancel reminder %s: %w", t.Key, err)
 		}
 	}
@@ -61,7 +62,7 @@ func (w *work) cancelReminders(ctx context.Context, bookingID string) error {
 // business's booking system has not confirmed it yet, or the slot has
 // started.
 func (w *work) remind(ctx context.Context, bookingID string) error {
-	b, err := w.tx.BookingGet(ctx, bookingID)
+	b, err := w.Tx.BookingGet(ctx, bookingID)
 	if errors.Is(err, nextup.ErrNotFound) {
 		return nil
 	}
@@ -71,27 +72,27 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 	if b.State != nextup.BookingBooked {
 		return nil
 	}
-	if waiting, err := awaitingBookingSystem(ctx, w.tx, b.ID); err != nil || waiting {
+	if waiting, err := awaitingBookingSystem(ctx, w.Tx, b.ID); err != nil || waiting {
 		return err // not confirmed by the business's booking system (yet): no reminder
 	}
-	sl, err := w.tx.SlotGet(ctx, b.SlotID)
+	sl, err := w.Tx.SlotGet(ctx, b.SlotID)
 	if err != nil {
 		return err
 	}
-	if !w.now.Before(sl.StartsAt) {
+	if !w.Now.Before(sl.StartsAt) {
 		return nil
 	}
-	bi, err := w.business(ctx, b.BusinessID)
+	bi, err := w.Business(ctx, b.BusinessID)
 	if err != nil {
 		return err
 	}
-	e, err := w.tx.EntryGet(ctx, b.EntryID)
+	e, err := w.Tx.EntryGet(ctx, b.EntryID)
 	if err != nil {
 		return err
 	}
 	ch := nextup.ChannelEmail
 	if b.OfferID != "" {
-		o, err := w.tx.OfferGet(ctx, b.OfferID)
+		o, err := w.Tx.OfferGet(ctx, b.OfferID)
 		if err != nil {
 			return err
 		}
@@ -103,31 +104,31 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 			ch = nextup.ChannelSMS
 		}
 	}
-	d := templates.SlotData(bi.loc, sl, e, b.Seats)
-	if sl.Kind == nextup.KindEvent && w.now.Before(sl.CancellationClosesAt()) {
-		d.CancelLink = w.s.CancelURL(bi.b, b.ID)
+	d := templates.SlotData(bi.Loc, sl, e, b.Seats)
+	if sl.Kind == nextup.KindEvent && w.Now.Before(sl.CancellationClosesAt()) {
+		d.CancelLink = w.s.CancelURL(bi.Business, b.ID)
 	}
 	m := nextup.Message{BusinessID: b.BusinessID, Kind: MessageReminder, Channel: ch, To: templates.AddressOf(e, ch),
 		OfferID: b.OfferID, EntryID: e.ID, BookingID: b.ID}
 	if m.To == "" {
 		return nil // nobody to remind
 	}
-	templates.Compose(bi.b, templates.TemplateReminder, d, &m)
-	return w.queue(ctx, m)
+	templates.Compose(bi.Business, templates.TemplateReminder, d, &m)
+	return w.Queue(ctx, m)
 }
 
 // reminderOffsets are the durations before a slot's start at which its
 // bookings are reminded: the business's rules, or for an event its own
 // offsets and the morning of the event (at ReminderMorningOf, business
 // local time, when that is before the start).
-func reminderOffsets(bi *bizInfo, sl nextup.Slot) []time.Duration {
+func reminderOffsets(bi *core.Biz, sl nextup.Slot) []time.Duration {
 	if sl.Kind != nextup.KindEvent || sl.Event == nil {
-		return bi.b.Rules.ReminderOffsets
+		return bi.Rules.ReminderOffsets
 	}
 	offs := slices.Clone(sl.Event.ReminderOffsets)
 	if tod, err := nextup.ParseTimeOfDay(sl.Event.ReminderMorningOf); err == nil && sl.Event.ReminderMorningOf != "" {
-		start := sl.StartsAt.In(bi.loc)
-		morning := time.Date(start.Year(), start.Month(), start.Day(), tod.Hour(), tod.Minute(), 0, 0, bi.loc)
+		start := sl.StartsAt.In(bi.Loc)
+		morning := time.Date(start.Year(), start.Month(), start.Day(), tod.Hour(), tod.Minute(), 0, 0, bi.Loc)
 		if morning.Before(sl.StartsAt) {
 			offs = append(offs, sl.StartsAt.Sub(morning))
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/csvrows"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // The sheet mirror: a business's waitlist kept in a Google Sheet (or any
@@ -34,14 +35,6 @@ func sheetSource(c *nextup.SheetConfig) nextup.SheetSource {
 	return nextup.SheetSource{SpreadsheetID: c.SpreadsheetID, Range: c.Range, URL: c.URL}
 }
 
-// SheetReader reads the rows of a mirrored sheet, the header first, every
-// cell as the sheet shows it (intake/sheet: Google Sheets through its
-// client, published CSV URLs over HTTPS). It is an interface so that the
-// Google SDK stays out of the use cases: only cmd/ wires the adapter in.
-type SheetReader interface {
-	Read(ctx context.Context, src nextup.SheetSource) ([][]string, error)
-}
-
 // SetSheet points the business's mirror at a sheet (validated) and
 // schedules its first read at once; nil stops the mirror.
 func (s *Service) SetSheet(ctx context.Context, businessID string, c *nextup.SheetConfig) (nextup.Business, error) {
@@ -57,32 +50,32 @@ func (s *Service) SetSheet(ctx context.Context, businessID string, c *nextup.She
 			fs = append(fs, nextup.FieldError{Field: "every_seconds", Message: "must be between 60 and 86400"})
 		}
 		if len(fs) > 0 {
-			return nextup.Business{}, invalid(fs...)
+			return nextup.Business{}, core.Invalid(fs...)
 		}
 	}
 	var out nextup.Business
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		bi, err := w.business(ctx, businessID)
+		w.Actor = nextup.ActorStaff
+		bi, err := w.Business(ctx, businessID)
 		if err != nil {
-			return notFound("business", businessID, err)
+			return core.NotFound("business", businessID, err)
 		}
-		prof := bi.b.Profile
+		prof := bi.Profile
 		prof.Sheet = c
-		if err := w.tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
+		if err := w.Tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
 			return err
 		}
-		bi.b.Profile = prof
-		out = bi.b
+		bi.Profile = prof
+		out = bi.Business
 		if c == nil {
-			if err := w.tx.TimerCancel(ctx, sheetKey(businessID)); err != nil {
+			if err := w.Tx.TimerCancel(ctx, sheetKey(businessID)); err != nil {
 				return err
 			}
-		} else if err := w.schedule(ctx, nextup.Timer{BusinessID: businessID, Kind: nextup.TimerSheetSync, SubjectID: businessID,
-			Key: sheetKey(businessID), DueAt: w.now}); err != nil {
+		} else if err := w.Schedule(ctx, nextup.Timer{BusinessID: businessID, Kind: nextup.TimerSheetSync, SubjectID: businessID,
+			Key: sheetKey(businessID), DueAt: w.Now}); err != nil {
 			return err
 		}
-		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			To: "sheet_set", Detail: map[string]any{"source": sheetSourceString(c)}})
 	})
 	return out, err
@@ -118,7 +111,7 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeSheetUnreadable, "this server cannot read sheets")
 	}
 	src := sheetSource(b.Profile.Sheet)
-	if err := s.beforeRemote(ctx); err != nil {
+	if err := s.BeforeRemote(ctx); err != nil {
 		return SheetSync{}, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, 20*time.Second) // the read only; the import takes what it takes
@@ -131,7 +124,7 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 	sum := sha256.Sum256(raw)
 	hash := hex.EncodeToString(sum[:])
 	var last []nextup.SheetVersion
-	if err := s.read(ctx, func(tx nextup.Tx) error {
+	if err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		last, err = tx.SheetVersionList(ctx, businessID, 1)
 		return err
@@ -190,8 +183,8 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 		}
 	}
 	err = s.tx(ctx, func(w *work) error {
-		v.ID, v.FetchedAt = w.s.Random.ID("shv"), w.now
-		return w.tx.SheetVersionAdd(ctx, v)
+		v.ID, v.FetchedAt = w.s.Random.ID("shv"), w.Now
+		return w.Tx.SheetVersionAdd(ctx, v)
 	})
 	return SheetSync{Changed: true, Version: v, Import: res}, err
 }
@@ -199,7 +192,7 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 // SheetVersions lists the business's mirrored versions, newest first.
 func (s *Service) SheetVersions(ctx context.Context, businessID string) ([]nextup.SheetVersion, error) {
 	var out []nextup.SheetVersion
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.SheetVersionList(ctx, businessID, 0)
 		return err
@@ -211,21 +204,21 @@ func (s *Service) SheetVersions(ctx context.Context, businessID string) ([]nextu
 // finished and rescheduled; a failure waits for the next read.
 func (s *Service) syncSheetTimer(ctx context.Context, t nextup.Timer) {
 	if _, err := s.SyncSheet(ctx, t.BusinessID); err != nil {
-		s.log().Warn("sheet sync failed; the next read will try again", "business_id", t.BusinessID, "error", err)
+		s.Log().Warn("sheet sync failed; the next read will try again", "business_id", t.BusinessID, "error", err)
 	}
 }
 
 // nextSheetSync schedules the next read of a business's sheet, if it
 // still has one.
 func (w *work) nextSheetSync(ctx context.Context, businessID string) error {
-	bi, err := w.business(ctx, businessID)
+	bi, err := w.Business(ctx, businessID)
 	if err != nil {
 		return err
 	}
-	c := bi.b.Profile.Sheet
+	c := bi.Profile.Sheet
 	if c == nil {
 		return nil
 	}
-	return w.schedule(ctx, nextup.Timer{BusinessID: businessID, Kind: nextup.TimerSheetSync, SubjectID: businessID,
-		Key: sheetKey(businessID), DueAt: w.now.Add(time.Duration(c.EverySeconds) * time.Second)})
+	return w.Schedule(ctx, nextup.Timer{BusinessID: businessID, Kind: nextup.TimerSheetSync, SubjectID: businessID,
+		Key: sheetKey(businessID), DueAt: w.Now.Add(time.Duration(c.EverySeconds) * time.Second)})
 }

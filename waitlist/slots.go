@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // SlotParams are the inputs of CreateSlot.
@@ -74,39 +76,39 @@ func (s *Service) CreateSlot(ctx context.Context, businessID string, p SlotParam
 		fields = append(fields, nextup.FieldError{Field: "booked_seats", Message: "must be between 0 and capacity (0 or capacity for unit seating)"})
 	}
 	if len(fields) > 0 {
-		return nextup.Slot{}, nil, invalid(fields...)
+		return nextup.Slot{}, nil, core.Invalid(fields...)
 	}
 	var out nextup.Slot
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		bi, err := w.business(ctx, businessID)
+		w.Actor = nextup.ActorStaff
+		bi, err := w.Business(ctx, businessID)
 		if err != nil {
-			return notFound("business", businessID, err)
+			return core.NotFound("business", businessID, err)
 		}
 		sl := nextup.Slot{
 			ID: w.s.Random.ID("slot"), BusinessID: businessID, Kind: p.Kind, Title: p.Title,
 			Service: p.Service, Staff: strings.TrimSpace(p.Staff), StartsAt: p.StartsAt.UTC(), EndsAt: p.EndsAt.UTC(),
-			Capacity: p.Capacity, Seating: p.Seating, MinParty: p.MinParty, BookedSeats: booked, CreatedAt: w.now,
+			Capacity: p.Capacity, Seating: p.Seating, MinParty: p.MinParty, BookedSeats: booked, CreatedAt: w.Now,
 			Event: p.Event,
 		}
 		if sl.Kind == nextup.KindEvent && sl.Event == nil {
 			sl.Event = defaultEvent()
 		}
-		if err := w.tx.SlotCreate(ctx, sl); err != nil {
+		if err := w.Tx.SlotCreate(ctx, sl); err != nil {
 			return fmt.Errorf("create slot: %w", err)
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 			To: "created", Detail: map[string]any{"capacity": sl.Capacity, "booked_seats": sl.BookedSeats, "seating": string(sl.Seating)}}); err != nil {
 			return err
 		}
 		if sl.FreeSeats() > 0 {
-			if err := w.decideSlot(ctx, sl.ID); err != nil {
+			if err := w.DecideSlot(ctx, sl.ID); err != nil {
 				return err
 			}
 		}
-		moves = w.moves
-		out, err = w.tx.SlotGet(ctx, sl.ID)
+		moves = w.Moves
+		out, err = w.Tx.SlotGet(ctx, sl.ID)
 		return err
 	})
 	return out, moves, err
@@ -128,16 +130,16 @@ func (s *Service) Release(ctx context.Context, businessID, slotID string, seats 
 	case "":
 		reason = ReasonCancellation
 	default:
-		return nextup.Slot{}, nil, invalid(nextup.FieldError{Field: "reason", Message: "must be cancellation, no_show or opening"})
+		return nextup.Slot{}, nil, core.Invalid(nextup.FieldError{Field: "reason", Message: "must be cancellation, no_show or opening"})
 	}
 	if seats < 0 {
-		return nextup.Slot{}, nil, invalid(nextup.FieldError{Field: "seats", Message: "must be positive"})
+		return nextup.Slot{}, nil, core.Invalid(nextup.FieldError{Field: "seats", Message: "must be positive"})
 	}
 	var out nextup.Slot
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		sl, err := w.slotOf(ctx, businessID, slotID)
+		w.Actor = nextup.ActorStaff
+		sl, err := w.SlotOf(ctx, businessID, slotID)
 		if err != nil {
 			return err
 		}
@@ -149,7 +151,7 @@ func (s *Service) Release(ctx context.Context, businessID, slotID string, seats 
 			}
 		}
 		if sl.Seating == nextup.SeatingUnit && n != sl.Capacity {
-			return invalid(nextup.FieldError{Field: "seats", Message: "a unit slot is released whole"})
+			return core.Invalid(nextup.FieldError{Field: "seats", Message: "a unit slot is released whole"})
 		}
 		if n > sl.BookedSeats {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotEnoughBooked, "slot has %d booked seats, cannot release %d", sl.BookedSeats, n)
@@ -157,11 +159,11 @@ func (s *Service) Release(ctx context.Context, businessID, slotID string, seats 
 		if err := w.freeSeats(ctx, sl, n, reason); err != nil {
 			return err
 		}
-		if err := w.decideSlot(ctx, sl.ID); err != nil {
+		if err := w.DecideSlot(ctx, sl.ID); err != nil {
 			return err
 		}
-		moves = w.moves
-		out, err = w.tx.SlotGet(ctx, sl.ID)
+		moves = w.Moves
+		out, err = w.Tx.SlotGet(ctx, sl.ID)
 		return err
 	})
 	return out, moves, err
@@ -172,11 +174,11 @@ func (s *Service) Release(ctx context.Context, businessID, slotID string, seats 
 // the booking rows always account for no more seats than are booked. It
 // also ends an open hand-back: fresh capacity goes through the engine again.
 func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason string) error {
-	bi, err := w.business(ctx, sl.BusinessID)
+	bi, err := w.Business(ctx, sl.BusinessID)
 	if err != nil {
 		return err
 	}
-	bookings, err := w.tx.BookingListBySlot(ctx, sl.ID)
+	bookings, err := w.Tx.BookingListBySlot(ctx, sl.ID)
 	if err != nil {
 		return err
 	}
@@ -199,10 +201,10 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 		if _, err := w.setBookingEnded(ctx, b.ID, bookingTo); err != nil {
 			return err
 		}
-		if err := w.tx.TimerCancel(ctx, bookingSyncKey(b.ID)); err != nil {
-			return fmt.Errorf("cancel timer %s: %w", bookingSyncKey(b.ID), err)
+		if err := w.Tx.TimerCancel(ctx, core.BookingSyncKey(b.ID)); err != nil {
+			return fmt.Errorf("cancel timer %s: %w", core.BookingSyncKey(b.ID), err)
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
 			From: string(nextup.BookingBooked), To: string(bookingTo), Reason: reason}); err != nil {
 			return err
 		}
@@ -214,16 +216,16 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 			n -= toEnd // the whole booking is freed, not part of it
 		}
 	}
-	if _, err := w.tx.SlotSeats(ctx, sl.ID, nextup.SeatDelta{Booked: -n}); err != nil {
+	if _, err := w.Tx.SlotSeats(ctx, sl.ID, nextup.SeatDelta{Booked: -n}); err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
-			return errRedecide
+			return core.ErrRedecide
 		}
 		return fmt.Errorf("release %d seats of slot %s: %w", n, sl.ID, err)
 	}
 	if err := w.reopen(ctx, bi, sl); err != nil {
 		return err
 	}
-	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 		From: fmt.Sprintf("booked=%d", sl.BookedSeats), To: fmt.Sprintf("booked=%d", sl.BookedSeats-n), Reason: reason,
 		Detail: map[string]any{"seats": n}})
 }
@@ -231,60 +233,52 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 // reopen takes a handed-back slot back from staff when fresh capacity
 // frees up, so the engine tries the list again: its open hand-backs are
 // resolved and the slot is open, both audited.
-func (w *work) reopen(ctx context.Context, bi *bizInfo, sl nextup.Slot) error {
+func (w *work) reopen(ctx context.Context, bi *core.Biz, sl nextup.Slot) error {
 	if !sl.HandedBack {
 		return nil
 	}
-	open, err := w.tx.HandBackList(ctx, sl.BusinessID, nextup.HandBackOpen)
+	open, err := w.Tx.HandBackList(ctx, sl.BusinessID, nextup.HandBackOpen)
 	if err != nil {
 		return err
 	}
-	if err := w.tx.HandBackResolve(ctx, "", sl.ID, w.now); err != nil {
+	if err := w.Tx.HandBackResolve(ctx, "", sl.ID, w.Now); err != nil {
 		return fmt.Errorf("resolve hand-backs of slot %s: %w", sl.ID, err)
 	}
 	for _, h := range open {
 		if h.SlotID != sl.ID {
 			continue
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectHandBack, SubjectID: h.ID, SlotID: sl.ID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectHandBack, SubjectID: h.ID, SlotID: sl.ID,
 			From: string(nextup.HandBackOpen), To: string(nextup.HandBackResolved), Reason: "seats_freed"}); err != nil {
 			return err
 		}
 	}
-	if err := w.tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
+	if err := w.Tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
 		return fmt.Errorf("reopen slot %s: %w", sl.ID, err)
 	}
-	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 		From: string(nextup.SlotHandedBack), To: string(nextup.SlotOpen), Reason: "seats_freed"})
-}
-
-func (w *work) slotOf(ctx context.Context, businessID, slotID string) (nextup.Slot, error) {
-	sl, err := w.tx.SlotGet(ctx, slotID)
-	if err != nil || (businessID != "" && sl.BusinessID != businessID) {
-		return sl, notFound("slot", slotID, err)
-	}
-	return sl, nil
 }
 
 // Resize changes a slot's capacity. Growing it promotes in batch; shrinking
 // below booked + held seats is refused.
 func (s *Service) Resize(ctx context.Context, businessID, slotID string, capacity int) (nextup.Slot, []nextup.Move, error) {
 	if capacity < 1 || capacity > 100000 {
-		return nextup.Slot{}, nil, invalid(nextup.FieldError{Field: "capacity", Message: "must be between 1 and 100000"})
+		return nextup.Slot{}, nil, core.Invalid(nextup.FieldError{Field: "capacity", Message: "must be between 1 and 100000"})
 	}
 	var out nextup.Slot
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		sl, err := w.slotOf(ctx, businessID, slotID)
+		w.Actor = nextup.ActorStaff
+		sl, err := w.SlotOf(ctx, businessID, slotID)
 		if err != nil {
 			return err
 		}
 		if err := w.resize(ctx, sl, capacity); err != nil {
 			return err
 		}
-		moves = w.moves
-		out, err = w.tx.SlotGet(ctx, sl.ID)
+		moves = w.Moves
+		out, err = w.Tx.SlotGet(ctx, sl.ID)
 		return err
 	})
 	return out, moves, err
@@ -296,9 +290,9 @@ func (w *work) resize(ctx context.Context, sl nextup.Slot, capacity int) error {
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeCapacityBelowTaken, "a unit slot that is booked or held cannot be resized")
 	}
 	if capacity < sl.MinParty {
-		return invalid(nextup.FieldError{Field: "capacity", Message: "must be at least the slot's min_party"})
+		return core.Invalid(nextup.FieldError{Field: "capacity", Message: "must be at least the slot's min_party"})
 	}
-	resized, err := w.tx.SlotResize(ctx, sl.ID, capacity)
+	resized, err := w.Tx.SlotResize(ctx, sl.ID, capacity)
 	if err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeCapacityBelowTaken,
@@ -306,11 +300,11 @@ func (w *work) resize(ctx context.Context, sl nextup.Slot, capacity int) error {
 		}
 		return fmt.Errorf("resize slot %s: %w", sl.ID, err)
 	}
-	bi, err := w.business(ctx, sl.BusinessID)
+	bi, err := w.Business(ctx, sl.BusinessID)
 	if err != nil {
 		return err
 	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 		From: fmt.Sprintf("capacity=%d", sl.Capacity), To: fmt.Sprintf("capacity=%d", capacity), Reason: "resize"}); err != nil {
 		return err
 	}
@@ -319,7 +313,7 @@ func (w *work) resize(ctx context.Context, sl nextup.Slot, capacity int) error {
 			return err
 		}
 		if resized.FreeSeats() > 0 {
-			return w.decideSlot(ctx, sl.ID)
+			return w.DecideSlot(ctx, sl.ID)
 		}
 	}
 	return nil
@@ -334,11 +328,11 @@ type SlotView struct {
 // GetSlot returns a slot of a business with every offer made for it.
 func (s *Service) GetSlot(ctx context.Context, businessID, slotID string) (SlotView, error) {
 	var v SlotView
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		v.Slot, err = tx.SlotGet(ctx, slotID)
 		if err != nil || (businessID != "" && v.Slot.BusinessID != businessID) {
-			return notFound("slot", slotID, err)
+			return core.NotFound("slot", slotID, err)
 		}
 		v.Offers, err = tx.OfferListBySlot(ctx, slotID)
 		return err
@@ -349,10 +343,10 @@ func (s *Service) GetSlot(ctx context.Context, businessID, slotID string) (SlotV
 // SlotAudit returns the whole story of a slot, in order of occurrence.
 func (s *Service) SlotAudit(ctx context.Context, businessID, slotID string) ([]nextup.AuditEvent, error) {
 	var evs []nextup.AuditEvent
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		sl, err := tx.SlotGet(ctx, slotID)
 		if err != nil || (businessID != "" && sl.BusinessID != businessID) {
-			return notFound("slot", slotID, err)
+			return core.NotFound("slot", slotID, err)
 		}
 		evs, err = tx.AuditList(ctx, nextup.AuditFilter{BusinessID: sl.BusinessID, SlotID: slotID})
 		return err
@@ -365,27 +359,27 @@ func (s *Service) SlotAudit(ctx context.Context, businessID, slotID string) ([]n
 func (s *Service) ResolveHandBack(ctx context.Context, businessID, id string) (nextup.HandBack, error) {
 	var out nextup.HandBack
 	err := s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorStaff
-		h, err := w.tx.HandBackGet(ctx, id)
+		w.Actor = nextup.ActorStaff
+		h, err := w.Tx.HandBackGet(ctx, id)
 		if err != nil || (businessID != "" && h.BusinessID != businessID) {
-			return notFound("hand-back", id, err)
+			return core.NotFound("hand-back", id, err)
 		}
 		if h.State == nextup.HandBackResolved {
 			out = h
 			return nil
 		}
-		if err := w.tx.HandBackResolve(ctx, id, "", w.now); err != nil {
+		if err := w.Tx.HandBackResolve(ctx, id, "", w.Now); err != nil {
 			return err
 		}
-		bi, err := w.business(ctx, h.BusinessID)
+		bi, err := w.Business(ctx, h.BusinessID)
 		if err != nil {
 			return err
 		}
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectHandBack, SubjectID: h.ID, SlotID: h.SlotID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectHandBack, SubjectID: h.ID, SlotID: h.SlotID,
 			From: string(nextup.HandBackOpen), To: string(nextup.HandBackResolved)}); err != nil {
 			return err
 		}
-		out, err = w.tx.HandBackGet(ctx, id)
+		out, err = w.Tx.HandBackGet(ctx, id)
 		return err
 	})
 	return out, err
@@ -394,7 +388,7 @@ func (s *Service) ResolveHandBack(ctx context.Context, businessID, id string) (n
 // ListSlots returns a business's slots (soonest first) with their offers.
 func (s *Service) ListSlots(ctx context.Context, f nextup.SlotFilter) ([]SlotView, error) {
 	var out []SlotView
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		slots, err := tx.SlotList(ctx, f)
 		if err != nil {
 			return err
@@ -417,10 +411,37 @@ func (s *Service) ListHandBacks(ctx context.Context, businessID string, state ne
 		state = nextup.HandBackOpen
 	}
 	var out []nextup.HandBack
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		out, err = tx.HandBackList(ctx, businessID, state)
 		return err
 	})
 	return out, err
+}
+
+// Preview returns what the engine would decide for a slot right now,
+// without changing anything: a dry run for staff, and the "decide" that
+// the benchmarks measure on its own.
+func (s *Service) Preview(ctx context.Context, businessID, slotID string) (engine.Decision, error) {
+	var d engine.Decision
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		w := wrap(s.WorkIn(tx))
+		slot, err := w.SlotOf(ctx, businessID, slotID)
+		if err != nil {
+			return err
+		}
+		bi, err := w.Business(ctx, slot.BusinessID)
+		if err != nil {
+			return err
+		}
+		history, err := tx.OfferListBySlot(ctx, slot.ID)
+		if err != nil {
+			return err
+		}
+		var readErr error
+		d = engine.Decide(engine.Input{Now: w.Now, Rules: bi.Rules, Loc: bi.Loc, Slot: slot, History: history,
+			Candidates: w.Candidates(ctx, bi, slot, &readErr)})
+		return readErr
+	})
+	return d, err
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // The words of an inbound text, as carriers and Twilio read them: opt-out,
@@ -53,18 +54,18 @@ func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string)
 		already := false
 		err := s.tx(ctx, func(w *work) error {
 			var err error
-			if already, err = optedOut(ctx, w.tx, businessID, nextup.ChannelSMS, number); err != nil {
+			if already, err = optedOut(ctx, w.Tx, businessID, nextup.ChannelSMS, number); err != nil {
 				return err
 			}
-			if err := w.tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: businessID, Channel: nextup.ChannelSMS,
-				Address: number, Reason: "sms " + word, At: w.now}); err != nil {
+			if err := w.Tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: businessID, Channel: nextup.ChannelSMS,
+				Address: number, Reason: "sms " + word, At: w.Now}); err != nil {
 				return err
 			}
-			bi, err := w.business(ctx, businessID)
+			bi, err := w.Business(ctx, businessID)
 			if err != nil {
 				return err
 			}
-			return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+			return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 				To: "sms_opted_out", Reason: word, Detail: map[string]any{"phone": from}})
 		})
 		if err != nil {
@@ -76,15 +77,15 @@ func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string)
 		return SMSReply{Action: "opted_out", Text: fmt.Sprintf("%s: you will get no more texts from us. Reply START to get them again.", b.Name)}, nil
 	case startWords[word]:
 		err := s.tx(ctx, func(w *work) error {
-			lifted, err := w.tx.SuppressionDelete(ctx, businessID, nextup.ChannelSMS, number)
+			lifted, err := w.Tx.SuppressionDelete(ctx, businessID, nextup.ChannelSMS, number)
 			if err != nil || !lifted {
 				return err
 			}
-			bi, err := w.business(ctx, businessID)
+			bi, err := w.Business(ctx, businessID)
 			if err != nil {
 				return err
 			}
-			return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+			return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 				To: "sms_opted_in", Reason: word, Detail: map[string]any{"phone": from}})
 		})
 		if err != nil {
@@ -162,19 +163,19 @@ func (s *Service) SMSDelivery(ctx context.Context, messageID, status, errorCode 
 	}
 	// The dead letter and its fallback are one transaction.
 	return s.tx(ctx, func(w *work) error {
-		_, err := w.tx.MessageUndelivered(ctx, messageID, reason)
+		_, err := w.Tx.MessageUndelivered(ctx, messageID, reason)
 		switch {
 		case errors.Is(err, nextup.ErrConflict):
 			// Not sent (any more): a retry queued it again, or this is the
 			// carrier's report again after our fallback failed. A dead
 			// text gets its fallback now; doing it twice sends nothing
 			// twice.
-			m, err := w.tx.MessageGet(ctx, messageID)
+			m, err := w.Tx.MessageGet(ctx, messageID)
 			if err != nil || m.State != nextup.MessageDead {
 				return err
 			}
 		case errors.Is(err, nextup.ErrNotFound):
-			return notFound("message", messageID, err)
+			return core.NotFound("message", messageID, err)
 		case err != nil:
 			return err
 		}

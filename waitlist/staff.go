@@ -11,6 +11,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // Staff sign-in policy.
@@ -54,10 +55,10 @@ func (s *Service) passwordCost() int {
 // transaction: bcrypt is slow on purpose).
 func (s *Service) hashPassword(password string) (string, error) {
 	if len(password) < MinPasswordLen {
-		return "", invalid(nextup.FieldError{Field: "password", Message: fmt.Sprintf("must be at least %d characters", MinPasswordLen)})
+		return "", core.Invalid(nextup.FieldError{Field: "password", Message: fmt.Sprintf("must be at least %d characters", MinPasswordLen)})
 	}
 	if len(password) > 72 { // bcrypt's limit: longer passwords would be cut silently
-		return "", invalid(nextup.FieldError{Field: "password", Message: "must be at most 72 bytes"})
+		return "", core.Invalid(nextup.FieldError{Field: "password", Message: "must be at most 72 bytes"})
 	}
 	h, err := bcrypt.GenerateFromPassword([]byte(password), s.passwordCost())
 	if err != nil {
@@ -70,7 +71,7 @@ func (s *Service) hashPassword(password string) (string, error) {
 func (s *Service) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff, error) {
 	addr, err := mail.ParseAddress(strings.TrimSpace(p.Email))
 	if err != nil {
-		return nextup.Staff{}, invalid(nextup.FieldError{Field: "email", Message: "must be an email address"})
+		return nextup.Staff{}, core.Invalid(nextup.FieldError{Field: "email", Message: "must be an email address"})
 	}
 	hash, err := s.hashPassword(p.Password)
 	if err != nil {
@@ -79,18 +80,18 @@ func (s *Service) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff,
 	st := nextup.Staff{ID: s.Random.ID("stf"), BusinessID: p.BusinessID, Email: strings.ToLower(addr.Address),
 		Name: strings.TrimSpace(p.Name), PasswordHash: hash}
 	err = s.tx(ctx, func(w *work) error {
-		bi, err := w.business(ctx, p.BusinessID)
+		bi, err := w.Business(ctx, p.BusinessID)
 		if err != nil {
 			return err
 		}
-		st.CreatedAt = w.now
-		if err := w.tx.StaffCreate(ctx, st); err != nil {
+		st.CreatedAt = w.Now
+		if err := w.Tx.StaffCreate(ctx, st); err != nil {
 			if errors.Is(err, nextup.ErrConflict) {
 				return nextup.Errorf(nextup.ErrConflict, nextup.CodeEmailTaken, "%s already has an account", st.Email)
 			}
 			return err
 		}
-		return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: bi.b.ID,
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: bi.ID,
 			To: "staff_added", Detail: map[string]any{"staff_id": st.ID, "email": st.Email}})
 	})
 	return st, err
@@ -102,7 +103,7 @@ func (s *Service) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff,
 // without looking at the password.
 func (s *Service) SignIn(ctx context.Context, email, password string) (string, nextup.Staff, error) {
 	var st nextup.Staff
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		st, err = tx.StaffByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
 		return err
@@ -124,19 +125,19 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, n
 	}
 	if bcrypt.CompareHashAndPassword([]byte(st.PasswordHash), []byte(password)) != nil {
 		err := s.tx(ctx, func(w *work) error {
-			fresh, err := w.tx.StaffGet(ctx, st.ID)
+			fresh, err := w.Tx.StaffGet(ctx, st.ID)
 			if err != nil {
 				return err
 			}
 			r := nextup.SignInResult{FailedSignIns: fresh.FailedSignIns + 1}
-			if fresh.LockedUntil != nil && !w.now.Before(*fresh.LockedUntil) {
+			if fresh.LockedUntil != nil && !w.Now.Before(*fresh.LockedUntil) {
 				r.FailedSignIns = 1 // the last lock is over: count afresh
 			}
 			if r.FailedSignIns >= MaxFailedSignIns {
-				until := w.now.Add(LockFor)
+				until := w.Now.Add(LockFor)
 				r.LockedUntil = &until
 			}
-			return w.tx.StaffSignIn(ctx, st.ID, r)
+			return w.Tx.StaffSignIn(ctx, st.ID, r)
 		})
 		if err != nil {
 			return "", nextup.Staff{}, err
@@ -145,11 +146,11 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, n
 	}
 	token, hash := s.Random.Token()
 	err = s.tx(ctx, func(w *work) error {
-		if err := w.tx.StaffSignIn(ctx, st.ID, nextup.SignInResult{}); err != nil {
+		if err := w.Tx.StaffSignIn(ctx, st.ID, nextup.SignInResult{}); err != nil {
 			return err
 		}
-		return w.tx.SessionCreate(ctx, nextup.Session{IDHash: hash, StaffID: st.ID, BusinessID: st.BusinessID,
-			CreatedAt: w.now, ExpiresAt: w.now.Add(SessionTTL)})
+		return w.Tx.SessionCreate(ctx, nextup.Session{IDHash: hash, StaffID: st.ID, BusinessID: st.BusinessID,
+			CreatedAt: w.Now, ExpiresAt: w.Now.Add(SessionTTL)})
 	})
 	if err != nil {
 		return "", nextup.Staff{}, err
@@ -167,7 +168,7 @@ func (s *Service) SessionFor(ctx context.Context, token string) (nextup.Session,
 	if token == "" {
 		return se, st, signedOut
 	}
-	err := s.read(ctx, func(tx nextup.Tx) error {
+	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
 		if se, err = tx.SessionGet(ctx, nextup.HashToken(token)); err != nil {
 			return err
@@ -186,7 +187,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
-	return s.tx(ctx, func(w *work) error { return w.tx.SessionDelete(ctx, nextup.HashToken(token)) })
+	return s.tx(ctx, func(w *work) error { return w.Tx.SessionDelete(ctx, nextup.HashToken(token)) })
 }
 
 // RequestPasswordReset emails a single-use link to set a new password, if
@@ -194,25 +195,25 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 // does not tell who has an account.
 func (s *Service) RequestPasswordReset(ctx context.Context, email string) error {
 	return s.tx(ctx, func(w *work) error {
-		st, err := w.tx.StaffByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
+		st, err := w.Tx.StaffByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
 		if errors.Is(err, nextup.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		bi, err := w.business(ctx, st.BusinessID)
+		bi, err := w.Business(ctx, st.BusinessID)
 		if err != nil {
 			return err
 		}
 		token, hash := w.s.Random.Token()
-		if err := w.tx.PasswordResetCreate(ctx, nextup.PasswordReset{TokenHash: hash, StaffID: st.ID,
-			CreatedAt: w.now, ExpiresAt: w.now.Add(ResetTTL)}); err != nil {
+		if err := w.Tx.PasswordResetCreate(ctx, nextup.PasswordReset{TokenHash: hash, StaffID: st.ID,
+			CreatedAt: w.Now, ExpiresAt: w.Now.Add(ResetTTL)}); err != nil {
 			return err
 		}
-		link := w.s.url("/reset/" + token)
-		return w.queue(ctx, nextup.Message{BusinessID: st.BusinessID, Kind: MessagePasswordReset, Channel: nextup.ChannelEmail,
-			To: st.Email, Subject: "Set a new password for " + bi.b.Name + " on nextup",
+		link := w.s.URL("/reset/" + token)
+		return w.Queue(ctx, nextup.Message{BusinessID: st.BusinessID, Kind: MessagePasswordReset, Channel: nextup.ChannelEmail,
+			To: st.Email, Subject: "Set a new password for " + bi.Name + " on nextup",
 			Body: "Someone (we hope you) asked to set a new password for " + st.Email + ".\n\n" +
 				"Set it here within the hour: " + link + "\n\n" +
 				"If it was not you, ignore this mail: your password stays as it is."})
@@ -228,7 +229,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 	}
 	expired := false
 	err = s.tx(ctx, func(w *work) error {
-		r, err := w.tx.PasswordResetUse(ctx, nextup.HashToken(token), w.now)
+		r, err := w.Tx.PasswordResetUse(ctx, nextup.HashToken(token), w.Now)
 		switch {
 		case errors.Is(err, nextup.ErrNotFound):
 			return nextup.Errorf(nextup.ErrNotFound, nextup.CodeResetLinkUnknown, "this link was used already or never existed; ask for a new one")
@@ -238,10 +239,10 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 		case err != nil:
 			return err
 		}
-		if err := w.tx.StaffSetPassword(ctx, r.StaffID, hash); err != nil {
+		if err := w.Tx.StaffSetPassword(ctx, r.StaffID, hash); err != nil {
 			return err
 		}
-		_, err = w.tx.SessionDeleteByStaff(ctx, r.StaffID)
+		_, err = w.Tx.SessionDeleteByStaff(ctx, r.StaffID)
 		return err
 	})
 	if err == nil && expired {

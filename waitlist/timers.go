@@ -8,6 +8,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // HandleTimer runs a due timer's effect and marks it done in one
@@ -23,8 +24,8 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		// claim; then read and import, outside any transaction and with
 		// no lease to outlive. A crash in between skips one read.
 		err := s.tx(ctx, func(w *work) error {
-			w.actor = nextup.ActorTimer
-			if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+			w.Actor = nextup.ActorTimer
+			if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
 				return fmt.Errorf("finish timer %s: %w", t.Key, err)
 			}
 			return w.nextSheetSync(ctx, t.SubjectID)
@@ -42,11 +43,11 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		return s.retryBookingSystem(ctx, t)
 	}
 	return s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorTimer
+		w.Actor = nextup.ActorTimer
 		// Finish the timer first, under the sweeper's claim: if the claim
 		// lapsed, nothing below happens. The effect may then cancel timers
 		// by key without touching this one (it is no longer pending).
-		if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+		if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
 			return fmt.Errorf("finish timer %s: %w", t.Key, err)
 		}
 		var err error
@@ -60,7 +61,7 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		case nextup.TimerOfferEscalate:
 			err = w.escalate(ctx, t.SubjectID)
 		case nextup.TimerEntryRematch:
-			err = w.matchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
+			err = w.MatchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		case nextup.TimerBookingRemind:
 			err = w.remind(ctx, t.SubjectID)
 		default:
@@ -76,7 +77,7 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 // expireOffer ends an offer whose claim window has passed; the person goes
 // back to waiting with their place kept and the slot rolls on.
 func (w *work) expireOffer(ctx context.Context, offerID string) error {
-	o, err := w.tx.OfferGet(ctx, offerID)
+	o, err := w.Tx.OfferGet(ctx, offerID)
 	if errors.Is(err, nextup.ErrNotFound) {
 		return nil
 	}
@@ -91,15 +92,15 @@ func (w *work) expireOffer(ctx context.Context, offerID string) error {
 		// does and schedules the expiry from then.
 		return nil
 	}
-	if w.now.Before(o.ExpiresAt) {
+	if w.Now.Before(o.ExpiresAt) {
 		// Fired early (clock skew between instances): come back on time.
-		return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
-			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: o.ExpiresAt})
+		return w.Schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
+			SubjectID: o.ID, Key: core.ExpireKey(o.ID), DueAt: o.ExpiresAt})
 	}
-	if _, err = w.endOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting); err != nil {
+	if _, err = w.EndOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting); err != nil {
 		return err
 	}
-	bi, err := w.business(ctx, o.BusinessID)
+	bi, err := w.Business(ctx, o.BusinessID)
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func (w *work) expireOffer(ctx context.Context, offerID string) error {
 // back inside quiet hours waits for the next morning; one too late to be
 // claimed before the slot's lead time ends the offer and rolls on.
 func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
-	o, err := w.tx.OfferGet(ctx, offerID)
+	o, err := w.Tx.OfferGet(ctx, offerID)
 	if errors.Is(err, nextup.ErrNotFound) {
 		return nil
 	}
@@ -123,55 +124,55 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	if o.State != nextup.OfferPending {
 		return nil
 	}
-	bi, err := w.business(ctx, o.BusinessID)
+	bi, err := w.Business(ctx, o.BusinessID)
 	if err != nil {
 		return err
 	}
-	slot, err := w.tx.SlotGet(ctx, o.SlotID)
+	slot, err := w.Tx.SlotGet(ctx, o.SlotID)
 	if err != nil {
 		return err
 	}
 	expires := o.ExpiresAt
-	if w.now.After(o.SendAt) {
-		state, sendAt, fresh, ok := engine.OfferWindow(w.now, slot.StartsAt, engine.RulesFor(bi.b.Rules, slot), bi.loc)
+	if w.Now.After(o.SendAt) {
+		state, sendAt, fresh, ok := engine.OfferWindow(w.Now, slot.StartsAt, engine.RulesFor(bi.Rules, slot), bi.Loc)
 		switch {
 		case !ok:
-			_, err := w.endOffer(ctx, o, nextup.OfferExpired, "too_late_to_send", nextup.EntryWaiting)
+			_, err := w.EndOffer(ctx, o, nextup.OfferExpired, "too_late_to_send", nextup.EntryWaiting)
 			return err
 		case state == nextup.OfferPending:
 			// Back inside quiet hours: wait for them to end again.
-			if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferRelease,
-				SubjectID: o.ID, Key: releaseKey(o.ID), DueAt: sendAt}); err != nil {
+			if err := w.Schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferRelease,
+				SubjectID: o.ID, Key: core.ReleaseKey(o.ID), DueAt: sendAt}); err != nil {
 				return err
 			}
-			return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
-				SubjectID: o.ID, Key: expireKey(o.ID), DueAt: fresh})
+			return w.Schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
+				SubjectID: o.ID, Key: core.ExpireKey(o.ID), DueAt: fresh})
 		}
 		expires = fresh
 	}
 	token, hash := w.s.Random.Token()
-	sent, err := w.tx.OfferSend(ctx, o.ID, w.now, expires, hash)
+	sent, err := w.Tx.OfferSend(ctx, o.ID, w.Now, expires, hash)
 	if err != nil {
 		return err
 	}
-	entry, err := w.tx.EntryGet(ctx, o.EntryID)
+	entry, err := w.Tx.EntryGet(ctx, o.EntryID)
 	if err != nil {
 		return err
 	}
-	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, sent, token, false)); err != nil {
+	if err := w.Queue(ctx, core.OfferMessage(w.s, bi, slot, entry, sent, token, false)); err != nil {
 		return err
 	}
-	if err := w.scheduleEscalation(ctx, sent); err != nil {
+	if err := w.ScheduleEscalation(ctx, sent); err != nil {
 		return err
 	}
-	w.notePaidHold(slot, sent, token)
+	w.NotePaidHold(slot, sent, token)
 	if !expires.Equal(o.ExpiresAt) {
-		if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
-			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: expires}); err != nil {
+		if err := w.Schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
+			SubjectID: o.ID, Key: core.ExpireKey(o.ID), DueAt: expires}); err != nil {
 			return err
 		}
 	}
-	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
 		From: string(nextup.OfferPending), To: string(nextup.OfferOffered), Reason: "quiet_hours_ended",
 		Detail: map[string]any{"expires_at": expires}})
 }
@@ -183,32 +184,32 @@ const housekeepingBatch = 500
 // passed expire, old idempotency records and expired staff sessions are
 // purged, and the next run is scheduled.
 func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
-	bi, err := w.business(ctx, t.BusinessID)
+	bi, err := w.Business(ctx, t.BusinessID)
 	if err != nil {
 		return err
 	}
-	expired, err := w.tx.EntryExpireBefore(ctx, bi.b.ID, w.now, housekeepingBatch)
+	expired, err := w.Tx.EntryExpireBefore(ctx, bi.ID, w.Now, housekeepingBatch)
 	if err != nil {
 		return err
 	}
 	for _, e := range expired {
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
 			From: string(nextup.EntryWaiting), To: string(nextup.EntryExpired), Reason: "window_passed"}); err != nil {
 			return err
 		}
 	}
-	if _, err := w.tx.IdempotencyPurge(ctx, w.now); err != nil {
+	if _, err := w.Tx.IdempotencyPurge(ctx, w.Now); err != nil {
 		return err
 	}
-	if _, err := w.tx.SessionPurge(ctx, w.now); err != nil {
+	if _, err := w.Tx.SessionPurge(ctx, w.Now); err != nil {
 		return err
 	}
-	next := nextLocal(w.now.Add(time.Minute), housekeepingAt, bi.loc)
+	next := nextLocal(w.Now.Add(time.Minute), housekeepingAt, bi.Loc)
 	if len(expired) == housekeepingBatch {
 		// More to do: come back in a minute rather than tomorrow, keeping
 		// each transaction small.
-		next = w.now.Add(time.Minute)
+		next = w.Now.Add(time.Minute)
 	}
-	return w.schedule(ctx, nextup.Timer{BusinessID: bi.b.ID, Kind: nextup.TimerHousekeeping, SubjectID: bi.b.ID,
-		Key: housekeepingKey(bi.b.ID) + ":" + next.Format("20060102"), DueAt: next})
+	return w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerHousekeeping, SubjectID: bi.ID,
+		Key: housekeepingKey(bi.ID) + ":" + next.Format("20060102"), DueAt: next})
 }

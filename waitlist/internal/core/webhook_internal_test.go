@@ -1,4 +1,4 @@
-package waitlist
+package core
 
 import (
 	"testing"

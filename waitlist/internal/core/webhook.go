@@ -1,4 +1,4 @@
-package waitlist
+package core
 
 import (
 	"context"
@@ -69,13 +69,13 @@ func webhookType(ev nextup.AuditEvent) string {
 
 // webhook queues the integrator's event for an audit row, in the same
 // transaction, when the business has a webhook URL.
-func (w *work) webhook(ctx context.Context, bi *bizInfo, ev nextup.AuditEvent) error {
+func (w *Work) webhook(ctx context.Context, bi *Biz, ev nextup.AuditEvent) error {
 	typ := webhookType(ev)
-	if typ == "" || bi.b.Profile.WebhookURL == "" {
+	if typ == "" || bi.Profile.WebhookURL == "" {
 		return nil
 	}
 	id := w.s.Random.ID("msg")
-	body, err := json.Marshal(WebhookEvent{ID: id, Type: typ, BusinessID: bi.b.ID, CreatedAt: w.now.UTC().Format("2006-01-02T15:04:05.000000Z"),
+	body, err := json.Marshal(WebhookEvent{ID: id, Type: typ, BusinessID: bi.ID, CreatedAt: w.Now.UTC().Format("2006-01-02T15:04:05.000000Z"),
 		Data: map[string]any{"subject_type": ev.SubjectType, "subject_id": ev.SubjectID, "slot_id": ev.SlotID, "from": ev.From,
 			"to": ev.To, "reason": ev.Reason, "actor": ev.Actor, "rule_version": ev.RuleVersion, "detail": ev.Detail}})
 	if err != nil {
@@ -83,6 +83,6 @@ func (w *work) webhook(ctx context.Context, bi *bizInfo, ev nextup.AuditEvent) e
 	}
 	// No OfferID on the message: an offer's unsent messages are cancelled
 	// when it ends, and its events must still go out.
-	return w.queueWithID(ctx, nextup.Message{ID: id, BusinessID: bi.b.ID, Kind: MessageWebhook, Channel: nextup.ChannelWebhook,
-		To: bi.b.Profile.WebhookURL, Subject: typ, Body: string(body)})
+	return w.QueueWithID(ctx, nextup.Message{ID: id, BusinessID: bi.ID, Kind: MessageWebhook, Channel: nextup.ChannelWebhook,
+		To: bi.Profile.WebhookURL, Subject: typ, Body: string(body)})
 }

@@ -1,4 +1,4 @@
-package waitlist
+package core
 
 import (
 	"context"
@@ -226,18 +226,18 @@ func (r *Request) open(ctx context.Context) (nextup.Tx, error) {
 // run runs one use case's function in the request's transaction, in a
 // savepoint of its own: a failure undoes its writes only, a change of
 // state under its decision runs it again (as Service.tx does).
-func (r *Request) run(ctx context.Context, fn func(w *work) error) error {
+func (r *Request) run(ctx context.Context, fn func(w *Work) error) error {
 	tx, err := r.open(ctx)
 	if err != nil {
 		return err
 	}
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		var w *work
+	for attempt := 0; attempt < MaxAttempts; attempt++ {
+		var w *Work
 		err = tx.Savepoint(ctx, func() error {
-			w = &work{s: r.s, tx: tx, now: r.s.Clock.Now(), businesses: map[string]*bizInfo{}}
+			w = &Work{s: r.s, Tx: tx, Now: r.s.Clock.Now(), businesses: map[string]*Biz{}}
 			return fn(w)
 		})
-		if errors.Is(err, errRedecide) {
+		if errors.Is(err, ErrRedecide) {
 			continue
 		}
 		if err != nil {
@@ -251,7 +251,7 @@ func (r *Request) run(ctx context.Context, fn func(w *work) error) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("gave up after %d attempts: %w", maxAttempts, err)
+	return fmt.Errorf("gave up after %d attempts: %w", MaxAttempts, err)
 }
 
 // read runs fn in the open phase, which sees the request's own writes.
@@ -285,10 +285,10 @@ func (r *Request) fail(err error) {
 	}
 }
 
-// beforeRemote ends the open phase of ctx's request, if any, before a call
+// BeforeRemote ends the open phase of ctx's request, if any, before a call
 // to another system: no transaction is held across it. See the package's
 // notes on requests.
-func (s *Service) beforeRemote(ctx context.Context) error {
+func (s *Service) BeforeRemote(ctx context.Context) error {
 	r := s.request(ctx)
 	if r == nil || r.ph == nil {
 		return nil
@@ -325,12 +325,12 @@ func (s *Service) beforeRemote(ctx context.Context) error {
 // holds nothing but the Idempotency-Key's record (End writes it again).
 // Work the request then does outside it (Detached) cannot wait on its
 // transaction.
-func (r *Request) Yield() error { return r.s.beforeRemote(r.ctx) }
+func (r *Request) Yield() error { return r.s.BeforeRemote(r.ctx) }
 
 // Stash keeps a note for a resumed run of this request (a secret made in
 // a phase that committed, such as a calendar link's token, that the
 // response must carry). It is stored sealed with the record.
-func (s *Service) stashNote(ctx context.Context, k, v string) {
+func (s *Service) StashNote(ctx context.Context, k, v string) {
 	if r := s.request(ctx); r != nil {
 		if r.stash == nil {
 			r.stash = map[string]string{}
@@ -339,8 +339,8 @@ func (s *Service) stashNote(ctx context.Context, k, v string) {
 	}
 }
 
-// stashed returns a note an earlier run of ctx's request kept.
-func (s *Service) stashed(ctx context.Context, k string) string {
+// Stashed returns a note an earlier run of ctx's request kept.
+func (s *Service) Stashed(ctx context.Context, k string) string {
 	if r := s.request(ctx); r != nil {
 		return r.stash[k]
 	}

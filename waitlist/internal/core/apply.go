@@ -1,4 +1,4 @@
-package waitlist
+package core
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // time while the engine walks the list in fair order.
 const candidatePage = 32
 
-// decideSlot asks the engine what to do with a slot's free seats and applies
+// DecideSlot asks the engine what to do with a slot's free seats and applies
 // the decision. It is called whenever capacity frees up and whenever a slot
 // may be matched again (reverse matching). The slot row is read (and, where
 // the backend has row locks, locked) first, so decisions for one slot are
@@ -29,18 +29,18 @@ const candidatePage = 32
 // candidates they read now include what the winner committed — instead of
 // starting the whole use case over, which under a burst of releases would
 // go around once per competitor.
-func (w *work) decideSlot(ctx context.Context, slotID string) error {
+func (w *Work) DecideSlot(ctx context.Context, slotID string) error {
 	// What the engine does is recorded as the system's doing, whoever freed
 	// the seats; the freeing itself was audited under its own actor.
-	actor := w.actor
-	w.actor = nextup.ActorSystem
-	defer func() { w.actor = actor }()
+	actor := w.Actor
+	w.Actor = nextup.ActorSystem
+	defer func() { w.Actor = actor }()
 	for range maxRedecideInTx {
 		if err := w.decideSlotOnce(ctx, slotID); !errors.Is(err, errEntryTaken) {
 			return err
 		}
 	}
-	return errRedecide
+	return ErrRedecide
 }
 
 // maxRedecideInTx bounds how often one transaction decides a slot again
@@ -51,29 +51,29 @@ const maxRedecideInTx = 64
 // errEntryTaken says the entry the engine chose is no longer waiting: a
 // concurrent transaction offered it something else (or it left). Nothing
 // has been written for the decision when it is returned.
-var errEntryTaken = fmt.Errorf("%w: the chosen entry was taken meanwhile", errRedecide)
+var errEntryTaken = fmt.Errorf("%w: the chosen entry was taken meanwhile", ErrRedecide)
 
-func (w *work) decideSlotOnce(ctx context.Context, slotID string) error {
-	slot, err := w.tx.SlotGet(ctx, slotID)
+func (w *Work) decideSlotOnce(ctx context.Context, slotID string) error {
+	slot, err := w.Tx.SlotGet(ctx, slotID)
 	if err != nil {
 		return fmt.Errorf("decide slot %s: %w", slotID, err)
 	}
-	bi, err := w.business(ctx, slot.BusinessID)
+	bi, err := w.Business(ctx, slot.BusinessID)
 	if err != nil {
 		return err
 	}
-	history, err := w.tx.OfferListBySlot(ctx, slot.ID)
+	history, err := w.Tx.OfferListBySlot(ctx, slot.ID)
 	if err != nil {
 		return fmt.Errorf("offers of slot %s: %w", slot.ID, err)
 	}
 	var readErr error
 	d := engine.Decide(engine.Input{
-		Now:        w.now,
-		Rules:      bi.b.Rules,
-		Loc:        bi.loc,
+		Now:        w.Now,
+		Rules:      bi.Rules,
+		Loc:        bi.Loc,
 		Slot:       slot,
 		History:    history,
-		Candidates: w.candidates(ctx, bi, slot, &readErr),
+		Candidates: w.Candidates(ctx, bi, slot, &readErr),
 	})
 	if readErr != nil {
 		return fmt.Errorf("candidates for slot %s: %w", slot.ID, readErr)
@@ -81,11 +81,11 @@ func (w *work) decideSlotOnce(ctx context.Context, slotID string) error {
 	return w.apply(ctx, bi, slot, history, d)
 }
 
-// candidates pages waiting entries that may fit slot out of the store's
+// Candidates pages waiting entries that may fit slot out of the store's
 // fair-order index, adding what the guardrails need (today's offers to the
 // person, their opt-outs). The engine stops pulling as soon as it has
 // decided, so a list of a million entries costs a page or two.
-func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, errp *error) iter.Seq[engine.Candidate] {
+func (w *Work) Candidates(ctx context.Context, bi *Biz, slot nextup.Slot, errp *error) iter.Seq[engine.Candidate] {
 	q := nextup.CandidateQuery{
 		BusinessID: slot.BusinessID,
 		SlotStart:  slot.StartsAt,
@@ -100,14 +100,14 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 	}
 	if slot.Seating == nextup.SeatingUnit {
 		q.MinParty, q.MaxParty = slot.Capacity, slot.Capacity
-		if bi.b.Rules.DownFit {
+		if bi.Rules.DownFit {
 			q.MinParty = max(slot.MinParty, 1)
 		}
 	}
-	dayStart := engine.DayStart(w.now, bi.loc)
+	dayStart := engine.DayStart(w.Now, bi.Loc)
 	return func(yield func(engine.Candidate) bool) {
 		for {
-			page, err := w.tx.EntryCandidates(ctx, q)
+			page, err := w.Tx.EntryCandidates(ctx, q)
 			if err != nil {
 				*errp = err
 				return
@@ -117,11 +117,11 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 				// guardrail look-ups for entries that cannot fit the slot
 				// as it stands (the engine's working copy only has fewer
 				// free seats, so nothing that could fit is dropped).
-				if ok, _ := engine.Fits(slot, e, bi.b.Rules, bi.loc, w.now); !ok {
+				if ok, _ := engine.Fits(slot, e, bi.Rules, bi.Loc, w.Now); !ok {
 					continue
 				}
 				c := engine.Candidate{Entry: e}
-				if c.OffersToday, err = w.tx.OfferCountSince(ctx, e.BusinessID, e.ContactKey(), dayStart); err != nil {
+				if c.OffersToday, err = w.Tx.OfferCountSince(ctx, e.BusinessID, e.ContactKey(), dayStart); err != nil {
 					*errp = err
 					return
 				}
@@ -144,7 +144,7 @@ func (w *work) candidates(ctx context.Context, bi *bizInfo, slot nextup.Slot, er
 
 // suppressed lists the channels the person behind e opted out of (or
 // that bounced): the contact guardrail's input.
-func (w *work) suppressed(ctx context.Context, e nextup.Entry) ([]nextup.Channel, error) {
+func (w *Work) suppressed(ctx context.Context, e nextup.Entry) ([]nextup.Channel, error) {
 	var addrs []string
 	if e.Email != "" {
 		addrs = append(addrs, nextup.AddressKey(nextup.ChannelEmail, e.Email))
@@ -152,7 +152,7 @@ func (w *work) suppressed(ctx context.Context, e nextup.Entry) ([]nextup.Channel
 	if e.Phone != "" {
 		addrs = append(addrs, nextup.AddressKey(nextup.ChannelSMS, e.Phone))
 	}
-	sups, err := w.tx.SuppressionList(ctx, e.BusinessID, addrs)
+	sups, err := w.Tx.SuppressionList(ctx, e.BusinessID, addrs)
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +167,13 @@ func (w *work) suppressed(ctx context.Context, e nextup.Entry) ([]nextup.Channel
 // true) and 2 (one live offer per entry, never more seats held than free)
 // are the store's conditional writes: if one fails, the state changed under
 // the decision and the whole use case is re-run.
-func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history []nextup.Offer, d engine.Decision) error {
+func (w *Work) apply(ctx context.Context, bi *Biz, slot nextup.Slot, history []nextup.Offer, d engine.Decision) error {
 	// Lock the chosen entries before writing anything: one that a
 	// concurrent transaction took is found here, after waiting for its
 	// lock, and the slot is decided again with nothing to undo.
 	chosen := make(map[string]nextup.Entry, len(d.Offers))
 	for _, o := range d.Offers {
-		e, err := w.tx.EntryGet(ctx, o.EntryID)
+		e, err := w.Tx.EntryGet(ctx, o.EntryID)
 		if err != nil {
 			return fmt.Errorf("entry %s: %w", o.EntryID, err)
 		}
@@ -185,17 +185,17 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 	if slot.Kind == nextup.KindEvent && len(d.Offers) > 0 {
 		// Places before anyone is offered: a batch promotion of three
 		// offers places 1, 2 and 3, not 1 three times.
-		w.offerPos = make(map[string]int, len(d.Offers))
+		w.OfferPos = make(map[string]int, len(d.Offers))
 		for id, e := range chosen {
-			pos, err := w.tx.EntryPosition(ctx, e)
+			pos, err := w.Tx.EntryPosition(ctx, e)
 			if err != nil {
 				return fmt.Errorf("place of entry %s: %w", id, err)
 			}
-			w.offerPos[id] = pos
+			w.OfferPos[id] = pos
 		}
 	}
 	for _, sk := range d.Skipped {
-		if err := w.audit(ctx, bi, nextup.AuditEvent{
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{
 			SubjectType: nextup.SubjectEntry, SubjectID: sk.EntryID, SlotID: slot.ID,
 			From: string(nextup.EntryWaiting), To: string(nextup.EntryWaiting), Reason: "skipped:" + sk.Reason,
 		}); err != nil {
@@ -204,8 +204,8 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 		if sk.Reason == engine.SkipDailyCap {
 			// The cap resets at local midnight: match the person again then,
 			// so an open slot does not wait for some other event.
-			if err := w.schedule(ctx, nextup.Timer{BusinessID: bi.b.ID, Kind: nextup.TimerEntryRematch, SubjectID: sk.EntryID,
-				Key: nextup.TimerEntryRematch + ":" + sk.EntryID, DueAt: engine.NextDaily(w.now, 0, bi.loc)}); err != nil {
+			if err := w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerEntryRematch, SubjectID: sk.EntryID,
+				Key: nextup.TimerEntryRematch + ":" + sk.EntryID, DueAt: engine.NextDaily(w.Now, 0, bi.Loc)}); err != nil {
 				return err
 			}
 		}
@@ -214,8 +214,8 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 	case "":
 		return nil
 	case nextup.MoveNobodyFits:
-		w.moves = append(w.moves, nextup.Move{Move: d.Move, SlotID: slot.ID})
-		return w.audit(ctx, bi, nextup.AuditEvent{
+		w.Moves = append(w.Moves, nextup.Move{Move: d.Move, SlotID: slot.ID})
+		return w.Audit(ctx, bi, nextup.AuditEvent{
 			SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,
 			From: string(nextup.SlotOpen), To: string(nextup.SlotOpen), Reason: string(nextup.MoveNobodyFits),
 		})
@@ -223,7 +223,7 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 		return w.handBack(ctx, bi, slot, history, d.Reason)
 	case nextup.MoveOffer, nextup.MoveRollOn:
 		for _, o := range d.Offers {
-			if err := w.makeOffer(ctx, bi, slot, d.Move, o, chosen[o.EntryID]); err != nil {
+			if err := w.MakeOffer(ctx, bi, slot, d.Move, o, chosen[o.EntryID]); err != nil {
 				return err
 			}
 		}
@@ -232,17 +232,17 @@ func (w *work) apply(ctx context.Context, bi *bizInfo, slot nextup.Slot, history
 	return fmt.Errorf("engine returned unknown move %q", d.Move)
 }
 
-// makeOffer holds seats of slot for entry (read and locked by apply).
-func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, move nextup.MoveKind, o engine.Offer, entry nextup.Entry) error {
-	if err := w.tx.EntrySetState(ctx, entry.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryOffered, w.now); err != nil {
+// MakeOffer holds seats of slot for entry (read and locked by apply).
+func (w *Work) MakeOffer(ctx context.Context, bi *Biz, slot nextup.Slot, move nextup.MoveKind, o engine.Offer, entry nextup.Entry) error {
+	if err := w.Tx.EntrySetState(ctx, entry.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryOffered, w.Now); err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
-			return errRedecide
+			return ErrRedecide
 		}
 		return fmt.Errorf("entry %s to offered: %w", entry.ID, err)
 	}
-	if _, err := w.tx.SlotSeats(ctx, slot.ID, nextup.SeatDelta{Held: o.Seats}); err != nil {
+	if _, err := w.Tx.SlotSeats(ctx, slot.ID, nextup.SeatDelta{Held: o.Seats}); err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
-			return errRedecide
+			return ErrRedecide
 		}
 		return fmt.Errorf("hold %d seats of slot %s: %w", o.Seats, slot.ID, err)
 	}
@@ -258,27 +258,27 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 		State:       o.State,
 		Channel:     o.Channel,
 		TokenHash:   hash,
-		RuleVersion: bi.b.Rules.Version,
-		CreatedAt:   w.now,
+		RuleVersion: bi.Rules.Version,
+		CreatedAt:   w.Now,
 		SendAt:      o.SendAt,
 		ExpiresAt:   o.ExpiresAt,
 	}
 	if o.State == nextup.OfferOffered {
-		sent := w.now
+		sent := w.Now
 		offer.SentAt = &sent
 	}
-	if err := w.tx.OfferCreate(ctx, offer); err != nil {
+	if err := w.Tx.OfferCreate(ctx, offer); err != nil {
 		return fmt.Errorf("create offer: %w", err)
 	}
-	w.moves = append(w.moves, nextup.Move{Move: move, SlotID: slot.ID, OfferID: offer.ID, EntryID: entry.ID})
-	if err := w.audit(ctx, bi, nextup.AuditEvent{
+	w.Moves = append(w.Moves, nextup.Move{Move: move, SlotID: slot.ID, OfferID: offer.ID, EntryID: entry.ID})
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectOffer, SubjectID: offer.ID, SlotID: slot.ID,
 		To: string(offer.State), Reason: string(move),
-		Detail: offerDetail(offer, w.offerPos[entry.ID]),
+		Detail: offerDetail(offer, w.OfferPos[entry.ID]),
 	}); err != nil {
 		return err
 	}
-	if err := w.audit(ctx, bi, nextup.AuditEvent{
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectEntry, SubjectID: entry.ID, SlotID: slot.ID,
 		From: string(nextup.EntryWaiting), To: string(nextup.EntryOffered), Reason: string(move),
 		Detail: map[string]any{"offer_id": offer.ID},
@@ -289,28 +289,21 @@ func (w *work) makeOffer(ctx context.Context, bi *bizInfo, slot nextup.Slot, mov
 		// Held back by quiet hours: no message and no usable link exist
 		// until the offer is sent; the release timer mints both then, with
 		// the deadline counted from that moment.
-		if err := w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferRelease,
-			SubjectID: offer.ID, Key: releaseKey(offer.ID), DueAt: offer.SendAt}); err != nil {
+		if err := w.Schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferRelease,
+			SubjectID: offer.ID, Key: ReleaseKey(offer.ID), DueAt: offer.SendAt}); err != nil {
 			return err
 		}
 	} else {
-		if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, offer, token, w.registering == entry.ID)); err != nil {
+		if err := w.Queue(ctx, OfferMessage(w.s, bi, slot, entry, offer, token, w.Registering == entry.ID)); err != nil {
 			return err
 		}
-		if err := w.scheduleEscalation(ctx, offer); err != nil {
+		if err := w.ScheduleEscalation(ctx, offer); err != nil {
 			return err
 		}
-		w.notePaidHold(slot, offer, token)
+		w.NotePaidHold(slot, offer, token)
 	}
-	return w.schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferExpire,
-		SubjectID: offer.ID, Key: expireKey(offer.ID), DueAt: offer.ExpiresAt})
-}
-
-// notePaidHold keeps a sent offer of a paid event for its checkout.
-func (w *work) notePaidHold(slot nextup.Slot, o nextup.Offer, token string) {
-	if slot.Event.Paid() {
-		w.paidHolds = append(w.paidHolds, paidHold{offer: o, token: token})
-	}
+	return w.Schedule(ctx, nextup.Timer{BusinessID: slot.BusinessID, Kind: nextup.TimerOfferExpire,
+		SubjectID: offer.ID, Key: ExpireKey(offer.ID), DueAt: offer.ExpiresAt})
 }
 
 func offerDetail(o nextup.Offer, position int) map[string]any {
@@ -324,11 +317,11 @@ func offerDetail(o nextup.Offer, position int) map[string]any {
 
 // handBack gives the slot back to staff with a note saying who was tried
 // and what each did.
-func (w *work) handBack(ctx context.Context, bi *bizInfo, slot nextup.Slot, history []nextup.Offer, reason string) error {
+func (w *Work) handBack(ctx context.Context, bi *Biz, slot nextup.Slot, history []nextup.Offer, reason string) error {
 	var parts []string
 	for _, o := range history {
 		name := o.EntryID
-		e, err := w.tx.EntryGet(ctx, o.EntryID)
+		e, err := w.Tx.EntryGet(ctx, o.EntryID)
 		switch {
 		case err == nil:
 			name = e.Name
@@ -346,42 +339,42 @@ func (w *work) handBack(ctx context.Context, bi *bizInfo, slot nextup.Slot, hist
 	}
 	h := nextup.HandBack{
 		ID: w.s.Random.ID("hb"), BusinessID: slot.BusinessID, SlotID: slot.ID,
-		Reason: reason, Note: note, State: nextup.HandBackOpen, CreatedAt: w.now,
+		Reason: reason, Note: note, State: nextup.HandBackOpen, CreatedAt: w.Now,
 	}
-	if err := w.tx.HandBackCreate(ctx, h); err != nil {
+	if err := w.Tx.HandBackCreate(ctx, h); err != nil {
 		return fmt.Errorf("hand back slot %s: %w", slot.ID, err)
 	}
-	if err := w.tx.SlotSetHandedBack(ctx, slot.ID, true); err != nil {
+	if err := w.Tx.SlotSetHandedBack(ctx, slot.ID, true); err != nil {
 		return fmt.Errorf("hand back slot %s: %w", slot.ID, err)
 	}
 	if err := w.queueHandback(ctx, bi, slot, h); err != nil {
 		return err
 	}
-	w.moves = append(w.moves, nextup.Move{Move: nextup.MoveHandBack, SlotID: slot.ID, Reason: reason})
-	return w.audit(ctx, bi, nextup.AuditEvent{
+	w.Moves = append(w.Moves, nextup.Move{Move: nextup.MoveHandBack, SlotID: slot.ID, Reason: reason})
+	return w.Audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,
 		From: string(nextup.SlotOpen), To: string(nextup.SlotHandedBack), Reason: reason,
 		Detail: map[string]any{"handback_id": h.ID, "note": note, "tried": len(history)},
 	})
 }
 
-// matchEntry is reverse matching: an entry that just joined or became free
+// MatchEntry is reverse matching: an entry that just joined or became free
 // again is matched against the open slots it may fit, soonest first, each
 // decided in full (so fair order among other waiters still holds), until
 // the entry holds an offer.
-func (w *work) matchEntry(ctx context.Context, entryID string) error {
-	e, err := w.tx.EntryGet(ctx, entryID)
+func (w *Work) MatchEntry(ctx context.Context, entryID string) error {
+	e, err := w.Tx.EntryGet(ctx, entryID)
 	if err != nil {
 		return fmt.Errorf("match entry %s: %w", entryID, err)
 	}
 	if e.State != nextup.EntryWaiting {
 		return nil
 	}
-	bi, err := w.business(ctx, e.BusinessID)
+	bi, err := w.Business(ctx, e.BusinessID)
 	if err != nil {
 		return err
 	}
-	slots, err := w.tx.SlotOpenFor(ctx, e, w.now.Add(bi.b.Rules.MinLead), 16)
+	slots, err := w.Tx.SlotOpenFor(ctx, e, w.Now.Add(bi.Rules.MinLead), 16)
 	if err != nil {
 		return fmt.Errorf("open slots for entry %s: %w", e.ID, err)
 	}
@@ -389,20 +382,20 @@ func (w *work) matchEntry(ctx context.Context, entryID string) error {
 		// The store's filter is coarse; decide only slots this entry
 		// really fits and was never offered, so a joiner who does not fit
 		// never triggers a decision (or a hand-back) on someone else's slot.
-		if ok, _ := engine.Fits(sl, e, bi.b.Rules, bi.loc, w.now); !ok {
+		if ok, _ := engine.Fits(sl, e, bi.Rules, bi.Loc, w.Now); !ok {
 			continue
 		}
-		history, err := w.tx.OfferListBySlot(ctx, sl.ID)
+		history, err := w.Tx.OfferListBySlot(ctx, sl.ID)
 		if err != nil {
 			return err
 		}
 		if slices.ContainsFunc(history, func(o nextup.Offer) bool { return o.EntryID == e.ID }) {
 			continue
 		}
-		if err := w.decideSlot(ctx, sl.ID); err != nil {
+		if err := w.DecideSlot(ctx, sl.ID); err != nil {
 			return err
 		}
-		cur, err := w.tx.EntryGet(ctx, e.ID)
+		cur, err := w.Tx.EntryGet(ctx, e.ID)
 		if err != nil {
 			return err
 		}
@@ -413,29 +406,83 @@ func (w *work) matchEntry(ctx context.Context, entryID string) error {
 	return nil
 }
 
-// Preview returns what the engine would decide for a slot right now,
-// without changing anything: a dry run for staff, and the "decide" that
-// the benchmarks measure on its own.
-func (s *Service) Preview(ctx context.Context, businessID, slotID string) (engine.Decision, error) {
-	var d engine.Decision
-	err := s.read(ctx, func(tx nextup.Tx) error {
-		w := &work{s: s, tx: tx, now: s.Clock.Now(), businesses: map[string]*bizInfo{}}
-		slot, err := w.slotOf(ctx, businessID, slotID)
-		if err != nil {
-			return err
+// EndOffer ends a live offer that was not claimed: the offer moves to its
+// final state, the held seats are freed, the timers and any unsent message
+// are cancelled, and the entry moves to entryTo (waiting, with its place
+// kept, or left). Then the slot rolls on and, when the entry is waiting
+// again, it is matched against other open slots.
+func (w *Work) EndOffer(ctx context.Context, o nextup.Offer, to nextup.OfferState, reason string, entryTo nextup.EntryState) (nextup.Offer, error) {
+	bi, err := w.Business(ctx, o.BusinessID)
+	if err != nil {
+		return o, err
+	}
+	from := o.State
+	ended, err := w.Tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferPending, nextup.OfferOffered}, to, w.Now, reason)
+	if err != nil {
+		if errors.Is(err, nextup.ErrConflict) {
+			return o, ErrRedecide
 		}
-		bi, err := w.business(ctx, slot.BusinessID)
-		if err != nil {
-			return err
+		return o, fmt.Errorf("offer %s to %s: %w", o.ID, to, err)
+	}
+	sl, err := w.Tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats})
+	if err != nil {
+		return o, fmt.Errorf("free %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
+	}
+	if sl.Event.Paid() {
+		if err := w.expirePayments(ctx, o); err != nil {
+			return o, err
 		}
-		history, err := tx.OfferListBySlot(ctx, slot.ID)
-		if err != nil {
-			return err
+	}
+	for _, key := range []string{ExpireKey(o.ID), ReleaseKey(o.ID), EscalateKey(o.ID)} {
+		if err := w.Tx.TimerCancel(ctx, key); err != nil {
+			return o, fmt.Errorf("cancel timer %s: %w", key, err)
 		}
-		var readErr error
-		d = engine.Decide(engine.Input{Now: w.now, Rules: bi.b.Rules, Loc: bi.loc, Slot: slot, History: history,
-			Candidates: w.candidates(ctx, bi, slot, &readErr)})
-		return readErr
-	})
-	return d, err
+	}
+	if err := w.Tx.MessageCancelByOffer(ctx, o.ID); err != nil {
+		return o, fmt.Errorf("cancel messages of offer %s: %w", o.ID, err)
+	}
+	if err := w.Tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, entryTo, w.Now); err != nil {
+		return o, fmt.Errorf("entry %s to %s: %w", o.EntryID, entryTo, err)
+	}
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+		From: string(from), To: string(to), Reason: reason}); err != nil {
+		return o, err
+	}
+	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: o.EntryID, SlotID: o.SlotID,
+		From: string(nextup.EntryOffered), To: string(entryTo), Reason: reason, Detail: map[string]any{"offer_id": o.ID}}); err != nil {
+		return o, err
+	}
+	if err := w.DecideSlot(ctx, o.SlotID); err != nil {
+		return o, err
+	}
+	if entryTo == nextup.EntryWaiting {
+		if err := w.MatchEntry(ctx, o.EntryID); err != nil {
+			return o, err
+		}
+	}
+	return ended, nil
+}
+
+// ChannelFor is the channel a message to e goes by: the engine's choice
+// among the channels the person has not opted out of ("" for none).
+func (w *Work) ChannelFor(ctx context.Context, e nextup.Entry) (nextup.Channel, error) {
+	suppressed, err := w.suppressed(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	ch, ok := engine.ChooseChannel(e, suppressed)
+	if !ok {
+		return "", nil
+	}
+	return ch, nil
+}
+
+// SlotOf reads (and locks) a slot of a business; another business's is
+// not found.
+func (w *Work) SlotOf(ctx context.Context, businessID, slotID string) (nextup.Slot, error) {
+	sl, err := w.Tx.SlotGet(ctx, slotID)
+	if err != nil || (businessID != "" && sl.BusinessID != businessID) {
+		return sl, NotFound("slot", slotID, err)
+	}
+	return sl, nil
 }

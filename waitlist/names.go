@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
@@ -93,4 +94,12 @@ type WebhookEvent = core.WebhookEvent
 const (
 	MessageWebhook  = core.MessageWebhook
 	MessageHandback = core.MessageHandback
+)
+
+// Businesses (package business).
+type (
+	// CreateBusinessParams are the inputs of CreateBusiness.
+	CreateBusinessParams = business.CreateBusinessParams
+	// ProfilePatch changes parts of a business's profile.
+	ProfilePatch = business.ProfilePatch
 )

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
@@ -57,7 +57,7 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		case nextup.TimerOfferRelease:
 			err = w.sendPendingOffer(ctx, t.SubjectID)
 		case nextup.TimerHousekeeping:
-			err = w.housekeeping(ctx, t)
+			err = business.Housekeeping(ctx, w.Work, t)
 		case nextup.TimerOfferEscalate:
 			err = w.escalate(ctx, t.SubjectID)
 		case nextup.TimerEntryRematch:
@@ -175,41 +175,4 @@ func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
 	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
 		From: string(nextup.OfferPending), To: string(nextup.OfferOffered), Reason: "quiet_hours_ended",
 		Detail: map[string]any{"expires_at": expires}})
-}
-
-// housekeepingBatch bounds the work of one housekeeping run.
-const housekeepingBatch = 500
-
-// housekeeping is the daily timer of a business: entries whose window has
-// passed expire, old idempotency records and expired staff sessions are
-// purged, and the next run is scheduled.
-func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
-	bi, err := w.Business(ctx, t.BusinessID)
-	if err != nil {
-		return err
-	}
-	expired, err := w.Tx.EntryExpireBefore(ctx, bi.ID, w.Now, housekeepingBatch)
-	if err != nil {
-		return err
-	}
-	for _, e := range expired {
-		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
-			From: string(nextup.EntryWaiting), To: string(nextup.EntryExpired), Reason: "window_passed"}); err != nil {
-			return err
-		}
-	}
-	if _, err := w.Tx.IdempotencyPurge(ctx, w.Now); err != nil {
-		return err
-	}
-	if _, err := w.Tx.SessionPurge(ctx, w.Now); err != nil {
-		return err
-	}
-	next := nextLocal(w.Now.Add(time.Minute), housekeepingAt, bi.Loc)
-	if len(expired) == housekeepingBatch {
-		// More to do: come back in a minute rather than tomorrow, keeping
-		// each transaction small.
-		next = w.Now.Add(time.Minute)
-	}
-	return w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerHousekeeping, SubjectID: bi.ID,
-		Key: housekeepingKey(bi.ID) + ":" + next.Format("20060102"), DueAt: next})
 }

@@ -11,18 +11,21 @@ import (
 	"strings"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // Service runs the use cases against a store.
 type Service struct {
 	*core.Service
+	*business.Businesses
 }
 
 // New returns a Service with production defaults for anything left nil.
 func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
-	return &Service{Service: &core.Service{Config: &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil),
-		BaseURL: strings.TrimRight(baseURL, "/")}}}
+	c := &core.Service{Config: &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil),
+		BaseURL: strings.TrimRight(baseURL, "/")}}
+	return &Service{Service: c, Businesses: &business.Businesses{Service: c}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

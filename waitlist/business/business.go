@@ -1,4 +1,4 @@
-package waitlist
+package business
 
 import (
 	"bytes"
@@ -17,6 +17,27 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
+// Businesses are the use cases of a business as a tenant: creating it
+// with its API key, authenticating that key, its profile and catalogue,
+// its rules and their history, and its daily housekeeping.
+type Businesses struct {
+	*core.Service
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Businesses) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
+
 // CreateBusinessParams are the inputs of CreateBusiness.
 type CreateBusinessParams struct {
 	Name     string
@@ -26,7 +47,7 @@ type CreateBusinessParams struct {
 
 // CreateBusiness creates a tenant with its API key (returned once, stored
 // only as a hash) and schedules its daily housekeeping.
-func (s *Service) CreateBusiness(ctx context.Context, p CreateBusinessParams) (nextup.Business, string, error) {
+func (s *Businesses) CreateBusiness(ctx context.Context, p CreateBusinessParams) (nextup.Business, string, error) {
 	var fields []nextup.FieldError
 	p.Name = strings.TrimSpace(p.Name)
 	if p.Name == "" || len(p.Name) > 200 {
@@ -83,7 +104,7 @@ func nextLocal(t time.Time, at nextup.TimeOfDay, loc *time.Location) time.Time {
 }
 
 // BusinessByAPIKey authenticates a business API key.
-func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Business, error) {
+func (s *Businesses) BusinessByAPIKey(ctx context.Context, key string) (nextup.Business, error) {
 	var b nextup.Business
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -101,7 +122,7 @@ func (s *Service) BusinessByAPIKey(ctx context.Context, key string) (nextup.Busi
 
 // UpdateRules applies a JSON patch of rules fields; the version goes up by
 // one on every change and the change is audited with both versions.
-func (s *Service) UpdateRules(ctx context.Context, businessID string, patch []byte) (nextup.Rules, error) {
+func (s *Businesses) UpdateRules(ctx context.Context, businessID string, patch []byte) (nextup.Rules, error) {
 	var out nextup.Rules
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorStaff
@@ -145,37 +166,6 @@ func sameRules(a, b nextup.Rules) (bool, error) {
 	return bytes.Equal(ja, jb), err
 }
 
-// ListMessages returns the outbox as staff see it, newest first.
-func (s *Service) ListMessages(ctx context.Context, f nextup.MessageFilter) ([]nextup.Message, error) {
-	var out []nextup.Message
-	err := s.Read(ctx, func(tx nextup.Tx) error {
-		var err error
-		out, err = tx.MessageList(ctx, f)
-		return err
-	})
-	return out, err
-}
-
-// RetryMessage puts a dead message of a business back in the queue.
-func (s *Service) RetryMessage(ctx context.Context, businessID, id string) (nextup.Message, error) {
-	var out nextup.Message
-	err := s.tx(ctx, func(w *work) error {
-		m, err := w.Tx.MessageGet(ctx, id)
-		if err != nil || m.BusinessID != businessID {
-			return core.NotFound("message", id, err)
-		}
-		if m.State != nextup.MessageDead {
-			return nextup.Errorf(nextup.ErrConflict, nextup.CodeMessageNotDead, "only a dead message can be retried; this one is %s", m.State)
-		}
-		if out, err = w.Tx.MessageRequeue(ctx, id, w.Now); err != nil {
-			return err
-		}
-		w.Wake()
-		return nil
-	})
-	return out, err
-}
-
 // ProfilePatch changes parts of a business's profile; nil fields are left alone.
 type ProfilePatch struct {
 	Slug           *string
@@ -195,7 +185,7 @@ var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
 
 // UpdateProfile patches a business's profile and catalogue (audited). A
 // slug another business has is 409 slug_taken.
-func (s *Service) UpdateProfile(ctx context.Context, businessID string, p ProfilePatch) (nextup.Business, error) {
+func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p ProfilePatch) (nextup.Business, error) {
 	var out nextup.Business
 	if p.Templates != nil {
 		// Tried on sample data before the transaction opens.
@@ -320,7 +310,7 @@ func httpURL(s string) bool {
 
 // RulesHistory lists a business's rules changes, oldest first: each audit
 // row says which version replaced which, who did it and the patch.
-func (s *Service) RulesHistory(ctx context.Context, businessID string) ([]nextup.AuditEvent, error) {
+func (s *Businesses) RulesHistory(ctx context.Context, businessID string) ([]nextup.AuditEvent, error) {
 	var out []nextup.AuditEvent
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		evs, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, SubjectType: nextup.SubjectBusiness, SubjectID: businessID})
@@ -334,4 +324,48 @@ func (s *Service) RulesHistory(ctx context.Context, businessID string) ([]nextup
 	return out, err
 }
 
+// housekeepingBatch bounds the work of one housekeeping run.
+const housekeepingBatch = 500
+
+// housekeeping is the daily timer of a business: entries whose window has
+// passed expire, old idempotency records and expired staff sessions are
+// purged, and the next run is scheduled.
+func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
+	bi, err := w.Business(ctx, t.BusinessID)
+	if err != nil {
+		return err
+	}
+	expired, err := w.Tx.EntryExpireBefore(ctx, bi.ID, w.Now, housekeepingBatch)
+	if err != nil {
+		return err
+	}
+	for _, e := range expired {
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+			From: string(nextup.EntryWaiting), To: string(nextup.EntryExpired), Reason: "window_passed"}); err != nil {
+			return err
+		}
+	}
+	if _, err := w.Tx.IdempotencyPurge(ctx, w.Now); err != nil {
+		return err
+	}
+	if _, err := w.Tx.SessionPurge(ctx, w.Now); err != nil {
+		return err
+	}
+	next := nextLocal(w.Now.Add(time.Minute), housekeepingAt, bi.Loc)
+	if len(expired) == housekeepingBatch {
+		// More to do: come back in a minute rather than tomorrow, keeping
+		// each transaction small.
+		next = w.Now.Add(time.Minute)
+	}
+	return w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerHousekeeping, SubjectID: bi.ID,
+		Key: housekeepingKey(bi.ID) + ":" + next.Format("20060102"), DueAt: next})
+}
+
+// housekeepingKey is the key of a business's housekeeping timer.
 func housekeepingKey(bid string) string { return nextup.TimerHousekeeping + ":" + bid }
+
+// Housekeeping runs the daily housekeeping timer of a business in w (see
+// housekeeping); waitlist's timer handler calls it.
+func Housekeeping(ctx context.Context, w *core.Work, t nextup.Timer) error {
+	return wrap(w).housekeeping(ctx, t)
+}

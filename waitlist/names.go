@@ -7,6 +7,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/staff"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -103,3 +104,16 @@ type (
 	// ProfilePatch changes parts of a business's profile.
 	ProfilePatch = business.ProfilePatch
 )
+
+// Staff accounts (package staff).
+const (
+	SessionTTL           = staff.SessionTTL
+	MaxFailedSignIns     = staff.MaxFailedSignIns
+	LockFor              = staff.LockFor
+	ResetTTL             = staff.ResetTTL
+	MinPasswordLen       = staff.MinPasswordLen
+	MessagePasswordReset = staff.MessagePasswordReset
+)
+
+// AddStaffParams are a new staff account.
+type AddStaffParams = staff.AddStaffParams

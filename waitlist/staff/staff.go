@@ -1,4 +1,4 @@
-package waitlist
+package staff
 
 import (
 	"context"
@@ -13,6 +13,26 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
+
+// Accounts are the use cases of staff accounts: adding one, signing in
+// and out, sessions, and resetting a password.
+type Accounts struct {
+	*core.Service
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Accounts) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
 
 // Staff sign-in policy.
 const (
@@ -44,7 +64,7 @@ type AddStaffParams struct {
 	Password   string
 }
 
-func (s *Service) passwordCost() int {
+func (s *Accounts) passwordCost() int {
 	if s.PasswordCost > 0 {
 		return s.PasswordCost
 	}
@@ -53,7 +73,7 @@ func (s *Service) passwordCost() int {
 
 // hashPassword checks a new password's length and hashes it (outside any
 // transaction: bcrypt is slow on purpose).
-func (s *Service) hashPassword(password string) (string, error) {
+func (s *Accounts) hashPassword(password string) (string, error) {
 	if len(password) < MinPasswordLen {
 		return "", core.Invalid(nextup.FieldError{Field: "password", Message: fmt.Sprintf("must be at least %d characters", MinPasswordLen)})
 	}
@@ -68,7 +88,7 @@ func (s *Service) hashPassword(password string) (string, error) {
 }
 
 // AddStaff creates a staff account for a business.
-func (s *Service) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff, error) {
+func (s *Accounts) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff, error) {
 	addr, err := mail.ParseAddress(strings.TrimSpace(p.Email))
 	if err != nil {
 		return nextup.Staff{}, core.Invalid(nextup.FieldError{Field: "email", Message: "must be an email address"})
@@ -101,7 +121,7 @@ func (s *Service) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff,
 // returns its token (for the cookie; only its hash is stored). A wrong
 // password counts towards the lock-out; a locked account is refused
 // without looking at the password.
-func (s *Service) SignIn(ctx context.Context, email, password string) (string, nextup.Staff, error) {
+func (s *Accounts) SignIn(ctx context.Context, email, password string) (string, nextup.Staff, error) {
 	var st nextup.Staff
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -161,7 +181,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, n
 
 // SessionFor returns the live session of a cookie token and its staff
 // member; a missing, ended or expired session is ErrUnauthorized.
-func (s *Service) SessionFor(ctx context.Context, token string) (nextup.Session, nextup.Staff, error) {
+func (s *Accounts) SessionFor(ctx context.Context, token string) (nextup.Session, nextup.Staff, error) {
 	var se nextup.Session
 	var st nextup.Staff
 	signedOut := nextup.Errorf(nextup.ErrUnauthorized, nextup.CodeUnauthorized, "please sign in")
@@ -183,7 +203,7 @@ func (s *Service) SessionFor(ctx context.Context, token string) (nextup.Session,
 }
 
 // SignOut ends the session of a cookie token; an unknown one is no error.
-func (s *Service) SignOut(ctx context.Context, token string) error {
+func (s *Accounts) SignOut(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
@@ -193,7 +213,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 // RequestPasswordReset emails a single-use link to set a new password, if
 // the address has an account. It says nothing either way, so that the form
 // does not tell who has an account.
-func (s *Service) RequestPasswordReset(ctx context.Context, email string) error {
+func (s *Accounts) RequestPasswordReset(ctx context.Context, email string) error {
 	return s.tx(ctx, func(w *work) error {
 		st, err := w.Tx.StaffByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
 		if errors.Is(err, nextup.ErrNotFound) {
@@ -222,7 +242,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 
 // ResetPassword sets a new password through a reset link's token and ends
 // every session of the account (whoever had the old password is signed out).
-func (s *Service) ResetPassword(ctx context.Context, token, password string) error {
+func (s *Accounts) ResetPassword(ctx context.Context, token, password string) error {
 	hash, err := s.hashPassword(password)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -411,7 +412,7 @@ func (w *work) bookingUndone(ctx context.Context, c sagaClaim, reason string) er
 	if _, err := w.Tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferClaimed}, nextup.OfferCancelled, w.Now, reason); err != nil {
 		return fmt.Errorf("offer %s to cancelled: %w", o.ID, err)
 	}
-	if _, err := w.setBookingEnded(ctx, b.ID, nextup.BookingCancelled); err != nil {
+	if _, err := slots.SetBookingEnded(ctx, w.Work, b.ID, nextup.BookingCancelled); err != nil {
 		return err
 	}
 	if err := w.Tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryBooked}, nextup.EntryWaiting, w.Now); err != nil {

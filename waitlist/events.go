@@ -13,6 +13,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/slots"
 )
 
 // Events (RSVP). An event is a shared slot of kind event with its own
@@ -55,15 +56,6 @@ const (
 // RegistrationStates lists them for validation and filters.
 var RegistrationStates = []string{RegConfirmed, RegWaitlisted, RegOffered, RegCancelled, RegNoShow, RegExpired}
 
-func defaultEvent() *nextup.EventSettings {
-	return &nextup.EventSettings{
-		ClaimWindow:       nextup.DefaultEventClaimWindow,
-		ReminderOffsets:   nextup.DefaultEventReminderOffsets(),
-		ReminderMorningOf: nextup.DefaultEventMorningOf,
-		Currency:          nextup.DefaultEventCurrency,
-	}
-}
-
 // EventParams are an event as the organiser sets it up.
 type EventParams struct {
 	Title    string
@@ -74,7 +66,7 @@ type EventParams struct {
 }
 
 // NewEventParams are the defaults a new event starts from.
-func NewEventParams() EventParams { return EventParams{Settings: *defaultEvent()} }
+func NewEventParams() EventParams { return EventParams{Settings: *slots.DefaultEvent()} }
 
 // EventParamsOf is an event's current setup, for a patch to change.
 func EventParamsOf(sl nextup.Slot) EventParams {
@@ -166,7 +158,7 @@ func (s *Service) CreateEvent(ctx context.Context, businessID string, p EventPar
 	}
 	zero := 0
 	ev := p.Settings
-	sl, _, err := s.CreateSlot(ctx, businessID, SlotParams{Kind: nextup.KindEvent, Title: p.Title, StartsAt: p.StartsAt,
+	sl, _, err := s.CreateSlot(ctx, businessID, slots.SlotParams{Kind: nextup.KindEvent, Title: p.Title, StartsAt: p.StartsAt,
 		EndsAt: p.EndsAt, Capacity: p.Capacity, Seating: nextup.SeatingShared, BookedSeats: &zero, Event: &ev})
 	return sl, err
 }
@@ -208,7 +200,7 @@ func (s *Service) UpdateEvent(ctx context.Context, businessID, eventID string, p
 			}
 		}
 		if p.Capacity != sl.Capacity {
-			if err := w.resize(ctx, sl, p.Capacity); err != nil {
+			if err := slots.ResizeIn(ctx, w.Work, sl, p.Capacity); err != nil {
 				return err
 			}
 		}
@@ -252,7 +244,7 @@ func (w *work) eventOf(ctx context.Context, businessID, eventID string) (nextup.
 		return sl, core.NotFound("event", eventID, nil)
 	}
 	if sl.Event == nil {
-		sl.Event = defaultEvent()
+		sl.Event = slots.DefaultEvent()
 	}
 	return sl, nil
 }
@@ -516,7 +508,7 @@ func (w *work) bookDirect(ctx context.Context, bi *core.Biz, sl nextup.Slot, e n
 			return b, err
 		}
 	}
-	return b, w.scheduleReminders(ctx, bi, slot, b)
+	return b, slots.ScheduleReminders(ctx, w.Work, bi, slot, b)
 }
 
 // offerNow holds the event's seats for one registrant at once, outside the
@@ -695,7 +687,7 @@ func (w *work) cancelRegistration(ctx context.Context, sl nextup.Slot, e nextup.
 			return r, nextup.Errorf(nextup.ErrConflict, nextup.CodeCancellationClosed, "cancellations for this event closed at %s",
 				sl.CancellationClosesAt().In(bi.Loc).Format(time.RFC3339))
 		}
-		if _, err := w.endBookingIn(ctx, *r.Booking, nextup.BookingCancelled, ReasonCancellation); err != nil {
+		if _, err := slots.EndBookingIn(ctx, w.Work, *r.Booking, nextup.BookingCancelled, slots.ReasonCancellation); err != nil {
 			return r, err // the registration leaves with its booking (registrationEnded)
 		}
 		if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
@@ -906,7 +898,7 @@ func (s *Service) MarkNoShow(ctx context.Context, businessID, eventID, regID str
 		if r.State != RegConfirmed {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotConfirmed, "only a confirmed registration can be marked a no-show; this one is %s", r.State)
 		}
-		if _, err := w.endBookingIn(ctx, *r.Booking, nextup.BookingNoShow, ReasonNoShow); err != nil {
+		if _, err := slots.EndBookingIn(ctx, w.Work, *r.Booking, nextup.BookingNoShow, slots.ReasonNoShow); err != nil {
 			return err
 		}
 		if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
@@ -117,3 +118,18 @@ const (
 
 // AddStaffParams are a new staff account.
 type AddStaffParams = staff.AddStaffParams
+
+// Slots and bookings (package slots).
+type (
+	// SlotParams are the inputs of CreateSlot.
+	SlotParams = slots.SlotParams
+	// SlotView is a slot with its offers.
+	SlotView = slots.SlotView
+)
+
+// Release reasons.
+const (
+	ReasonCancellation = slots.ReasonCancellation
+	ReasonNoShow       = slots.ReasonNoShow
+	ReasonOpening      = slots.ReasonOpening
+)

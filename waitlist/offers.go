@@ -9,6 +9,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/slots"
 )
 
 // ClaimInfo is what the claim page and GET /v1/claims/{token} show.
@@ -222,7 +223,7 @@ func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark
 		} else if err := w.Queue(ctx, core.ConfirmationMessage(w.s, bi, slot, entry, o.Channel, o, b, calToken)); err != nil {
 			return err
 		}
-		if err := w.scheduleReminders(ctx, bi, slot, b); err != nil {
+		if err := slots.ScheduleReminders(ctx, w.Work, bi, slot, b); err != nil {
 			return err
 		}
 		if pay != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
 )
 
@@ -21,13 +22,15 @@ type Service struct {
 	*core.Service
 	*business.Businesses
 	*staff.Accounts
+	*slots.Slots
 }
 
 // New returns a Service with production defaults for anything left nil.
 func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 	c := &core.Service{Config: &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil),
 		BaseURL: strings.TrimRight(baseURL, "/")}}
-	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c}}
+	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c},
+		Slots: &slots.Slots{Service: c}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

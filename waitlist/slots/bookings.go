@@ -1,4 +1,4 @@
-package waitlist
+package slots
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // GetBooking returns a booking of a business.
-func (s *Service) GetBooking(ctx context.Context, businessID, id string) (nextup.Booking, error) {
+func (s *Slots) GetBooking(ctx context.Context, businessID, id string) (nextup.Booking, error) {
 	var b nextup.Booking
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -26,17 +26,17 @@ func (s *Service) GetBooking(ctx context.Context, businessID, id string) (nextup
 
 // CancelBooking cancels a booking made through nextup: its seats are freed
 // and the engine runs for the slot.
-func (s *Service) CancelBooking(ctx context.Context, businessID, id, reason string) (nextup.Booking, []nextup.Move, error) {
+func (s *Slots) CancelBooking(ctx context.Context, businessID, id, reason string) (nextup.Booking, []nextup.Move, error) {
 	return s.endBooking(ctx, businessID, id, nextup.BookingCancelled, reason)
 }
 
 // NoShow records that a booked person did not come: the seats are freed and
 // the engine runs (usually handing the slot back as too soon).
-func (s *Service) NoShow(ctx context.Context, businessID, id string) (nextup.Booking, []nextup.Move, error) {
+func (s *Slots) NoShow(ctx context.Context, businessID, id string) (nextup.Booking, []nextup.Move, error) {
 	return s.endBooking(ctx, businessID, id, nextup.BookingNoShow, ReasonNoShow)
 }
 
-func (s *Service) endBooking(ctx context.Context, businessID, id string, to nextup.BookingState, reason string) (nextup.Booking, []nextup.Move, error) {
+func (s *Slots) endBooking(ctx context.Context, businessID, id string, to nextup.BookingState, reason string) (nextup.Booking, []nextup.Move, error) {
 	if reason == "" {
 		reason = ReasonCancellation
 	}
@@ -131,7 +131,7 @@ func (w *work) setBookingEnded(ctx context.Context, id string, to nextup.Booking
 
 // BookingCalendar returns a booking with its slot and business for the
 // calendar link, which is authorised by the secret token in it alone.
-func (s *Service) BookingCalendar(ctx context.Context, id, token string) (nextup.Booking, nextup.Slot, nextup.Business, error) {
+func (s *Slots) BookingCalendar(ctx context.Context, id, token string) (nextup.Booking, nextup.Slot, nextup.Business, error) {
 	var (
 		b   nextup.Booking
 		sl  nextup.Slot
@@ -150,4 +150,17 @@ func (s *Service) BookingCalendar(ctx context.Context, id, token string) (nextup
 		return err
 	})
 	return b, sl, biz, err
+}
+
+// EndBookingIn ends a booked booking in w (see endBookingIn): an event's
+// cancellation and no-show end their bookings too.
+func EndBookingIn(ctx context.Context, w *core.Work, bk nextup.Booking, to nextup.BookingState, reason string) (nextup.Booking, error) {
+	return wrap(w).endBookingIn(ctx, bk, to, reason)
+}
+
+// SetBookingEnded moves a booked booking to its end state and cancels its
+// reminders, in w (see setBookingEnded): a claim the business's booking
+// system did not take ends its booking so.
+func SetBookingEnded(ctx context.Context, w *core.Work, id string, to nextup.BookingState) (nextup.Booking, error) {
+	return wrap(w).setBookingEnded(ctx, id, to)
 }

@@ -1,4 +1,4 @@
-package waitlist
+package slots
 
 import (
 	"context"
@@ -11,6 +11,27 @@ import (
 	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
+
+// Slots are the use cases of slots and their bookings: creating a slot,
+// freeing and resizing its seats, hand-backs, the engine's dry run, and
+// the bookings staff read, cancel or mark a no-show.
+type Slots struct {
+	*core.Service
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Slots) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
 
 // SlotParams are the inputs of CreateSlot.
 type SlotParams struct {
@@ -29,7 +50,7 @@ type SlotParams struct {
 
 // CreateSlot adds a slot. A slot created with free seats is a new opening
 // and the engine runs at once.
-func (s *Service) CreateSlot(ctx context.Context, businessID string, p SlotParams) (nextup.Slot, []nextup.Move, error) {
+func (s *Slots) CreateSlot(ctx context.Context, businessID string, p SlotParams) (nextup.Slot, []nextup.Move, error) {
 	if p.Kind == "" {
 		p.Kind = nextup.KindSlot
 	}
@@ -93,7 +114,7 @@ func (s *Service) CreateSlot(ctx context.Context, businessID string, p SlotParam
 			Event: p.Event,
 		}
 		if sl.Kind == nextup.KindEvent && sl.Event == nil {
-			sl.Event = defaultEvent()
+			sl.Event = DefaultEvent()
 		}
 		if err := w.Tx.SlotCreate(ctx, sl); err != nil {
 			return fmt.Errorf("create slot: %w", err)
@@ -124,7 +145,7 @@ const (
 // Release frees booked seats of a slot (a cancellation, a no-show, a new
 // opening) and runs the engine. seats 0 means the default: one seat of a
 // shared slot, the whole of a unit slot.
-func (s *Service) Release(ctx context.Context, businessID, slotID string, seats int, reason string) (nextup.Slot, []nextup.Move, error) {
+func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats int, reason string) (nextup.Slot, []nextup.Move, error) {
 	switch reason {
 	case ReasonCancellation, ReasonNoShow, ReasonOpening:
 	case "":
@@ -262,7 +283,7 @@ func (w *work) reopen(ctx context.Context, bi *core.Biz, sl nextup.Slot) error {
 
 // Resize changes a slot's capacity. Growing it promotes in batch; shrinking
 // below booked + held seats is refused.
-func (s *Service) Resize(ctx context.Context, businessID, slotID string, capacity int) (nextup.Slot, []nextup.Move, error) {
+func (s *Slots) Resize(ctx context.Context, businessID, slotID string, capacity int) (nextup.Slot, []nextup.Move, error) {
 	if capacity < 1 || capacity > 100000 {
 		return nextup.Slot{}, nil, core.Invalid(nextup.FieldError{Field: "capacity", Message: "must be between 1 and 100000"})
 	}
@@ -326,7 +347,7 @@ type SlotView struct {
 }
 
 // GetSlot returns a slot of a business with every offer made for it.
-func (s *Service) GetSlot(ctx context.Context, businessID, slotID string) (SlotView, error) {
+func (s *Slots) GetSlot(ctx context.Context, businessID, slotID string) (SlotView, error) {
 	var v SlotView
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -341,7 +362,7 @@ func (s *Service) GetSlot(ctx context.Context, businessID, slotID string) (SlotV
 }
 
 // SlotAudit returns the whole story of a slot, in order of occurrence.
-func (s *Service) SlotAudit(ctx context.Context, businessID, slotID string) ([]nextup.AuditEvent, error) {
+func (s *Slots) SlotAudit(ctx context.Context, businessID, slotID string) ([]nextup.AuditEvent, error) {
 	var evs []nextup.AuditEvent
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		sl, err := tx.SlotGet(ctx, slotID)
@@ -356,7 +377,7 @@ func (s *Service) SlotAudit(ctx context.Context, businessID, slotID string) ([]n
 
 // ResolveHandBack marks a hand-back dealt with by staff. The slot stays with
 // staff until seats are freed again.
-func (s *Service) ResolveHandBack(ctx context.Context, businessID, id string) (nextup.HandBack, error) {
+func (s *Slots) ResolveHandBack(ctx context.Context, businessID, id string) (nextup.HandBack, error) {
 	var out nextup.HandBack
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorStaff
@@ -386,7 +407,7 @@ func (s *Service) ResolveHandBack(ctx context.Context, businessID, id string) (n
 }
 
 // ListSlots returns a business's slots (soonest first) with their offers.
-func (s *Service) ListSlots(ctx context.Context, f nextup.SlotFilter) ([]SlotView, error) {
+func (s *Slots) ListSlots(ctx context.Context, f nextup.SlotFilter) ([]SlotView, error) {
 	var out []SlotView
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		slots, err := tx.SlotList(ctx, f)
@@ -406,7 +427,7 @@ func (s *Service) ListSlots(ctx context.Context, f nextup.SlotFilter) ([]SlotVie
 }
 
 // ListHandBacks returns a business's hand-backs in a state ("" means open).
-func (s *Service) ListHandBacks(ctx context.Context, businessID string, state nextup.HandBackState) ([]nextup.HandBack, error) {
+func (s *Slots) ListHandBacks(ctx context.Context, businessID string, state nextup.HandBackState) ([]nextup.HandBack, error) {
 	if state == "" {
 		state = nextup.HandBackOpen
 	}
@@ -422,7 +443,7 @@ func (s *Service) ListHandBacks(ctx context.Context, businessID string, state ne
 // Preview returns what the engine would decide for a slot right now,
 // without changing anything: a dry run for staff, and the "decide" that
 // the benchmarks measure on its own.
-func (s *Service) Preview(ctx context.Context, businessID, slotID string) (engine.Decision, error) {
+func (s *Slots) Preview(ctx context.Context, businessID, slotID string) (engine.Decision, error) {
 	var d engine.Decision
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		w := wrap(s.WorkIn(tx))
@@ -444,4 +465,20 @@ func (s *Service) Preview(ctx context.Context, businessID, slotID string) (engin
 		return readErr
 	})
 	return d, err
+}
+
+// DefaultEvent is the settings an event starts from.
+func DefaultEvent() *nextup.EventSettings {
+	return &nextup.EventSettings{
+		ClaimWindow:       nextup.DefaultEventClaimWindow,
+		ReminderOffsets:   nextup.DefaultEventReminderOffsets(),
+		ReminderMorningOf: nextup.DefaultEventMorningOf,
+		Currency:          nextup.DefaultEventCurrency,
+	}
+}
+
+// ResizeIn is Resize in w, on a validated capacity: an event's update
+// resizes it too.
+func ResizeIn(ctx context.Context, w *core.Work, sl nextup.Slot, capacity int) error {
+	return wrap(w).resize(ctx, sl, capacity)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 )
@@ -328,8 +329,8 @@ func registrationState(e nextup.Entry, b *nextup.Booking) string {
 // Register registers a person for an event (see the rules at the top of
 // this file) and returns the registration with the engine's moves.
 func (s *Service) Register(ctx context.Context, businessID, eventID string, p RegisterParams) (Registration, []nextup.Move, error) {
-	jp := JoinParams{Name: p.Name, Email: p.Email, Phone: p.Phone, Channel: p.Channel, EventID: eventID, Source: p.Source}
-	f := validateContact(&jp)
+	jp := entries.JoinParams{Name: p.Name, Email: p.Email, Phone: p.Phone, Channel: p.Channel, EventID: eventID, Source: p.Source}
+	f := entries.ValidateContact(&jp)
 	if p.Guests < 0 {
 		f = append(f, nextup.FieldError{Field: "guests", Message: "must not be negative"})
 	}
@@ -351,7 +352,7 @@ func (s *Service) Register(ctx context.Context, businessID, eventID string, p Re
 	return out, moves, err
 }
 
-func (w *work) register(ctx context.Context, businessID, eventID string, p JoinParams, guests int) (Registration, error) {
+func (w *work) register(ctx context.Context, businessID, eventID string, p entries.JoinParams, guests int) (Registration, error) {
 	sl, err := w.eventOf(ctx, businessID, eventID)
 	if err != nil {
 		return Registration{}, err
@@ -667,7 +668,7 @@ func (w *work) cancelRegistration(ctx context.Context, sl nextup.Slot, e nextup.
 	case nextup.EntryWaiting, nextup.EntryOffered:
 		var left nextup.Entry
 		var moves []nextup.Move
-		if err := w.leave(ctx, e, &left, &moves); err != nil {
+		if err := entries.LeaveIn(ctx, w.Work, e, &left, &moves); err != nil {
 			return Registration{}, err
 		}
 		return w.registrationOf(ctx, sl, left)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/csvrows"
+	"github.com/nextup-dev/nextup/waitlist/entries"
 )
 
 // SourceImport is the source lane of entries imported from a file.
@@ -120,7 +121,7 @@ func (s *Service) ImportRecords(ctx context.Context, businessID string, recs []c
 	seen := rowsSeen{byKey: map[string]int{}, byPhone: map[string]int{}}
 	services := map[string]bool{}
 	for _, r := range sheet.Rows {
-		it := importItem{row: r, p: JoinParams{Name: r.Name, Email: r.Email, Phone: r.Phone, Channel: r.Channel,
+		it := importItem{row: r, p: entries.JoinParams{Name: r.Name, Email: r.Email, Phone: r.Phone, Channel: r.Channel,
 			Service: r.Service, PartySize: r.PartySize, Earliest: r.Earliest, Latest: r.Latest, Staff: r.Staff,
 			Priority: r.Priority, Source: SourceImport, JoinedAt: r.JoinedAt}}
 		if f := checkRow(r, &it.p, now); len(f) > 0 {
@@ -175,7 +176,7 @@ func (s *Service) ImportRecords(ctx context.Context, businessID string, recs []c
 // importItem is a row checked and ready to import.
 type importItem struct {
 	row csvrows.Row
-	p   JoinParams
+	p   entries.JoinParams
 }
 
 // key is the row's person and service, as Join's duplicate check has it.
@@ -222,7 +223,7 @@ func (s rowsSeen) add(it importItem) (row int, dup bool) {
 // checkRow runs Join's validation on a row's params (normalising them as
 // Join does) and merges its problems with the ones found in reading the
 // cells: a cell that could not be read is reported once, as itself.
-func checkRow(r csvrows.Row, p *JoinParams, now time.Time) []nextup.FieldError {
+func checkRow(r csvrows.Row, p *entries.JoinParams, now time.Time) []nextup.FieldError {
 	f := slices.Clone(r.Problems)
 	bad := map[string]bool{}
 	for _, x := range f {
@@ -232,7 +233,7 @@ func checkRow(r csvrows.Row, p *JoinParams, now time.Time) []nextup.FieldError {
 		return f // the CSV reader could not read it: nothing more to say
 	}
 	var ne *nextup.Error
-	if err := validateJoin(p, now); errors.As(err, &ne) {
+	if err := entries.ValidateJoin(p, now); errors.As(err, &ne) {
 		for _, x := range ne.Fields {
 			switch {
 			case bad[x.Field]:
@@ -289,7 +290,7 @@ func (w *work) importRow(ctx context.Context, businessID string, it importItem, 
 			out.Outcome = ImportUnchanged
 			return out, nil
 		}
-		if _, err := w.updateEntry(ctx, e, patch, map[string]any{"source": SourceImport}); err != nil {
+		if _, err := entries.UpdateEntryIn(ctx, w.Work, e, patch, map[string]any{"source": SourceImport}); err != nil {
 			return out, err
 		}
 		out.Outcome = ImportUpdated
@@ -303,7 +304,7 @@ func (w *work) importRow(ctx context.Context, businessID string, it importItem, 
 			return out, nil
 		}
 	}
-	res, err := w.join(ctx, businessID, it.p)
+	res, err := entries.JoinIn(ctx, w.Work, businessID, it.p)
 	if err != nil {
 		return out, err
 	}
@@ -313,7 +314,7 @@ func (w *work) importRow(ctx context.Context, businessID string, it importItem, 
 
 // importPatch is the change that makes e say what the row says, on the
 // columns the sheet has; changed is false when there is none.
-func importPatch(e nextup.Entry, it importItem) (p EntryPatch, changed bool) {
+func importPatch(e nextup.Entry, it importItem) (p entries.EntryPatch, changed bool) {
 	r, v := it.row, it.p
 	if r.Has(csvrows.FieldName) && e.Name != v.Name {
 		p.Name, changed = &v.Name, true

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
@@ -30,8 +31,8 @@ func (s *Service) BusinessBySlug(ctx context.Context, slug string) (nextup.Busin
 // writing anything: the public form checks a request before it asks the
 // person to confirm their contact. Someone already waiting for the same
 // thing is told so (already_waiting).
-func (s *Service) CheckJoin(ctx context.Context, businessID string, p *JoinParams) error {
-	if err := validateJoin(p, s.Clock.Now()); err != nil {
+func (s *Service) CheckJoin(ctx context.Context, businessID string, p *entries.JoinParams) error {
+	if err := entries.ValidateJoin(p, s.Clock.Now()); err != nil {
 		return err
 	}
 	return s.Read(ctx, func(tx nextup.Tx) error {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
+	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
@@ -133,3 +134,18 @@ const (
 	ReasonNoShow       = slots.ReasonNoShow
 	ReasonOpening      = slots.ReasonOpening
 )
+
+// The waitlist's entries (package entries).
+type (
+	// JoinParams are the inputs of Join.
+	JoinParams = entries.JoinParams
+	// JoinResult is a new entry with its status-page token.
+	JoinResult = entries.JoinResult
+	// EntryPatch changes an entry's criteria.
+	EntryPatch = entries.EntryPatch
+	// EntryView is an entry with its place and its live offer.
+	EntryView = entries.EntryView
+)
+
+// MessageJoined is the kind of the "you're on the list" message.
+const MessageJoined = entries.MessageJoined

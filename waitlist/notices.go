@@ -2,10 +2,8 @@ package waitlist
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
@@ -16,30 +14,8 @@ import (
 // Message kinds of the notices.
 const (
 	MessageExpired = "expired" // the hold lapsed; the person keeps their place
-	MessageJoined  = "joined"  // on the list, with the status link
 	MessageFilled  = "filled"  // the slot was just taken; the person keeps their place
 )
-
-// queueJoined tells a person who just joined that they are on the list,
-// with the link to their status page.
-func (w *work) queueJoined(ctx context.Context, bi *core.Biz, e nextup.Entry, statusToken string) error {
-	ch, ok := engine.ChooseChannel(e, nil)
-	if !ok {
-		return nil
-	}
-	what := e.Service
-	if e.EventID != "" {
-		ev, err := w.Tx.SlotGet(ctx, e.EventID)
-		if err != nil {
-			return fmt.Errorf("event %s: %w", e.EventID, err)
-		}
-		what = templates.SlotService(ev)
-	}
-	m := nextup.Message{BusinessID: bi.ID, Kind: MessageJoined, Channel: ch, To: templates.AddressOf(e, ch), EntryID: e.ID}
-	w.s.Stoppable(bi.Business, &m)
-	templates.Compose(bi.Business, templates.TemplateJoined, templates.TemplateData{Name: e.Name, Service: what, StatusLink: w.s.StatusURL(statusToken)}, &m)
-	return w.Queue(ctx, m)
-}
 
 // queueExpired tells the person whose hold lapsed that the slot went on
 // and they keep their place, on the channel the offer went by, outside

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
@@ -163,7 +164,7 @@ type ProposalOverrides = nextup.ProposalFields
 // the request was received, with the fields staff corrected, in one
 // transaction with the approval (audited). A proposal already decided is
 // 409 proposal_decided.
-func (s *Service) ApproveProposal(ctx context.Context, businessID, id string, o ProposalOverrides, by string) (JoinResult, error) {
+func (s *Service) ApproveProposal(ctx context.Context, businessID, id string, o ProposalOverrides, by string) (entries.JoinResult, error) {
 	return s.decideProposal(ctx, func(tx nextup.Tx) (nextup.Proposal, error) { return tx.ProposalGet(ctx, id) }, businessID, true, o, by)
 }
 
@@ -214,8 +215,8 @@ func (s *Service) DecideByLink(ctx context.Context, token string, approve bool) 
 }
 
 func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextup.Proposal, error), businessID string,
-	approve bool, o ProposalOverrides, by string) (JoinResult, error) {
-	var res JoinResult
+	approve bool, o ProposalOverrides, by string) (entries.JoinResult, error) {
+	var res entries.JoinResult
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorStaff
 		p, err := get(w.Tx)
@@ -233,13 +234,13 @@ func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextu
 		d := nextup.ProposalDecision{To: nextup.ProposalRejected, At: w.Now, By: by}
 		if approve {
 			f := merge(p.Fields, o)
-			jp := JoinParams{Name: f.Name, Email: f.Email, Phone: f.Phone, Service: f.Service, PartySize: f.PartySize,
+			jp := entries.JoinParams{Name: f.Name, Email: f.Email, Phone: f.Phone, Service: f.Service, PartySize: f.PartySize,
 				Earliest: f.Earliest, Latest: f.Latest, Staff: f.Staff, Availability: f.Availability, Source: p.Source,
 				JoinedAt: p.ReceivedAt}
-			if err := validateJoin(&jp, w.Now); err != nil {
+			if err := entries.ValidateJoin(&jp, w.Now); err != nil {
 				return err
 			}
-			if res, err = w.join(ctx, businessID, jp); err != nil {
+			if res, err = entries.JoinIn(ctx, w.Work, businessID, jp); err != nil {
 				return err
 			}
 			d.To, d.EntryID = nextup.ProposalApproved, res.Entry.ID

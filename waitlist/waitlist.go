@@ -12,6 +12,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
+	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
@@ -23,6 +24,7 @@ type Service struct {
 	*business.Businesses
 	*staff.Accounts
 	*slots.Slots
+	*entries.Entries
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -30,7 +32,7 @@ func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 	c := &core.Service{Config: &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil),
 		BaseURL: strings.TrimRight(baseURL, "/")}}
 	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c},
-		Slots: &slots.Slots{Service: c}}
+		Slots: &slots.Slots{Service: c}, Entries: &entries.Entries{Service: c}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

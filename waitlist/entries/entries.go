@@ -1,4 +1,4 @@
-package waitlist
+package entries
 
 import (
 	"context"
@@ -9,8 +9,31 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
+
+// Entries are the use cases of a business's waitlist itself: joining it,
+// changing an entry's criteria, leaving, and reading an entry with its
+// place.
+type Entries struct {
+	*core.Service
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Entries) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
 
 // JoinParams are the inputs of Join. Earliest and Latest are already
 // resolved to instants (see nextup.ParseBound).
@@ -44,8 +67,8 @@ type JoinResult struct {
 
 // Join puts a person on the waitlist and matches them against open slots
 // at once, so an open slot never waits for the next cancellation.
-func (s *Service) Join(ctx context.Context, businessID string, p JoinParams) (JoinResult, error) {
-	if err := validateJoin(&p, s.Clock.Now()); err != nil {
+func (s *Entries) Join(ctx context.Context, businessID string, p JoinParams) (JoinResult, error) {
+	if err := ValidateJoin(&p, s.Clock.Now()); err != nil {
 		return JoinResult{}, err
 	}
 	var res JoinResult
@@ -114,7 +137,9 @@ func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinR
 	return JoinResult{Entry: e, StatusToken: token, Moves: w.Moves}, nil
 }
 
-func validateJoin(p *JoinParams, now time.Time) error {
+// ValidateJoin checks and normalises the inputs of Join (an import, a
+// proposal and the join form check theirs the same way).
+func ValidateJoin(p *JoinParams, now time.Time) error {
 	p.Name = strings.TrimSpace(p.Name)
 	p.Email = strings.TrimSpace(p.Email)
 	p.Phone = strings.TrimSpace(p.Phone)
@@ -126,7 +151,7 @@ func validateJoin(p *JoinParams, now time.Time) error {
 	if p.Source == "" {
 		p.Source = "api"
 	}
-	f := validateContact(p)
+	f := ValidateContact(p)
 	if (p.Service == "") == (p.EventID == "") {
 		f = append(f, nextup.FieldError{Field: "service", Message: "give exactly one of service and event_id"})
 	}
@@ -141,8 +166,9 @@ func validateJoin(p *JoinParams, now time.Time) error {
 	return nil
 }
 
-// validateContact checks the person's name, contact and channel.
-func validateContact(p *JoinParams) []nextup.FieldError {
+// ValidateContact checks the person's name, contact and channel (an
+// event registration checks its person so too).
+func ValidateContact(p *JoinParams) []nextup.FieldError {
 	var f []nextup.FieldError
 	if p.Name == "" || len(p.Name) > 200 {
 		f = append(f, nextup.FieldError{Field: "name", Message: "is required (at most 200 characters)"})
@@ -228,7 +254,7 @@ type EntryPatch struct {
 
 // UpdateEntry changes an entry's criteria (audited) and, when it is
 // waiting, matches it against open slots again.
-func (s *Service) UpdateEntry(ctx context.Context, businessID, entryID string, p EntryPatch) (nextup.Entry, []nextup.Move, error) {
+func (s *Entries) UpdateEntry(ctx context.Context, businessID, entryID string, p EntryPatch) (nextup.Entry, []nextup.Move, error) {
 	var out nextup.Entry
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
@@ -291,7 +317,7 @@ func (w *work) updateEntry(ctx context.Context, e nextup.Entry, p EntryPatch, de
 		if p.Channel != nil {
 			c.Channel = *p.Channel
 		}
-		f = append(f, validateContact(&c)...)
+		f = append(f, ValidateContact(&c)...)
 		e.Name, e.Email, e.Phone, e.Channel = c.Name, c.Email, c.Phone, c.Channel
 	}
 	if len(f) > 0 {
@@ -328,7 +354,7 @@ func (w *work) entryOf(ctx context.Context, businessID, entryID string) (nextup.
 
 // Leave takes an entry off the waitlist. A live offer of theirs is
 // cancelled and its slot rolls on.
-func (s *Service) Leave(ctx context.Context, businessID, entryID, actor string) (nextup.Entry, []nextup.Move, error) {
+func (s *Entries) Leave(ctx context.Context, businessID, entryID, actor string) (nextup.Entry, []nextup.Move, error) {
 	var out nextup.Entry
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
@@ -343,7 +369,7 @@ func (s *Service) Leave(ctx context.Context, businessID, entryID, actor string) 
 }
 
 // LeaveByStatusToken is the customer leaving from their status page.
-func (s *Service) LeaveByStatusToken(ctx context.Context, token string) (nextup.Entry, []nextup.Move, error) {
+func (s *Entries) LeaveByStatusToken(ctx context.Context, token string) (nextup.Entry, []nextup.Move, error) {
 	var out nextup.Entry
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
@@ -402,7 +428,7 @@ type EntryView struct {
 }
 
 // GetEntry returns an entry of a business with its position and live offer.
-func (s *Service) GetEntry(ctx context.Context, businessID, entryID string) (EntryView, error) {
+func (s *Entries) GetEntry(ctx context.Context, businessID, entryID string) (EntryView, error) {
 	var v EntryView
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		e, err := tx.EntryGet(ctx, entryID)
@@ -416,7 +442,7 @@ func (s *Service) GetEntry(ctx context.Context, businessID, entryID string) (Ent
 }
 
 // EntryByStatusToken is the customer's own view by the secret in their status link.
-func (s *Service) EntryByStatusToken(ctx context.Context, token string) (EntryView, error) {
+func (s *Entries) EntryByStatusToken(ctx context.Context, token string) (EntryView, error) {
 	var v EntryView
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		e, err := tx.EntryByStatusHash(ctx, nextup.HashToken(token))
@@ -451,7 +477,7 @@ func entryView(ctx context.Context, tx nextup.Tx, e nextup.Entry) (EntryView, er
 }
 
 // ListEntries returns a business's entries in fair order.
-func (s *Service) ListEntries(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entry, error) {
+func (s *Entries) ListEntries(ctx context.Context, f nextup.EntryFilter) ([]nextup.Entry, error) {
 	var out []nextup.Entry
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -459,4 +485,47 @@ func (s *Service) ListEntries(ctx context.Context, f nextup.EntryFilter) ([]next
 		return err
 	})
 	return out, err
+}
+
+// MessageJoined is the kind of the "you're on the list" message, with the
+// status link.
+const MessageJoined = "joined"
+
+// queueJoined tells a person who just joined that they are on the list,
+// with the link to their status page.
+func (w *work) queueJoined(ctx context.Context, bi *core.Biz, e nextup.Entry, statusToken string) error {
+	ch, ok := engine.ChooseChannel(e, nil)
+	if !ok {
+		return nil
+	}
+	what := e.Service
+	if e.EventID != "" {
+		ev, err := w.Tx.SlotGet(ctx, e.EventID)
+		if err != nil {
+			return fmt.Errorf("event %s: %w", e.EventID, err)
+		}
+		what = templates.SlotService(ev)
+	}
+	m := nextup.Message{BusinessID: bi.ID, Kind: MessageJoined, Channel: ch, To: templates.AddressOf(e, ch), EntryID: e.ID}
+	w.s.Stoppable(bi.Business, &m)
+	templates.Compose(bi.Business, templates.TemplateJoined, templates.TemplateData{Name: e.Name, Service: what, StatusLink: w.s.StatusURL(statusToken)}, &m)
+	return w.Queue(ctx, m)
+}
+
+// JoinIn is Join in w, on params ValidateJoin passed: a proposal approved
+// and an imported row join so.
+func JoinIn(ctx context.Context, w *core.Work, businessID string, p JoinParams) (JoinResult, error) {
+	return wrap(w).join(ctx, businessID, p)
+}
+
+// UpdateEntryIn is UpdateEntry in w; detail goes on the audit row (an
+// imported row updates its person's entry so).
+func UpdateEntryIn(ctx context.Context, w *core.Work, e nextup.Entry, p EntryPatch, detail map[string]any) (nextup.Entry, error) {
+	return wrap(w).updateEntry(ctx, e, p, detail)
+}
+
+// LeaveIn takes e off the waitlist in w (see Leave): an event's
+// registration that is waiting or holds an offer is cancelled so.
+func LeaveIn(ctx context.Context, w *core.Work, e nextup.Entry, out *nextup.Entry, moves *[]nextup.Move) error {
+	return wrap(w).leave(ctx, e, out, moves)
 }

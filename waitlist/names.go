@@ -8,6 +8,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
 	"github.com/nextup-dev/nextup/waitlist/templates"
@@ -149,3 +150,29 @@ type (
 
 // MessageJoined is the kind of the "you're on the list" message.
 const MessageJoined = entries.MessageJoined
+
+// Offers and claims (package offers).
+type (
+	// ClaimInfo is what the claim page and GET /v1/claims/{token} show.
+	ClaimInfo = offers.ClaimInfo
+	// ClaimResult is the outcome of a successful claim.
+	ClaimResult = offers.ClaimResult
+)
+
+// Audit reasons of the booking-system saga (see package offers).
+const (
+	ReasonSlotTaken                = offers.ReasonSlotTaken
+	ReasonBookingSystemConfirmed   = offers.ReasonBookingSystemConfirmed
+	ReasonBookingSystemRetry       = offers.ReasonBookingSystemRetry
+	ReasonBookingSystemUnavailable = offers.ReasonBookingSystemUnavailable
+	ReasonBookingSystemRefused     = offers.ReasonBookingSystemRefused
+	ReasonBookingSystemRemoved     = offers.ReasonBookingSystemRemoved
+)
+
+// Message kinds of offers and the saga.
+const (
+	MessageBookingFailed = offers.MessageBookingFailed
+	MessageStaffNotice   = offers.MessageStaffNotice
+	MessageExpired       = offers.MessageExpired
+	MessageFilled        = offers.MessageFilled
+)

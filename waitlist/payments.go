@@ -7,6 +7,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -95,7 +96,7 @@ func (s *Service) PaymentCompleted(ctx context.Context, ev nextup.PaymentEvent) 
 	case !ev.Paid:
 		return res, nil // an asynchronous method still on its way: its own event follows
 	}
-	cr, err := s.claimPaid(ctx, offer.TokenHash, p, ev.PaymentIntent)
+	cr, err := offers.ClaimPaid(ctx, s.Offers, offer.TokenHash, p, ev.PaymentIntent)
 	if err == nil {
 		res.Booking = &cr.Booking
 		if res.Payment, err = s.paymentBySession(ctx, p.SessionID); err != nil || res.Payment.State == nextup.PaymentPaid {
@@ -222,36 +223,4 @@ func (w *work) queueRefunded(ctx context.Context, bi *core.Biz, p nextup.Payment
 	m := nextup.Message{BusinessID: bi.ID, Kind: MessagePaymentRefunds, Channel: ch, To: templates.AddressOf(e, ch), OfferID: p.OfferID, EntryID: e.ID}
 	templates.Compose(bi.Business, templates.TemplateRefunded, d, &m)
 	return w.Queue(ctx, m)
-}
-
-// refusePaid stops a claim of a paid event's offer that does not come
-// with its payment (the claim link's button, a YES by text): the person is
-// sent to pay. A repeat of a claim that was paid goes through, to answer
-// with the booking.
-func (w *work) refusePaid(ctx context.Context, hash string) error {
-	o, err := w.Tx.OfferByTokenHash(ctx, hash)
-	if err != nil || o.State == nextup.OfferClaimed {
-		return nil // the claim itself says what is wrong
-	}
-	sl, err := w.Tx.SlotGet(ctx, o.SlotID)
-	if err != nil {
-		return err
-	}
-	if sl.Event.Paid() && o.State == nextup.OfferOffered {
-		return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodePaymentRequired,
-			Message: "these seats are confirmed when they are paid for", Data: map[string]any{"offer_id": o.ID}}
-	}
-	return nil
-}
-
-// markPaid records, in the claim's transaction, that its payment arrived.
-func (w *work) markPaid(ctx context.Context, bi *core.Biz, o nextup.Offer, pay *paymentMark) error {
-	p, err := w.Tx.PaymentSetState(ctx, pay.p.ID, nextup.PaymentChange{From: []nextup.PaymentState{nextup.PaymentOpen, nextup.PaymentExpired},
-		To: nextup.PaymentPaid, PaymentIntent: pay.intent, At: w.Now})
-	if err != nil {
-		return fmt.Errorf("record payment %s: %w", pay.p.ID, err)
-	}
-	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
-		From: string(nextup.OfferClaimed), To: string(nextup.OfferClaimed), Reason: "paid",
-		Detail: map[string]any{"payment_id": p.ID, "payment_intent": pay.intent, "amount_cents": p.AmountCents, "currency": p.Currency}})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -27,7 +28,7 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 	if b.State != nextup.BookingBooked {
 		return nil
 	}
-	if waiting, err := awaitingBookingSystem(ctx, w.Tx, b.ID); err != nil || waiting {
+	if waiting, err := offers.AwaitingBookingSystem(ctx, w.Tx, b.ID); err != nil || waiting {
 		return err // not confirmed by the business's booking system (yet): no reminder
 	}
 	sl, err := w.Tx.SlotGet(ctx, b.SlotID)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/offers"
 )
 
 // The words of an inbound text, as carriers and Twilio read them: opt-out,
@@ -130,11 +131,11 @@ func (s *Service) claimByText(ctx context.Context, b nextup.Business, from strin
 	default:
 		return SMSReply{Action: "claim_failed", Text: fmt.Sprintf("%s: you have %d offers; please claim the one you want with its link.", b.Name, len(live))}, nil
 	}
-	_, err = s.claimByHash(ctx, live[0].TokenHash, nil)
+	_, err = offers.ClaimByHash(ctx, s.Offers, live[0].TokenHash)
 	switch code := nextup.ErrorCode(err); {
 	case err == nil:
 		return SMSReply{Action: "claimed"}, nil // the confirmation goes out through the outbox
-	case errCustomerTold(err):
+	case offers.CustomerTold(err):
 		// The business's booking system did not take it: the message
 		// saying so goes out through the outbox.
 		return SMSReply{Action: "claim_failed"}, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
 )
@@ -25,6 +26,7 @@ type Service struct {
 	*staff.Accounts
 	*slots.Slots
 	*entries.Entries
+	*offers.Offers
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -32,7 +34,8 @@ func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 	c := &core.Service{Config: &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil),
 		BaseURL: strings.TrimRight(baseURL, "/")}}
 	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c},
-		Slots: &slots.Slots{Service: c}, Entries: &entries.Entries{Service: c}}
+		Slots: &slots.Slots{Service: c}, Entries: &entries.Entries{Service: c},
+		Offers: &offers.Offers{Service: c}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

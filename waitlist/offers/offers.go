@@ -1,4 +1,4 @@
-package waitlist
+package offers
 
 import (
 	"context"
@@ -11,6 +11,28 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 )
+
+// Offers are the use cases of an offer: the claim link viewed and
+// claimed (and, for a business with a booking system, the saga that books
+// the claim there), declined, withdrawn by staff, expired, and sent when
+// quiet hours end.
+type Offers struct {
+	*core.Service
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Offers) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
 
 // ClaimInfo is what the claim page and GET /v1/claims/{token} show.
 type ClaimInfo struct {
@@ -28,7 +50,7 @@ type ClaimInfo struct {
 
 // ViewClaim returns what a claim link shows and records that the link was
 // seen. It never claims: mail scanners open links.
-func (s *Service) ViewClaim(ctx context.Context, token string) (ClaimInfo, error) {
+func (s *Offers) ViewClaim(ctx context.Context, token string) (ClaimInfo, error) {
 	var info ClaimInfo
 	// Most views need no write (the link was seen already, or the offer has
 	// ended): answer those from a read snapshot, so a page that is opened
@@ -100,7 +122,7 @@ func (w *work) claimInfo(ctx context.Context, o nextup.Offer) (ClaimInfo, error)
 			return info, err
 		}
 		info.Booking = &b
-		if info.Confirming, err = awaitingBookingSystem(ctx, w.Tx, b.ID); err != nil {
+		if info.Confirming, err = AwaitingBookingSystem(ctx, w.Tx, b.ID); err != nil {
 			return info, err
 		}
 	}
@@ -127,7 +149,7 @@ type ClaimResult struct {
 // after the commit the booking is booked there, and the claim ends with
 // its answer (the saga of booksys.go) — the booking, or a slot_taken
 // conflict, or booking_system_unavailable.
-func (s *Service) Claim(ctx context.Context, token string) (ClaimResult, error) {
+func (s *Offers) Claim(ctx context.Context, token string) (ClaimResult, error) {
 	return s.claimByHash(ctx, nextup.HashToken(token), nil)
 }
 
@@ -140,7 +162,7 @@ type paymentMark struct {
 
 // claimPaid is the claim a completed payment makes: the same conditional
 // write, with the payment recorded as paid in the same transaction.
-func (s *Service) claimPaid(ctx context.Context, hash string, p nextup.Payment, intent string) (ClaimResult, error) {
+func (s *Offers) claimPaid(ctx context.Context, hash string, p nextup.Payment, intent string) (ClaimResult, error) {
 	return s.claimByHash(ctx, hash, &paymentMark{p: p, intent: intent})
 }
 
@@ -148,7 +170,7 @@ func (s *Service) claimPaid(ctx context.Context, hash string, p nextup.Payment, 
 // hashed, or the hash an offer row keeps (a YES texted back). A paid
 // event's offer is claimed only by its payment (pay set): anything else
 // is told payment_required.
-func (s *Service) claimByHash(ctx context.Context, hash string, pay *paymentMark) (ClaimResult, error) {
+func (s *Offers) claimByHash(ctx context.Context, hash string, pay *paymentMark) (ClaimResult, error) {
 	var res ClaimResult
 	awaiting := false // the booking awaits the business's booking system
 	err := s.tx(ctx, func(w *work) error {
@@ -265,7 +287,7 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 			return fmt.Errorf("booking of claimed offer %s: %w", o.ID, err)
 		}
 		*res = ClaimResult{Booking: b, Repeat: true}
-		*awaiting, err = awaitingBookingSystem(ctx, w.Tx, b.ID)
+		*awaiting, err = AwaitingBookingSystem(ctx, w.Tx, b.ID)
 		return err
 	case nextup.OfferDeclined:
 		return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferDeclined, "this offer was declined")
@@ -300,7 +322,7 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 
 // Decline ends an offer at the person's request; the slot rolls on at once
 // and the person goes back to waiting with their place kept.
-func (s *Service) Decline(ctx context.Context, token string) (nextup.Offer, []nextup.Move, error) {
+func (s *Offers) Decline(ctx context.Context, token string) (nextup.Offer, []nextup.Move, error) {
 	var out nextup.Offer
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
@@ -329,7 +351,7 @@ func (s *Service) Decline(ctx context.Context, token string) (nextup.Offer, []ne
 
 // Withdraw is staff taking an offer back: it is cancelled, the person goes
 // back to waiting (never offered this slot again) and the slot rolls on.
-func (s *Service) Withdraw(ctx context.Context, businessID, offerID string) (nextup.Offer, []nextup.Move, error) {
+func (s *Offers) Withdraw(ctx context.Context, businessID, offerID string) (nextup.Offer, []nextup.Move, error) {
 	var out nextup.Offer
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
@@ -349,7 +371,7 @@ func (s *Service) Withdraw(ctx context.Context, businessID, offerID string) (nex
 }
 
 // GetOffer returns an offer of a business.
-func (s *Service) GetOffer(ctx context.Context, businessID, offerID string) (nextup.Offer, error) {
+func (s *Offers) GetOffer(ctx context.Context, businessID, offerID string) (nextup.Offer, error) {
 	var o nextup.Offer
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -360,4 +382,49 @@ func (s *Service) GetOffer(ctx context.Context, businessID, offerID string) (nex
 		return nil
 	})
 	return o, err
+}
+
+// refusePaid stops a claim of a paid event's offer that does not come
+// with its payment (the claim link's button, a YES by text): the person is
+// sent to pay. A repeat of a claim that was paid goes through, to answer
+// with the booking.
+func (w *work) refusePaid(ctx context.Context, hash string) error {
+	o, err := w.Tx.OfferByTokenHash(ctx, hash)
+	if err != nil || o.State == nextup.OfferClaimed {
+		return nil // the claim itself says what is wrong
+	}
+	sl, err := w.Tx.SlotGet(ctx, o.SlotID)
+	if err != nil {
+		return err
+	}
+	if sl.Event.Paid() && o.State == nextup.OfferOffered {
+		return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodePaymentRequired,
+			Message: "these seats are confirmed when they are paid for", Data: map[string]any{"offer_id": o.ID}}
+	}
+	return nil
+}
+
+// markPaid records, in the claim's transaction, that its payment arrived.
+func (w *work) markPaid(ctx context.Context, bi *core.Biz, o nextup.Offer, pay *paymentMark) error {
+	p, err := w.Tx.PaymentSetState(ctx, pay.p.ID, nextup.PaymentChange{From: []nextup.PaymentState{nextup.PaymentOpen, nextup.PaymentExpired},
+		To: nextup.PaymentPaid, PaymentIntent: pay.intent, At: w.Now})
+	if err != nil {
+		return fmt.Errorf("record payment %s: %w", pay.p.ID, err)
+	}
+	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
+		From: string(nextup.OfferClaimed), To: string(nextup.OfferClaimed), Reason: "paid",
+		Detail: map[string]any{"payment_id": p.ID, "payment_intent": pay.intent, "amount_cents": p.AmountCents, "currency": p.Currency}})
+}
+
+// ClaimByHash is Claim by the hash of the offer's token, as an offer row
+// keeps it: a YES texted back claims so (package messages).
+func ClaimByHash(ctx context.Context, s *Offers, hash string) (ClaimResult, error) {
+	return s.claimByHash(ctx, hash, nil)
+}
+
+// ClaimPaid is the claim a completed payment makes (package payments):
+// the same conditional write, with the payment recorded as paid in the
+// same transaction.
+func ClaimPaid(ctx context.Context, s *Offers, hash string, p nextup.Payment, intent string) (ClaimResult, error) {
+	return s.claimPaid(ctx, hash, p, intent)
 }

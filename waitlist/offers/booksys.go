@@ -1,4 +1,4 @@
-package waitlist
+package offers
 
 import (
 	"cmp"
@@ -92,9 +92,9 @@ func usesBookingSystem(s *core.Service, b nextup.Business) bool {
 	return s.BookingSystem != nil && b.Profile.BookingURL != ""
 }
 
-// awaitingBookingSystem reports whether a booking still awaits its
+// AwaitingBookingSystem reports whether a booking still awaits its
 // booking system's answer: its booking_sync timer is pending.
-func awaitingBookingSystem(ctx context.Context, tx nextup.Tx, bookingID string) (bool, error) {
+func AwaitingBookingSystem(ctx context.Context, tx nextup.Tx, bookingID string) (bool, error) {
 	ts, err := tx.TimerList(ctx, nextup.TimerFilter{Kind: nextup.TimerBookingSync, SubjectID: bookingID, PendingOnly: true, Limit: 1})
 	if err != nil {
 		return false, fmt.Errorf("booking_sync timer of booking %s: %w", bookingID, err)
@@ -127,7 +127,7 @@ type bookingAsk struct {
 
 // readBookingAsk reads, in one snapshot, whether a booking awaits its
 // booking system and what to send it.
-func (s *Service) readBookingAsk(ctx context.Context, bookingID string) (bookingAsk, error) {
+func (s *Offers) readBookingAsk(ctx context.Context, bookingID string) (bookingAsk, error) {
 	var a bookingAsk
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		a = bookingAsk{}
@@ -135,7 +135,7 @@ func (s *Service) readBookingAsk(ctx context.Context, bookingID string) (booking
 		if err != nil {
 			return fmt.Errorf("booking %s: %w", bookingID, err)
 		}
-		if a.awaiting, err = awaitingBookingSystem(ctx, tx, b.ID); err != nil || !a.awaiting {
+		if a.awaiting, err = AwaitingBookingSystem(ctx, tx, b.ID); err != nil || !a.awaiting {
 			return err
 		}
 		biz, err := tx.BusinessGet(ctx, b.BusinessID)
@@ -167,7 +167,7 @@ func (s *Service) readBookingAsk(ctx context.Context, bookingID string) (booking
 // row while it gives no answer, and returns its last reply and how many
 // requests were made. Without a booking system (the business dropped its
 // URL meanwhile) nextup's own booking stands.
-func (s *Service) ask(ctx context.Context, a bookingAsk, attempts int) (nextup.BookReply, int) {
+func (s *Offers) ask(ctx context.Context, a bookingAsk, attempts int) (nextup.BookReply, int) {
 	if s.BookingSystem == nil || a.url == "" {
 		return nextup.BookReply{Outcome: nextup.BookConfirmed, Detail: "no booking system any more"}, 0
 	}
@@ -189,7 +189,7 @@ func (s *Service) ask(ctx context.Context, a bookingAsk, attempts int) (nextup.B
 // booking system (just made, or repeated while still awaiting): res, the
 // claim's result, when the booking is confirmed, or the polite error the
 // customer has also been sent.
-func (s *Service) bookThere(ctx context.Context, res ClaimResult) (ClaimResult, error) {
+func (s *Offers) bookThere(ctx context.Context, res ClaimResult) (ClaimResult, error) {
 	// A customer who gives up waiting must not leave the saga half done:
 	// the answer is applied and they are told by message either way.
 	ctx = context.WithoutCancel(ctx)
@@ -227,7 +227,7 @@ func calendarNote(bookingID string) string { return "calendar:" + bookingID }
 // retryBookingSystem is the booking_sync timer: step 4 of the saga. One
 // request, outside any transaction, then its answer applied (or another
 // try scheduled) together with finishing the timer.
-func (s *Service) retryBookingSystem(ctx context.Context, t nextup.Timer) error {
+func (s *Offers) retryBookingSystem(ctx context.Context, t nextup.Timer) error {
 	a, err := s.readBookingAsk(ctx, t.SubjectID)
 	if err != nil {
 		return fmt.Errorf("timer %s: %w", t.Key, err)
@@ -249,7 +249,7 @@ func (s *Service) retryBookingSystem(ctx context.Context, t nextup.Timer) error 
 // schedules another try while tries are left. told is the error the
 // customer's claim ends with (nil: the booking stands); a booking that was
 // settled already gives the answer it was settled with.
-func (s *Service) settleBooking(ctx context.Context, bookingID string, reply nextup.BookReply, attempts int, calToken string, t *nextup.Timer) (told error, err error) {
+func (s *Offers) settleBooking(ctx context.Context, bookingID string, reply nextup.BookReply, attempts int, calToken string, t *nextup.Timer) (told error, err error) {
 	err = s.tx(ctx, func(w *work) error {
 		told = nil
 		w.Actor = nextup.ActorSystem
@@ -267,7 +267,7 @@ func (s *Service) settleBooking(ctx context.Context, bookingID string, reply nex
 		if err != nil {
 			return err
 		}
-		pending, err := awaitingBookingSystem(ctx, w.Tx, b.ID)
+		pending, err := AwaitingBookingSystem(ctx, w.Tx, b.ID)
 		if err != nil {
 			return err
 		}
@@ -515,9 +515,15 @@ func ownerNoticeMessage(c sagaClaim, what, owner string) nextup.Message {
 	return m
 }
 
-// errCustomerTold reports whether err is a claim error the customer has
+// CustomerTold reports whether err is a claim error the customer has
 // already been sent a message about.
-func errCustomerTold(err error) bool {
+func CustomerTold(err error) bool {
 	var t customerTold
 	return errors.As(err, &t)
+}
+
+// RetryBookingSystem runs the booking_sync timer t (see
+// retryBookingSystem); waitlist's timer handler calls it.
+func RetryBookingSystem(ctx context.Context, s *Offers, t nextup.Timer) error {
+	return s.retryBookingSystem(ctx, t)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/entries"
+	"github.com/nextup-dev/nextup/waitlist/events"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/slots"
@@ -176,3 +177,45 @@ const (
 	MessageExpired       = offers.MessageExpired
 	MessageFilled        = offers.MessageFilled
 )
+
+// Events (package events).
+type (
+	// EventParams are an event as the organiser sets it up.
+	EventParams = events.EventParams
+	// RegisterParams are a registration as the person gives it.
+	RegisterParams = events.RegisterParams
+	// Registration is a person's registration for an event.
+	Registration = events.Registration
+	// CancelView is what the cancel link's page shows.
+	CancelView = events.CancelView
+	// EventStats is what an organiser reads about an event.
+	EventStats = events.EventStats
+	// PositionRate is how offers made at one waitlist place ended.
+	PositionRate = events.PositionRate
+	// Promotion is one offer of an event's seats, or a staff override.
+	Promotion = events.Promotion
+)
+
+// Registration states as organisers read them.
+const (
+	RegConfirmed  = events.RegConfirmed
+	RegWaitlisted = events.RegWaitlisted
+	RegOffered    = events.RegOffered
+	RegCancelled  = events.RegCancelled
+	RegNoShow     = events.RegNoShow
+	RegExpired    = events.RegExpired
+)
+
+// RegistrationStates lists the registration states for validation and
+// filters.
+var RegistrationStates = events.RegistrationStates
+
+// NewEventParams are the defaults a new event starts from.
+func NewEventParams() EventParams { return events.NewEventParams() }
+
+// EventParamsOf is an event's current setup, for a patch to change.
+func EventParamsOf(sl nextup.Slot) EventParams { return events.EventParamsOf(sl) }
+
+// ValidateEvent checks an event's setup (and normalises its title and
+// currency): a validation error naming every bad field, or nil.
+func ValidateEvent(p *EventParams) error { return events.ValidateEvent(p) }

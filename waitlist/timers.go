@@ -37,7 +37,7 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
 		// transaction, then applies the answer and finishes the timer in
-		// one (booksys.go).
+		// one (package offers, booksys.go).
 		return offers.RetryBookingSystem(ctx, s.Offers, t)
 	}
 	return s.tx(ctx, func(w *work) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/entries"
+	"github.com/nextup-dev/nextup/waitlist/events"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/slots"
@@ -27,15 +28,17 @@ type Service struct {
 	*slots.Slots
 	*entries.Entries
 	*offers.Offers
+	*events.Events
 }
 
 // New returns a Service with production defaults for anything left nil.
 func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 	c := &core.Service{Config: &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil),
 		BaseURL: strings.TrimRight(baseURL, "/")}}
+	sl := &slots.Slots{Service: c}
 	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c},
-		Slots: &slots.Slots{Service: c}, Entries: &entries.Entries{Service: c},
-		Offers: &offers.Offers{Service: c}}
+		Slots: sl, Entries: &entries.Entries{Service: c},
+		Offers: &offers.Offers{Service: c}, Events: &events.Events{Service: c, Slots: sl}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

@@ -64,7 +64,7 @@ func (s *Service) Stoppable(b nextup.Business, m *nextup.Message) {
 // such links too; nobody else can.
 //
 // The same sealing, under keys of another purpose, makes an event
-// booking's self-service cancel link (events_cancel.go).
+// booking's self-service cancel link (package events).
 func sealKeys(b nextup.Business, purpose string) (seal, nonce []byte) {
 	derive := func(label string) []byte {
 		mac := hmac.New(sha256.New, []byte(b.APIKeyHash))

@@ -1,4 +1,4 @@
-package waitlist
+package events
 
 import (
 	"cmp"
@@ -17,6 +17,29 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/slots"
 )
 
+// Events are the use cases of events (RSVP): setting one up,
+// registrations and the event's own waitlist, promotion, check-in and
+// no-shows, the self-service cancel link, and the organiser's figures.
+type Events struct {
+	*core.Service
+	// Slots makes the event's slot.
+	Slots *slots.Slots
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Events) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
+
 // Events (RSVP). An event is a shared slot of kind event with its own
 // waitlist; a registration is an entry for that event whose party is the
 // person and their guests. The rules, in the order they are checked:
@@ -33,7 +56,7 @@ import (
 //     limit: waitlist_full.
 //   - A paid event confirms nobody at once: a registration that would be
 //     confirmed gets a hold (an offer) to pay for instead, and the booking
-//     is made when the payment arrives (payments.go).
+//     is made when the payment arrives (package payments).
 //   - Cancelling a confirmed registration, until the cancellation cutoff
 //     (cancellation_closed after it), frees its seats and the engine
 //     promotes: the next registrants in fair order whose party fits the
@@ -153,13 +176,13 @@ func ValidateEvent(p *EventParams) error {
 
 // CreateEvent adds an event: a shared slot of kind event with nothing
 // booked, its settings and its own waitlist.
-func (s *Service) CreateEvent(ctx context.Context, businessID string, p EventParams) (nextup.Slot, error) {
+func (s *Events) CreateEvent(ctx context.Context, businessID string, p EventParams) (nextup.Slot, error) {
 	if err := ValidateEvent(&p); err != nil {
 		return nextup.Slot{}, err
 	}
 	zero := 0
 	ev := p.Settings
-	sl, _, err := s.CreateSlot(ctx, businessID, slots.SlotParams{Kind: nextup.KindEvent, Title: p.Title, StartsAt: p.StartsAt,
+	sl, _, err := s.Slots.CreateSlot(ctx, businessID, slots.SlotParams{Kind: nextup.KindEvent, Title: p.Title, StartsAt: p.StartsAt,
 		EndsAt: p.EndsAt, Capacity: p.Capacity, Seating: nextup.SeatingShared, BookedSeats: &zero, Event: &ev})
 	return sl, err
 }
@@ -169,7 +192,7 @@ func (s *Service) CreateEvent(ctx context.Context, businessID string, p EventPar
 // refused: confirmations, invites and reminders went out for the time it
 // has. Growing capacity promotes in batch; shrinking below the seats taken
 // is capacity_below_taken.
-func (s *Service) UpdateEvent(ctx context.Context, businessID, eventID string, p EventParams) (nextup.Slot, []nextup.Move, error) {
+func (s *Events) UpdateEvent(ctx context.Context, businessID, eventID string, p EventParams) (nextup.Slot, []nextup.Move, error) {
 	if err := ValidateEvent(&p); err != nil {
 		return nextup.Slot{}, nil, err
 	}
@@ -251,7 +274,7 @@ func (w *work) eventOf(ctx context.Context, businessID, eventID string) (nextup.
 }
 
 // ListEvents lists a business's events by start.
-func (s *Service) ListEvents(ctx context.Context, f nextup.SlotFilter) ([]nextup.Slot, error) {
+func (s *Events) ListEvents(ctx context.Context, f nextup.SlotFilter) ([]nextup.Slot, error) {
 	var out []nextup.Slot
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		all, err := tx.SlotList(ctx, f)
@@ -266,7 +289,7 @@ func (s *Service) ListEvents(ctx context.Context, f nextup.SlotFilter) ([]nextup
 }
 
 // GetEvent returns an event of a business.
-func (s *Service) GetEvent(ctx context.Context, businessID, eventID string) (nextup.Slot, error) {
+func (s *Events) GetEvent(ctx context.Context, businessID, eventID string) (nextup.Slot, error) {
 	var sl nextup.Slot
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		w := wrap(s.WorkIn(tx))
@@ -328,7 +351,7 @@ func registrationState(e nextup.Entry, b *nextup.Booking) string {
 
 // Register registers a person for an event (see the rules at the top of
 // this file) and returns the registration with the engine's moves.
-func (s *Service) Register(ctx context.Context, businessID, eventID string, p RegisterParams) (Registration, []nextup.Move, error) {
+func (s *Events) Register(ctx context.Context, businessID, eventID string, p RegisterParams) (Registration, []nextup.Move, error) {
 	jp := entries.JoinParams{Name: p.Name, Email: p.Email, Phone: p.Phone, Channel: p.Channel, EventID: eventID, Source: p.Source}
 	f := entries.ValidateContact(&jp)
 	if p.Guests < 0 {
@@ -615,7 +638,7 @@ func latestBooking(bs []nextup.Booking, entryID string) *nextup.Booking {
 }
 
 // GetRegistration returns one registration of an event.
-func (s *Service) GetRegistration(ctx context.Context, businessID, eventID, regID string) (Registration, error) {
+func (s *Events) GetRegistration(ctx context.Context, businessID, eventID, regID string) (Registration, error) {
 	var r Registration
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		w := wrap(s.WorkIn(tx))
@@ -645,7 +668,7 @@ func (w *work) registrationEntry(ctx context.Context, businessID, eventID, regID
 // cancellation cutoff (its seats are freed and the engine promotes), a
 // waitlisted one or a live hold at any time. Cancelling twice is
 // cancelling once.
-func (s *Service) CancelRegistration(ctx context.Context, businessID, eventID, regID, actor string) (Registration, []nextup.Move, error) {
+func (s *Events) CancelRegistration(ctx context.Context, businessID, eventID, regID, actor string) (Registration, []nextup.Move, error) {
 	var out Registration
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
@@ -701,7 +724,7 @@ func (w *work) cancelRegistration(ctx context.Context, sl nextup.Slot, e nextup.
 
 // Registrations is an event's guest list: every registration, in the
 // order they registered (state "" for all, else one of RegistrationStates).
-func (s *Service) Registrations(ctx context.Context, businessID, eventID, state string) (nextup.Slot, []Registration, error) {
+func (s *Events) Registrations(ctx context.Context, businessID, eventID, state string) (nextup.Slot, []Registration, error) {
 	if state != "" && !slices.Contains(RegistrationStates, state) {
 		return nextup.Slot{}, nil, core.Invalid(nextup.FieldError{Field: "state", Message: "must be one of " + strings.Join(RegistrationStates, ", ")})
 	}
@@ -771,7 +794,7 @@ func (w *work) registrations(ctx context.Context, sl nextup.Slot) ([]Registratio
 }
 
 // EventWaitlist is an event's waitlist in fair order with positions.
-func (s *Service) EventWaitlist(ctx context.Context, businessID, eventID string) ([]Registration, error) {
+func (s *Events) EventWaitlist(ctx context.Context, businessID, eventID string) ([]Registration, error) {
 	_, regs, err := s.Registrations(ctx, businessID, eventID, RegWaitlisted)
 	slices.SortFunc(regs, func(a, b Registration) int { return cmp.Compare(a.Position, b.Position) })
 	return regs, err
@@ -782,7 +805,7 @@ func (s *Service) EventWaitlist(ctx context.Context, businessID, eventID string)
 // at once; otherwise they are put first in line (priority), so the next
 // seats freed go to them. Either way it is audited as an override naming
 // the staff member and the reason.
-func (s *Service) Promote(ctx context.Context, businessID, eventID, regID, by, reason string) (Registration, []nextup.Move, error) {
+func (s *Events) Promote(ctx context.Context, businessID, eventID, regID, by, reason string) (Registration, []nextup.Move, error) {
 	reason, by = strings.TrimSpace(reason), strings.TrimSpace(by)
 	if reason == "" || len(reason) > 500 {
 		return Registration{}, nil, core.Invalid(nextup.FieldError{Field: "reason", Message: "say why (at most 500 characters): an override is on the record"})
@@ -838,7 +861,7 @@ func (s *Service) Promote(ctx context.Context, businessID, eventID, regID, by, r
 }
 
 // CheckIn records (or, with undo, clears) that a confirmed registrant came.
-func (s *Service) CheckIn(ctx context.Context, businessID, eventID, regID string, undo bool) (Registration, error) {
+func (s *Events) CheckIn(ctx context.Context, businessID, eventID, regID string, undo bool) (Registration, error) {
 	var out Registration
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorStaff
@@ -883,7 +906,7 @@ func (s *Service) CheckIn(ctx context.Context, businessID, eventID, regID string
 // MarkNoShow records that a confirmed registrant did not come: their
 // seats are freed (the engine runs; near the start it hands the seats
 // back to staff).
-func (s *Service) MarkNoShow(ctx context.Context, businessID, eventID, regID string) (Registration, []nextup.Move, error) {
+func (s *Events) MarkNoShow(ctx context.Context, businessID, eventID, regID string) (Registration, []nextup.Move, error) {
 	var out Registration
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {

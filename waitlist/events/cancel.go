@@ -1,4 +1,4 @@
-package waitlist
+package events
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func (w *work) cancelTarget(ctx context.Context, businessID, token string) (Canc
 }
 
 // CancelLinkView reads a cancel link without acting on it.
-func (s *Service) CancelLinkView(ctx context.Context, businessID, token string) (CancelView, error) {
+func (s *Events) CancelLinkView(ctx context.Context, businessID, token string) (CancelView, error) {
 	var v CancelView
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		w := wrap(s.WorkIn(tx))
@@ -67,7 +67,7 @@ func (s *Service) CancelLinkView(ctx context.Context, businessID, token string) 
 
 // CancelByLink is the person cancelling from their link: the same rules
 // as CancelRegistration.
-func (s *Service) CancelByLink(ctx context.Context, businessID, token string) (CancelView, error) {
+func (s *Events) CancelByLink(ctx context.Context, businessID, token string) (CancelView, error) {
 	var v CancelView
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorCustomer

@@ -1,4 +1,4 @@
-package waitlist
+package events
 
 import (
 	"cmp"
@@ -53,7 +53,7 @@ type Promotion struct {
 const maxPositionBucket = 10
 
 // EventStats reads an event's figures.
-func (s *Service) EventStats(ctx context.Context, businessID, eventID string) (EventStats, error) {
+func (s *Events) EventStats(ctx context.Context, businessID, eventID string) (EventStats, error) {
 	var st EventStats
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		w := wrap(s.WorkIn(tx))

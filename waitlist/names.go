@@ -10,6 +10,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/events"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/offers"
+	"github.com/nextup-dev/nextup/waitlist/payments"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
 	"github.com/nextup-dev/nextup/waitlist/templates"
@@ -219,3 +220,11 @@ func EventParamsOf(sl nextup.Slot) EventParams { return events.EventParamsOf(sl)
 // ValidateEvent checks an event's setup (and normalises its title and
 // currency): a validation error naming every bad field, or nil.
 func ValidateEvent(p *EventParams) error { return events.ValidateEvent(p) }
+
+// Payments of paid events (package payments).
+
+// PaymentResult is what a completed checkout came to.
+type PaymentResult = payments.PaymentResult
+
+// MessagePaymentRefunds is the message kind of the refund notice.
+const MessagePaymentRefunds = payments.MessagePaymentRefunds

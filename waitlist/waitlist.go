@@ -16,6 +16,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/events"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/offers"
+	"github.com/nextup-dev/nextup/waitlist/payments"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
 )
@@ -29,6 +30,7 @@ type Service struct {
 	*entries.Entries
 	*offers.Offers
 	*events.Events
+	*payments.Checkouts
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -36,9 +38,11 @@ func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 	c := &core.Service{Config: &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil),
 		BaseURL: strings.TrimRight(baseURL, "/")}}
 	sl := &slots.Slots{Service: c}
+	of := &offers.Offers{Service: c}
 	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c},
 		Slots: sl, Entries: &entries.Entries{Service: c},
-		Offers: &offers.Offers{Service: c}, Events: &events.Events{Service: c, Slots: sl}}
+		Offers: of, Events: &events.Events{Service: c, Slots: sl},
+		Checkouts: &payments.Checkouts{Service: c, Offers: of}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

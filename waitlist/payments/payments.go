@@ -1,4 +1,4 @@
-package waitlist
+package payments
 
 import (
 	"context"
@@ -11,30 +11,41 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
-// Paid events. Nobody is charged while waiting: a checkout exists only
-// for seats held for someone (a live offer). When an offer of a paid event
-// is made, a checkout session is created after the transaction commits,
-// expiring with the offer (the provider's limits clamp it: Stripe takes 30
-// minutes to 24 hours, see pay/stripepay.ClampExpiry). The claim link's
-// page sends the person to it (making a new one if the first could not be
-// made or expired before the offer did). The claim itself happens when the
-// provider's signed "completed" event arrives: the same conditional write
-// as a tap on Claim. A payment that arrives for an offer that has ended
-// (expired, withdrawn, or taken) is refunded in full and the person told;
-// an offer that ends unpaid rolls on like any other.
+// Checkouts are the use cases of paying for a paid event's held seats:
+// the checkout a claim page sends the person to, the provider's completed
+// event that claims the offer, and refunds of payments that came late.
+type Checkouts struct {
+	*core.Service
+	// Offers claims an offer its payment completed.
+	Offers *offers.Offers
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Checkouts) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
 
 // MessagePaymentRefunds is the message kind of the refund notice.
 const MessagePaymentRefunds = "refunded"
 
 // CheckoutForOffer returns where the person pays for an offer's seats: its
 // open checkout, or a new one.
-func (s *Service) CheckoutForOffer(ctx context.Context, offerID string) (string, error) {
+func (s *Checkouts) CheckoutForOffer(ctx context.Context, offerID string) (string, error) {
 	return s.Checkout(ctx, offerID, "")
 }
 
 // CheckoutByToken is CheckoutForOffer for the claim link's token (the
 // "Pay" button of the claim page).
-func (s *Service) CheckoutByToken(ctx context.Context, token string) (string, error) {
+func (s *Checkouts) CheckoutByToken(ctx context.Context, token string) (string, error) {
 	var o nextup.Offer
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -62,7 +73,7 @@ type PaymentResult struct {
 // write as the claim link, and records the payment in that transaction;
 // paid after the offer ended, it refunds the payment and tells the
 // person. Receiving the same event again changes nothing.
-func (s *Service) PaymentCompleted(ctx context.Context, ev nextup.PaymentEvent) (PaymentResult, error) {
+func (s *Checkouts) PaymentCompleted(ctx context.Context, ev nextup.PaymentEvent) (PaymentResult, error) {
 	var (
 		p     nextup.Payment
 		offer nextup.Offer
@@ -117,7 +128,7 @@ func (s *Service) PaymentCompleted(ctx context.Context, ev nextup.PaymentEvent) 
 
 // adoptSession stores the payment row of a completed session that names
 // an offer of a paid event of this server but has no row.
-func (s *Service) adoptSession(ctx context.Context, ev nextup.PaymentEvent) (nextup.Payment, nextup.Offer, error) {
+func (s *Checkouts) adoptSession(ctx context.Context, ev nextup.PaymentEvent) (nextup.Payment, nextup.Offer, error) {
 	var (
 		p nextup.Payment
 		o nextup.Offer
@@ -145,7 +156,7 @@ func (s *Service) adoptSession(ctx context.Context, ev nextup.PaymentEvent) (nex
 	return p, o, err
 }
 
-func (s *Service) paymentBySession(ctx context.Context, sessionID string) (nextup.Payment, error) {
+func (s *Checkouts) paymentBySession(ctx context.Context, sessionID string) (nextup.Payment, error) {
 	var p nextup.Payment
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -155,7 +166,7 @@ func (s *Service) paymentBySession(ctx context.Context, sessionID string) (nextu
 	return p, err
 }
 
-func (s *Service) bookingOfOffer(ctx context.Context, offerID string) (nextup.Booking, error) {
+func (s *Checkouts) bookingOfOffer(ctx context.Context, offerID string) (nextup.Booking, error) {
 	var b nextup.Booking
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -167,7 +178,7 @@ func (s *Service) bookingOfOffer(ctx context.Context, offerID string) (nextup.Bo
 
 // refundLate refunds a payment that arrived after its offer ended, records
 // it and tells the person they keep their place.
-func (s *Service) refundLate(ctx context.Context, p nextup.Payment, intent, why string) (PaymentResult, error) {
+func (s *Checkouts) refundLate(ctx context.Context, p nextup.Payment, intent, why string) (PaymentResult, error) {
 	if s.Payments == nil {
 		return PaymentResult{Payment: p}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodePaymentsNotSet, "payments are not set up on this server")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/events"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/payments"
 	"github.com/nextup-dev/nextup/waitlist/slots"
@@ -228,3 +229,22 @@ type PaymentResult = payments.PaymentResult
 
 // MessagePaymentRefunds is the message kind of the refund notice.
 const MessagePaymentRefunds = payments.MessagePaymentRefunds
+
+// Messages and answers to them (package messages).
+type (
+	// SMSReply is what an inbound text did and what to answer.
+	SMSReply = messages.SMSReply
+	// Unsubscription is what the unsubscribe page shows.
+	Unsubscription = messages.Unsubscription
+)
+
+// Message kinds of follow-ups, reminders and fallbacks.
+const (
+	MessageEscalation = messages.MessageEscalation
+	MessageReminder   = messages.MessageReminder
+	MessageFallback   = messages.MessageFallback
+)
+
+// PermanentSMSError reports whether a carrier error code means the number
+// can never get a text.
+func PermanentSMSError(code string) bool { return messages.PermanentSMSError(code) }

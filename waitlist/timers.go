@@ -6,6 +6,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
+	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 )
 
@@ -57,11 +58,11 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		case nextup.TimerHousekeeping:
 			err = business.Housekeeping(ctx, w.Work, t)
 		case nextup.TimerOfferEscalate:
-			err = w.escalate(ctx, t.SubjectID)
+			err = messages.Escalate(ctx, w.Work, t.SubjectID)
 		case nextup.TimerEntryRematch:
 			err = w.MatchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		case nextup.TimerBookingRemind:
-			err = w.remind(ctx, t.SubjectID)
+			err = messages.Remind(ctx, w.Work, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/events"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/payments"
 	"github.com/nextup-dev/nextup/waitlist/slots"
@@ -31,6 +32,7 @@ type Service struct {
 	*offers.Offers
 	*events.Events
 	*payments.Checkouts
+	*messages.Messages
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -39,10 +41,11 @@ func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 		BaseURL: strings.TrimRight(baseURL, "/")}}
 	sl := &slots.Slots{Service: c}
 	of := &offers.Offers{Service: c}
+	en := &entries.Entries{Service: c}
 	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c},
-		Slots: sl, Entries: &entries.Entries{Service: c},
+		Slots: sl, Entries: en,
 		Offers: of, Events: &events.Events{Service: c, Slots: sl},
-		Checkouts: &payments.Checkouts{Service: c, Offers: of}}
+		Checkouts: &payments.Checkouts{Service: c, Offers: of}, Messages: &messages.Messages{Service: c, Offers: of, Entries: en}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

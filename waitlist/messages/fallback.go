@@ -1,4 +1,4 @@
-package waitlist
+package messages
 
 import (
 	"context"
@@ -37,7 +37,7 @@ var permanentSMSCodes = []string{"30004", "30005", "30006", "21211", "21610", "2
 // that has started. Every step is audited. Handling the same message twice
 // sends nothing twice (a person with no other channel may get a second
 // "fallback_skipped" audit row).
-func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {
+func (s *Messages) Undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {
 	return s.tx(ctx, func(w *work) error { return w.undeliverable(ctx, messageID, permanent, reason) })
 }
 
@@ -49,7 +49,7 @@ func (s *Service) Undeliverable(ctx context.Context, messageID string, permanent
 // (the relay then tries the message again when its lease lapses). after,
 // run once tx has committed, wakes the sweeper and relay and makes the
 // checkouts of paid holds the fallback made (an offer rolled on).
-func (s *Service) DeadLetter(ctx context.Context, tx nextup.Tx, messageID string, permanent bool, reason string) (after func(), err error) {
+func (s *Messages) DeadLetter(ctx context.Context, tx nextup.Tx, messageID string, permanent bool, reason string) (after func(), err error) {
 	for attempt := 0; attempt < core.MaxAttempts; attempt++ {
 		var w *work
 		err = tx.Savepoint(ctx, func() error {

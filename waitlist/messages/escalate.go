@@ -1,4 +1,4 @@
-package waitlist
+package messages
 
 import (
 	"context"
@@ -90,4 +90,10 @@ func escalationMessage(s *core.Service, bi *core.Biz, sl nextup.Slot, e nextup.E
 	s.Stoppable(bi.Business, &m)
 	templates.Compose(bi.Business, templates.TemplateEscalation, d, &m)
 	return m
+}
+
+// Escalate runs an offer's follow-up timer in w (see escalate); waitlist's
+// timer handler calls it.
+func Escalate(ctx context.Context, w *core.Work, offerID string) error {
+	return wrap(w).escalate(ctx, offerID)
 }

@@ -1,4 +1,4 @@
-package waitlist
+package messages
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func phoneKey(phone string) string { return nextup.Entry{Phone: phone}.ContactKe
 //     through the same conditional write as the link.
 //
 // Anything else is left alone (a person writing to the business).
-func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string) (SMSReply, error) {
+func (s *Messages) InboundSMS(ctx context.Context, businessID, from, body string) (SMSReply, error) {
 	word := strings.ToUpper(strings.TrimFunc(strings.TrimSpace(body), func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) }))
 	if f := strings.Fields(word); len(f) > 0 {
 		word = f[0]
@@ -106,8 +106,8 @@ func (s *Service) InboundSMS(ctx context.Context, businessID, from, body string)
 }
 
 // claimByText claims the one live offer held by the person texting.
-func (s *Service) claimByText(ctx context.Context, b nextup.Business, from string) (SMSReply, error) {
-	offered, err := s.ListEntries(ctx, nextup.EntryFilter{BusinessID: b.ID, State: nextup.EntryOffered})
+func (s *Messages) claimByText(ctx context.Context, b nextup.Business, from string) (SMSReply, error) {
+	offered, err := s.Entries.ListEntries(ctx, nextup.EntryFilter{BusinessID: b.ID, State: nextup.EntryOffered})
 	if err != nil {
 		return SMSReply{}, err
 	}
@@ -116,7 +116,7 @@ func (s *Service) claimByText(ctx context.Context, b nextup.Business, from strin
 		if e.Phone == "" || e.ContactKey() != phoneKey(from) && phoneKey(e.Phone) != phoneKey(from) {
 			continue
 		}
-		v, err := s.GetEntry(ctx, b.ID, e.ID)
+		v, err := s.Entries.GetEntry(ctx, b.ID, e.ID)
 		if err != nil {
 			return SMSReply{}, err
 		}
@@ -154,7 +154,7 @@ func (s *Service) claimByText(ctx context.Context, b nextup.Business, from strin
 // that is no longer sent (a retry queued it again) is ignored. Then the
 // person is reached another way (Undeliverable): a carrier error that says
 // the number can never get a text opts it out.
-func (s *Service) SMSDelivery(ctx context.Context, messageID, status, errorCode string) error {
+func (s *Messages) SMSDelivery(ctx context.Context, messageID, status, errorCode string) error {
 	if status != "undelivered" && status != "failed" {
 		return nil
 	}

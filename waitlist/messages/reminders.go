@@ -1,10 +1,11 @@
-package waitlist
+package messages
 
 import (
 	"context"
 	"errors"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
@@ -71,4 +72,10 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 	}
 	templates.Compose(bi.Business, templates.TemplateReminder, d, &m)
 	return w.Queue(ctx, m)
+}
+
+// Remind runs a booking's reminder timer in w (see remind); waitlist's
+// timer handler calls it.
+func Remind(ctx context.Context, w *core.Work, bookingID string) error {
+	return wrap(w).remind(ctx, bookingID)
 }

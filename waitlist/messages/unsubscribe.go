@@ -1,4 +1,4 @@
-package waitlist
+package messages
 
 import (
 	"context"
@@ -18,7 +18,8 @@ import (
 // button) opts the address out of the business's email at once; the relay
 // honours it before the next message and the engine stops choosing email
 // for it. Confirmations and reminders of a booking carry no link: they are
-// about a booking the person made.
+// about a booking the person made. The link and its sealing are package
+// core's (links.go), since every use case that queues such mail adds it.
 
 // optedOut reports whether addr may not be contacted on ch by the business
 // (an SMS STOP, an unsubscribe link, an address that can never be reached).
@@ -46,7 +47,7 @@ func maskEmail(a string) string {
 	return local[:1] + "***@" + domain
 }
 
-func (s *Service) unsubscribeTarget(ctx context.Context, businessID, token string) (nextup.Business, string, error) {
+func (s *Messages) unsubscribeTarget(ctx context.Context, businessID, token string) (nextup.Business, string, error) {
 	b, err := s.GetBusiness(ctx, businessID)
 	if err != nil {
 		return b, "", core.NotFound("unsubscribe link", token, nextup.ErrNotFound)
@@ -61,7 +62,7 @@ func (s *Service) unsubscribeTarget(ctx context.Context, businessID, token strin
 // UnsubscribeStatus reads an unsubscribe link without acting on it (the
 // page a person sees before pressing the button). An unknown link is
 // ErrNotFound.
-func (s *Service) UnsubscribeStatus(ctx context.Context, businessID, token string) (Unsubscription, error) {
+func (s *Messages) UnsubscribeStatus(ctx context.Context, businessID, token string) (Unsubscription, error) {
 	b, addr, err := s.unsubscribeTarget(ctx, businessID, token)
 	if err != nil {
 		return Unsubscription{}, err
@@ -77,7 +78,7 @@ func (s *Service) UnsubscribeStatus(ctx context.Context, businessID, token strin
 
 // Unsubscribe opts the link's address out of the business's email, at
 // once and for good (until staff lift it). Repeating it changes nothing.
-func (s *Service) Unsubscribe(ctx context.Context, businessID, token string) (Unsubscription, error) {
+func (s *Messages) Unsubscribe(ctx context.Context, businessID, token string) (Unsubscription, error) {
 	b, addr, err := s.unsubscribeTarget(ctx, businessID, token)
 	if err != nil {
 		return Unsubscription{}, err

@@ -8,6 +8,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/events"
+	"github.com/nextup-dev/nextup/waitlist/intake"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
@@ -248,3 +249,41 @@ const (
 // PermanentSMSError reports whether a carrier error code means the number
 // can never get a text.
 func PermanentSMSError(code string) bool { return messages.PermanentSMSError(code) }
+
+// Requests that reach a business other than by the API (package intake).
+type (
+	// ProposeParams is a request turned into a proposed row by a parser.
+	ProposeParams = intake.ProposeParams
+	// ProposalOverrides are staff's corrections of a proposal's fields.
+	ProposalOverrides = intake.ProposalOverrides
+	// ImportOptions tune how a file is read.
+	ImportOptions = intake.ImportOptions
+	// ImportResult says what an import did, row by row.
+	ImportResult = intake.ImportResult
+	// ImportRow is a row that was imported, updated or found unchanged.
+	ImportRow = intake.ImportRow
+	// ImportRejected is a row that was left out, and why.
+	ImportRejected = intake.ImportRejected
+	// ImportOutcome is what an import did with one row.
+	ImportOutcome = intake.ImportOutcome
+	// SheetSync is what one read of the sheet did.
+	SheetSync = intake.SheetSync
+)
+
+// Import outcomes of a row that was not rejected.
+const (
+	ImportImported  = intake.ImportImported
+	ImportUpdated   = intake.ImportUpdated
+	ImportUnchanged = intake.ImportUnchanged
+)
+
+// Names of the intake lanes.
+const (
+	SourceImport       = intake.SourceImport
+	DefaultSheetEvery  = intake.DefaultSheetEvery
+	MessageProposal    = intake.MessageProposal
+	MessageJoinConfirm = intake.MessageJoinConfirm
+)
+
+// ErrMailTooLarge is a mail over the inbox lane's limits.
+var ErrMailTooLarge = intake.ErrMailTooLarge

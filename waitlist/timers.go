@@ -6,6 +6,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
+	"github.com/nextup-dev/nextup/waitlist/intake"
 	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 )
@@ -27,12 +28,12 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
 				return fmt.Errorf("finish timer %s: %w", t.Key, err)
 			}
-			return w.nextSheetSync(ctx, t.SubjectID)
+			return intake.NextSheetSync(ctx, w.Work, t.SubjectID)
 		})
 		if err != nil {
 			return err
 		}
-		s.syncSheetTimer(ctx, t)
+		intake.SyncSheetTimer(ctx, s.Intake, t)
 		return nil
 	}
 	if t.Kind == nextup.TimerBookingSync {

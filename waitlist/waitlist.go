@@ -14,6 +14,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/events"
+	"github.com/nextup-dev/nextup/waitlist/intake"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
@@ -33,6 +34,7 @@ type Service struct {
 	*events.Events
 	*payments.Checkouts
 	*messages.Messages
+	*intake.Intake
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -45,7 +47,8 @@ func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 	return &Service{Service: c, Businesses: &business.Businesses{Service: c}, Accounts: &staff.Accounts{Service: c},
 		Slots: sl, Entries: en,
 		Offers: of, Events: &events.Events{Service: c, Slots: sl},
-		Checkouts: &payments.Checkouts{Service: c, Offers: of}, Messages: &messages.Messages{Service: c, Offers: of, Entries: en}}
+		Checkouts: &payments.Checkouts{Service: c, Offers: of}, Messages: &messages.Messages{Service: c, Offers: of, Entries: en},
+		Intake: &intake.Intake{Service: c}}
 }
 
 // Begin starts a request's unit of work: every use case called with the

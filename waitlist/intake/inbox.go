@@ -1,4 +1,4 @@
-package waitlist
+package intake
 
 import (
 	"context"
@@ -25,7 +25,7 @@ var ErrMailTooLarge = errors.New("the mail is too large or nested too deeply")
 // and proposed for staff to approve (Propose). Its place counts from when
 // the requester wrote it. The same request forwarded twice proposes one
 // row: its reference is a hash of who wrote it, when, and what.
-func (s *Service) ReceiveMail(ctx context.Context, businessID string, raw []byte) (nextup.Proposal, bool, error) {
+func (s *Intake) ReceiveMail(ctx context.Context, businessID string, raw []byte) (nextup.Proposal, bool, error) {
 	b, err := s.GetBusiness(ctx, businessID)
 	if err != nil {
 		return nextup.Proposal{}, false, err

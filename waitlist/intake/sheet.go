@@ -1,4 +1,4 @@
-package waitlist
+package intake
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func sheetSource(c *nextup.SheetConfig) nextup.SheetSource {
 
 // SetSheet points the business's mirror at a sheet (validated) and
 // schedules its first read at once; nil stops the mirror.
-func (s *Service) SetSheet(ctx context.Context, businessID string, c *nextup.SheetConfig) (nextup.Business, error) {
+func (s *Intake) SetSheet(ctx context.Context, businessID string, c *nextup.SheetConfig) (nextup.Business, error) {
 	if c != nil {
 		if c.EverySeconds == 0 {
 			c.EverySeconds = int(DefaultSheetEvery / time.Second)
@@ -99,7 +99,7 @@ type SheetSync struct {
 // hash as the last version) imports nothing and keeps no version. A sheet
 // that cannot be read is ErrUnavailable (sheet_unreadable), changing
 // nothing.
-func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, error) {
+func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, error) {
 	b, err := s.GetBusiness(ctx, businessID)
 	if err != nil {
 		return SheetSync{}, err
@@ -190,7 +190,7 @@ func (s *Service) SyncSheet(ctx context.Context, businessID string) (SheetSync, 
 }
 
 // SheetVersions lists the business's mirrored versions, newest first.
-func (s *Service) SheetVersions(ctx context.Context, businessID string) ([]nextup.SheetVersion, error) {
+func (s *Intake) SheetVersions(ctx context.Context, businessID string) ([]nextup.SheetVersion, error) {
 	var out []nextup.SheetVersion
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -202,7 +202,7 @@ func (s *Service) SheetVersions(ctx context.Context, businessID string) ([]nextu
 
 // syncSheetTimer reads the sheet of a sheet_sync timer that has been
 // finished and rescheduled; a failure waits for the next read.
-func (s *Service) syncSheetTimer(ctx context.Context, t nextup.Timer) {
+func (s *Intake) syncSheetTimer(ctx context.Context, t nextup.Timer) {
 	if _, err := s.SyncSheet(ctx, t.BusinessID); err != nil {
 		s.Log().Warn("sheet sync failed; the next read will try again", "business_id", t.BusinessID, "error", err)
 	}
@@ -221,4 +221,14 @@ func (w *work) nextSheetSync(ctx context.Context, businessID string) error {
 	}
 	return w.Schedule(ctx, nextup.Timer{BusinessID: businessID, Kind: nextup.TimerSheetSync, SubjectID: businessID,
 		Key: sheetKey(businessID), DueAt: w.Now.Add(time.Duration(c.EverySeconds) * time.Second)})
+}
+
+// SyncSheetTimer reads the sheet of a sheet_sync timer that waitlist's
+// timer handler has finished and rescheduled (see syncSheetTimer).
+func SyncSheetTimer(ctx context.Context, s *Intake, t nextup.Timer) { s.syncSheetTimer(ctx, t) }
+
+// NextSheetSync schedules the next read of a business's sheet in w, if it
+// still has one (see nextSheetSync).
+func NextSheetSync(ctx context.Context, w *core.Work, businessID string) error {
+	return wrap(w).nextSheetSync(ctx, businessID)
 }

@@ -1,4 +1,4 @@
-package waitlist
+package intake
 
 import (
 	"context"
@@ -12,6 +12,27 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
+
+// Intake are the use cases of requests that reach a business other than
+// by the API: forwarded mail, a mirrored sheet, an imported file and the
+// public join form, with the proposals staff approve.
+type Intake struct {
+	*core.Service
+}
+
+// work is one transaction of these use cases: the core's Work, with the
+// steps of this package as its methods.
+type work struct {
+	*core.Work
+	s *core.Service
+}
+
+func wrap(w *core.Work) *work { return &work{Work: w, s: w.Service()} }
+
+// tx runs fn in a transaction of the core (core.Service.Tx).
+func (s *Intake) tx(ctx context.Context, fn func(w *work) error) error {
+	return s.Tx(ctx, func(w *core.Work) error { return fn(wrap(w)) })
+}
 
 // MessageProposal is the kind of the owner's email about a new proposed
 // row, with its one-tap Approve and Reject links.
@@ -41,7 +62,7 @@ type ProposeParams struct {
 // has an owner_email) one-tap links to approve or reject it. The same
 // request proposed again (same source and source ref) returns the first
 // proposal, and Repeat says so; nothing is written or sent twice.
-func (s *Service) Propose(ctx context.Context, businessID string, p ProposeParams) (prop nextup.Proposal, repeat bool, err error) {
+func (s *Intake) Propose(ctx context.Context, businessID string, p ProposeParams) (prop nextup.Proposal, repeat bool, err error) {
 	if p.Source != nextup.ProposalFromEmail && p.Source != nextup.ProposalFromSheet {
 		return prop, false, core.Invalid(nextup.FieldError{Field: "source", Message: "must be email or sheet"})
 	}
@@ -146,7 +167,7 @@ func (w *work) queueProposal(ctx context.Context, bi *core.Biz, p nextup.Proposa
 }
 
 // ListProposals lists a business's proposed rows, newest first.
-func (s *Service) ListProposals(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
+func (s *Intake) ListProposals(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
 	var out []nextup.Proposal
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -164,12 +185,12 @@ type ProposalOverrides = nextup.ProposalFields
 // the request was received, with the fields staff corrected, in one
 // transaction with the approval (audited). A proposal already decided is
 // 409 proposal_decided.
-func (s *Service) ApproveProposal(ctx context.Context, businessID, id string, o ProposalOverrides, by string) (entries.JoinResult, error) {
+func (s *Intake) ApproveProposal(ctx context.Context, businessID, id string, o ProposalOverrides, by string) (entries.JoinResult, error) {
 	return s.decideProposal(ctx, func(tx nextup.Tx) (nextup.Proposal, error) { return tx.ProposalGet(ctx, id) }, businessID, true, o, by)
 }
 
 // RejectProposal rejects an open proposal (audited).
-func (s *Service) RejectProposal(ctx context.Context, businessID, id, by string) error {
+func (s *Intake) RejectProposal(ctx context.Context, businessID, id, by string) error {
 	_, err := s.decideProposal(ctx, func(tx nextup.Tx) (nextup.Proposal, error) { return tx.ProposalGet(ctx, id) }, businessID, false, ProposalOverrides{}, by)
 	return err
 }
@@ -177,7 +198,7 @@ func (s *Service) RejectProposal(ctx context.Context, businessID, id, by string)
 // ProposalByLink is the proposal of an owner's one-tap link, for its
 // confirmation page; viewing changes nothing. An unknown link is
 // ErrNotFound; an expired one is 410-like proposal_link_expired.
-func (s *Service) ProposalByLink(ctx context.Context, token string) (nextup.Proposal, nextup.Business, error) {
+func (s *Intake) ProposalByLink(ctx context.Context, token string) (nextup.Proposal, nextup.Business, error) {
 	var p nextup.Proposal
 	var b nextup.Business
 	err := s.Read(ctx, func(tx nextup.Tx) error {
@@ -196,7 +217,7 @@ func (s *Service) ProposalByLink(ctx context.Context, token string) (nextup.Prop
 
 // DecideByLink approves or rejects the proposal of an owner's one-tap
 // link, once, before it expires.
-func (s *Service) DecideByLink(ctx context.Context, token string, approve bool) (nextup.Proposal, error) {
+func (s *Intake) DecideByLink(ctx context.Context, token string, approve bool) (nextup.Proposal, error) {
 	p, _, err := s.ProposalByLink(ctx, token)
 	if err != nil {
 		return p, err
@@ -214,7 +235,7 @@ func (s *Service) DecideByLink(ctx context.Context, token string, approve bool) 
 	return p, err
 }
 
-func (s *Service) decideProposal(ctx context.Context, get func(nextup.Tx) (nextup.Proposal, error), businessID string,
+func (s *Intake) decideProposal(ctx context.Context, get func(nextup.Tx) (nextup.Proposal, error), businessID string,
 	approve bool, o ProposalOverrides, by string) (entries.JoinResult, error) {
 	var res entries.JoinResult
 	err := s.tx(ctx, func(w *work) error {

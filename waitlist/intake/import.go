@@ -1,4 +1,4 @@
-package waitlist
+package intake
 
 import (
 	"context"
@@ -56,7 +56,7 @@ type ImportRejected struct {
 // ImportCSV reads a CSV file (see package csvrows) and imports its rows
 // into the business's waitlist (see ImportRecords). A file too large is
 // csvrows.ErrTooLarge; one without a header is nextup.ErrInvalid.
-func (s *Service) ImportCSV(ctx context.Context, businessID string, r io.Reader, o ImportOptions) (ImportResult, error) {
+func (s *Intake) ImportCSV(ctx context.Context, businessID string, r io.Reader, o ImportOptions) (ImportResult, error) {
 	recs, err := csvrows.ReadCSV(r)
 	if err != nil {
 		return ImportResult{}, err
@@ -98,7 +98,7 @@ func (s *Service) ImportCSV(ctx context.Context, businessID string, r io.Reader,
 // the entries that had ended when the import began. If the store fails
 // partway, the rows before are kept and the error says which row; since
 // an import is idempotent, importing the file again finishes the job.
-func (s *Service) ImportRecords(ctx context.Context, businessID string, recs []csvrows.Record, o ImportOptions) (ImportResult, error) {
+func (s *Intake) ImportRecords(ctx context.Context, businessID string, recs []csvrows.Record, o ImportOptions) (ImportResult, error) {
 	b, err := s.GetBusiness(ctx, businessID)
 	if err != nil {
 		return ImportResult{}, err
@@ -253,7 +253,7 @@ func checkRow(r csvrows.Row, p *entries.JoinParams, now time.Time) []nextup.Fiel
 
 // endedEntries returns the booked, left and expired entries of the given
 // services, by person and service (importItem.key).
-func (s *Service) endedEntries(ctx context.Context, businessID string, services map[string]bool) (map[string][]nextup.Entry, error) {
+func (s *Intake) endedEntries(ctx context.Context, businessID string, services map[string]bool) (map[string][]nextup.Entry, error) {
 	out := map[string][]nextup.Entry{}
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		for svc := range services {

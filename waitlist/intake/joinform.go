@@ -1,4 +1,4 @@
-package waitlist
+package intake
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 const MessageJoinConfirm = "join_confirm"
 
 // BusinessBySlug finds a business by the slug of its public pages.
-func (s *Service) BusinessBySlug(ctx context.Context, slug string) (nextup.Business, error) {
+func (s *Intake) BusinessBySlug(ctx context.Context, slug string) (nextup.Business, error) {
 	var b nextup.Business
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
@@ -31,7 +31,7 @@ func (s *Service) BusinessBySlug(ctx context.Context, slug string) (nextup.Busin
 // writing anything: the public form checks a request before it asks the
 // person to confirm their contact. Someone already waiting for the same
 // thing is told so (already_waiting).
-func (s *Service) CheckJoin(ctx context.Context, businessID string, p *entries.JoinParams) error {
+func (s *Intake) CheckJoin(ctx context.Context, businessID string, p *entries.JoinParams) error {
 	if err := entries.ValidateJoin(p, s.Clock.Now()); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (s *Service) CheckJoin(ctx context.Context, businessID string, p *entries.J
 
 // QueueJoinConfirmation puts the confirmation message of a form join in the
 // outbox: a link by email, or a code by text.
-func (s *Service) QueueJoinConfirmation(ctx context.Context, businessID string, ch nextup.Channel, to, subject, body string) error {
+func (s *Intake) QueueJoinConfirmation(ctx context.Context, businessID string, ch nextup.Channel, to, subject, body string) error {
 	return s.tx(ctx, func(w *work) error {
 		if _, err := w.Business(ctx, businessID); err != nil {
 			return err

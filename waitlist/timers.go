@@ -7,6 +7,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/intake"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 )
@@ -23,12 +24,12 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		// Finish the timer and schedule the next read first, under the
 		// claim; then read and import, outside any transaction and with
 		// no lease to outlive. A crash in between skips one read.
-		err := s.tx(ctx, func(w *work) error {
+		err := s.core.Tx(ctx, func(w *core.Work) error {
 			w.Actor = nextup.ActorTimer
 			if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
 				return fmt.Errorf("finish timer %s: %w", t.Key, err)
 			}
-			return intake.NextSheetSync(ctx, w.Work, t.SubjectID)
+			return intake.NextSheetSync(ctx, w, t.SubjectID)
 		})
 		if err != nil {
 			return err
@@ -42,7 +43,7 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		// one (package offers, booksys.go).
 		return offers.RetryBookingSystem(ctx, s.Offers, t)
 	}
-	return s.tx(ctx, func(w *work) error {
+	return s.core.Tx(ctx, func(w *core.Work) error {
 		w.Actor = nextup.ActorTimer
 		// Finish the timer first, under the sweeper's claim: if the claim
 		// lapsed, nothing below happens. The effect may then cancel timers
@@ -53,17 +54,17 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		var err error
 		switch t.Kind {
 		case nextup.TimerOfferExpire:
-			err = offers.ExpireOffer(ctx, w.Work, t.SubjectID)
+			err = offers.ExpireOffer(ctx, w, t.SubjectID)
 		case nextup.TimerOfferRelease:
-			err = offers.SendPendingOffer(ctx, w.Work, t.SubjectID)
+			err = offers.SendPendingOffer(ctx, w, t.SubjectID)
 		case nextup.TimerHousekeeping:
-			err = business.Housekeeping(ctx, w.Work, t)
+			err = business.Housekeeping(ctx, w, t)
 		case nextup.TimerOfferEscalate:
-			err = messages.Escalate(ctx, w.Work, t.SubjectID)
+			err = messages.Escalate(ctx, w, t.SubjectID)
 		case nextup.TimerEntryRematch:
 			err = w.MatchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		case nextup.TimerBookingRemind:
-			err = messages.Remind(ctx, w.Work, t.SubjectID)
+			err = messages.Remind(ctx, w, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

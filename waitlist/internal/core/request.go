@@ -327,7 +327,7 @@ func (s *Service) BeforeRemote(ctx context.Context) error {
 // transaction.
 func (r *Request) Yield() error { return r.s.BeforeRemote(r.ctx) }
 
-// Stash keeps a note for a resumed run of this request (a secret made in
+// StashNote keeps a note for a resumed run of this request (a secret made in
 // a phase that committed, such as a calendar link's token, that the
 // response must carry). It is stored sealed with the record.
 func (s *Service) StashNote(ctx context.Context, k, v string) {

@@ -6,7 +6,7 @@ import "time"
 // hold seats); the other four are final, and an offer ends exactly once.
 // The one exception is a claim that a business's own booking system turns
 // down: its claimed offer is undone, once, as cancelled (with the reason
-// slot_taken or booking_system_*; see package waitlist, booksys.go).
+// slot_taken or booking_system_*; see package waitlist/offers, booksys.go).
 type OfferState string
 
 // Offer states.

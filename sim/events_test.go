@@ -9,7 +9,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
-// Event registrations (waitlist/events.go): events made with CreateEvent
+// Event registrations (waitlist/events): events made with CreateEvent
 // and their own settings, registrations confirmed at once or waitlisted,
 // cancellations before and after the cutoff, the organiser's override,
 // capacity changes, check-ins and no-shows. The model predicts each

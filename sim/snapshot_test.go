@@ -110,7 +110,7 @@ func (w *world) read(prev *snapshot) *snapshot {
 				for _, b := range books {
 					s.bookings[b.ID] = b
 					// An event's registration leaves when its booking ends,
-					// by whichever door (waitlist.registrationEnded).
+					// by whichever door (registrationEnded, package waitlist/slots).
 					if pb, ok := prev.booking(b.ID); ok && pb.State != b.State && b.EntryID != "" {
 						w.touched[b.EntryID] = true
 					}

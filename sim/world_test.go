@@ -192,13 +192,9 @@ func (w *world) open() {
 	w.db = db
 	w.fs = &faultStore{inner: db}
 	quiet := slog.New(slog.DiscardHandler)
-	w.svc = &waitlist.Service{
-		Store:   w.fs,
-		Clock:   w.clock,
-		Random:  nextup.NewRandom(w.src),
-		BaseURL: baseURL,
-		Logger:  quiet,
-	}
+	w.svc = waitlist.New(w.fs, w.clock, baseURL)
+	w.svc.Random = nextup.NewRandom(w.src)
+	w.svc.Logger = quiet
 	w.sweep = &timer.Sweeper{Store: w.fs, Clock: w.clock, Handler: w.svc, Owner: "sim", Logger: quiet}
 	w.relay = w.newRelay()
 	w.prev = w.read(nil)

@@ -2,12 +2,14 @@ package waitlist
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist/business"
+	"github.com/nextup-dev/nextup/waitlist/intake"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/messages"
+	"github.com/nextup-dev/nextup/waitlist/offers"
 )
 
 // HandleTimer runs a due timer's effect and marks it done in one
@@ -22,47 +24,47 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		// Finish the timer and schedule the next read first, under the
 		// claim; then read and import, outside any transaction and with
 		// no lease to outlive. A crash in between skips one read.
-		err := s.tx(ctx, func(w *work) error {
-			w.actor = nextup.ActorTimer
-			if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+		err := s.core.Tx(ctx, func(w *core.Work) error {
+			w.Actor = nextup.ActorTimer
+			if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
 				return fmt.Errorf("finish timer %s: %w", t.Key, err)
 			}
-			return w.nextSheetSync(ctx, t.SubjectID)
+			return intake.NextSheetSync(ctx, w, t.SubjectID)
 		})
 		if err != nil {
 			return err
 		}
-		s.syncSheetTimer(ctx, t)
+		intake.SyncSheetTimer(ctx, s.Intake, t)
 		return nil
 	}
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
 		// transaction, then applies the answer and finishes the timer in
-		// one (booksys.go).
-		return s.retryBookingSystem(ctx, t)
+		// one (package offers, booksys.go).
+		return offers.RetryBookingSystem(ctx, s.Offers, t)
 	}
-	return s.tx(ctx, func(w *work) error {
-		w.actor = nextup.ActorTimer
+	return s.core.Tx(ctx, func(w *core.Work) error {
+		w.Actor = nextup.ActorTimer
 		// Finish the timer first, under the sweeper's claim: if the claim
 		// lapsed, nothing below happens. The effect may then cancel timers
 		// by key without touching this one (it is no longer pending).
-		if err := w.tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.now); err != nil {
+		if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
 			return fmt.Errorf("finish timer %s: %w", t.Key, err)
 		}
 		var err error
 		switch t.Kind {
 		case nextup.TimerOfferExpire:
-			err = w.expireOffer(ctx, t.SubjectID)
+			err = offers.ExpireOffer(ctx, w, t.SubjectID)
 		case nextup.TimerOfferRelease:
-			err = w.sendPendingOffer(ctx, t.SubjectID)
+			err = offers.SendPendingOffer(ctx, w, t.SubjectID)
 		case nextup.TimerHousekeeping:
-			err = w.housekeeping(ctx, t)
+			err = business.Housekeeping(ctx, w, t)
 		case nextup.TimerOfferEscalate:
-			err = w.escalate(ctx, t.SubjectID)
+			err = messages.Escalate(ctx, w, t.SubjectID)
 		case nextup.TimerEntryRematch:
-			err = w.matchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
+			err = w.MatchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		case nextup.TimerBookingRemind:
-			err = w.remind(ctx, t.SubjectID)
+			err = messages.Remind(ctx, w, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}
@@ -71,144 +73,4 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		}
 		return nil
 	})
-}
-
-// expireOffer ends an offer whose claim window has passed; the person goes
-// back to waiting with their place kept and the slot rolls on.
-func (w *work) expireOffer(ctx context.Context, offerID string) error {
-	o, err := w.tx.OfferGet(ctx, offerID)
-	if errors.Is(err, nextup.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !o.State.Live() {
-		return nil // already ended (claimed, declined, ...): nothing to do
-	}
-	if o.State == nextup.OfferPending {
-		// Its window has not started; the release timer decides when it
-		// does and schedules the expiry from then.
-		return nil
-	}
-	if w.now.Before(o.ExpiresAt) {
-		// Fired early (clock skew between instances): come back on time.
-		return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
-			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: o.ExpiresAt})
-	}
-	if _, err = w.endOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting); err != nil {
-		return err
-	}
-	bi, err := w.business(ctx, o.BusinessID)
-	if err != nil {
-		return err
-	}
-	return w.queueExpired(ctx, bi, o)
-}
-
-// sendPendingOffer releases an offer held back by quiet hours: it becomes
-// offered with a claim window counted from now, and its message — with a
-// claim link minted now — is queued to go at once. A release that fires
-// late (the process was down) still gives the whole window; one that lands
-// back inside quiet hours waits for the next morning; one too late to be
-// claimed before the slot's lead time ends the offer and rolls on.
-func (w *work) sendPendingOffer(ctx context.Context, offerID string) error {
-	o, err := w.tx.OfferGet(ctx, offerID)
-	if errors.Is(err, nextup.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if o.State != nextup.OfferPending {
-		return nil
-	}
-	bi, err := w.business(ctx, o.BusinessID)
-	if err != nil {
-		return err
-	}
-	slot, err := w.tx.SlotGet(ctx, o.SlotID)
-	if err != nil {
-		return err
-	}
-	expires := o.ExpiresAt
-	if w.now.After(o.SendAt) {
-		state, sendAt, fresh, ok := engine.OfferWindow(w.now, slot.StartsAt, engine.RulesFor(bi.b.Rules, slot), bi.loc)
-		switch {
-		case !ok:
-			_, err := w.endOffer(ctx, o, nextup.OfferExpired, "too_late_to_send", nextup.EntryWaiting)
-			return err
-		case state == nextup.OfferPending:
-			// Back inside quiet hours: wait for them to end again.
-			if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferRelease,
-				SubjectID: o.ID, Key: releaseKey(o.ID), DueAt: sendAt}); err != nil {
-				return err
-			}
-			return w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
-				SubjectID: o.ID, Key: expireKey(o.ID), DueAt: fresh})
-		}
-		expires = fresh
-	}
-	token, hash := w.s.Random.Token()
-	sent, err := w.tx.OfferSend(ctx, o.ID, w.now, expires, hash)
-	if err != nil {
-		return err
-	}
-	entry, err := w.tx.EntryGet(ctx, o.EntryID)
-	if err != nil {
-		return err
-	}
-	if err := w.queue(ctx, offerMessage(w.s, bi, slot, entry, sent, token, false)); err != nil {
-		return err
-	}
-	if err := w.scheduleEscalation(ctx, sent); err != nil {
-		return err
-	}
-	w.notePaidHold(slot, sent, token)
-	if !expires.Equal(o.ExpiresAt) {
-		if err := w.schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
-			SubjectID: o.ID, Key: expireKey(o.ID), DueAt: expires}); err != nil {
-			return err
-		}
-	}
-	return w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
-		From: string(nextup.OfferPending), To: string(nextup.OfferOffered), Reason: "quiet_hours_ended",
-		Detail: map[string]any{"expires_at": expires}})
-}
-
-// housekeepingBatch bounds the work of one housekeeping run.
-const housekeepingBatch = 500
-
-// housekeeping is the daily timer of a business: entries whose window has
-// passed expire, old idempotency records and expired staff sessions are
-// purged, and the next run is scheduled.
-func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
-	bi, err := w.business(ctx, t.BusinessID)
-	if err != nil {
-		return err
-	}
-	expired, err := w.tx.EntryExpireBefore(ctx, bi.b.ID, w.now, housekeepingBatch)
-	if err != nil {
-		return err
-	}
-	for _, e := range expired {
-		if err := w.audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
-			From: string(nextup.EntryWaiting), To: string(nextup.EntryExpired), Reason: "window_passed"}); err != nil {
-			return err
-		}
-	}
-	if _, err := w.tx.IdempotencyPurge(ctx, w.now); err != nil {
-		return err
-	}
-	if _, err := w.tx.SessionPurge(ctx, w.now); err != nil {
-		return err
-	}
-	next := nextLocal(w.now.Add(time.Minute), housekeepingAt, bi.loc)
-	if len(expired) == housekeepingBatch {
-		// More to do: come back in a minute rather than tomorrow, keeping
-		// each transaction small.
-		next = w.now.Add(time.Minute)
-	}
-	return w.schedule(ctx, nextup.Timer{BusinessID: bi.b.ID, Kind: nextup.TimerHousekeeping, SubjectID: bi.b.ID,
-		Key: housekeepingKey(bi.b.ID) + ":" + next.Format("20060102"), DueAt: next})
 }

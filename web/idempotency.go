@@ -19,7 +19,7 @@ const maxReruns = 4
 // transact runs every request as one unit of work (waitlist.Request): the
 // use cases the handler calls share one store transaction, which commits
 // when the handler is done, together with the Idempotency-Key's record and
-// the response it replays. See waitlist/request.go.
+// the response it replays. See waitlist/internal/core/request.go.
 //
 // Idempotency-Key is honoured on every POST (IETF draft semantics): the
 // first request's response is stored; the same key with the same request

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -77,12 +76,7 @@ func MessageDueOrder(a, b nextup.Message) int {
 	if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
 		return c
 	}
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return c
-	}
-	// Same instant: by id, so that every backend hands a batch out in the
-	// same order (RETURNING keeps none).
-	return strings.Compare(a.ID, b.ID)
+	return a.CreatedAt.Compare(b.CreatedAt)
 }
 
 // MessageFinish records a send's outcome on message ?6 under the lease
@@ -180,7 +174,10 @@ func (t *Tx) MessageClaimDue(ctx context.Context, now time.Time, lease time.Dura
 	if err != nil {
 		return nil, t.err("claim due messages", err)
 	}
-	slices.SortFunc(out, MessageDueOrder)
+	// Stable: messages made at the same instant keep the order the store
+	// returned them in (in practice the order they were written: a hold's
+	// message before its confirmation).
+	slices.SortStableFunc(out, MessageDueOrder)
 	return out, nil
 }
 

@@ -1,0 +1,301 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/intake/parse"
+)
+
+// Config is what every use case shares: the store, the clock, the links'
+// base and the seams to other systems. There is one per server; waitlist.New
+// makes it, and cmd/ and tests set its fields after (a booking system, a
+// payment provider, the wake-up of the sweeper and relay), so every use
+// case holds a pointer to it rather than a copy.
+type Config struct {
+	Store  nextup.Store
+	Clock  nextup.Clock
+	Random *nextup.Random
+	// BaseURL prefixes the claim, status and calendar links in messages,
+	// e.g. "https://nextup.example.com". No trailing slash.
+	BaseURL string
+	// Wake is called after a commit that scheduled timers or queued
+	// messages, so the sweeper and relay can act before their next poll.
+	Wake   func()
+	Logger *slog.Logger
+	// Sheets reads mirrored sheets (CSV URLs without more; Google Sheets
+	// with its Sheets client). Nil: the mirror is off.
+	Sheets SheetReader
+	// MailParser, when set, reads forwarded booking requests instead of
+	// the deterministic parser (which stays the fallback).
+	MailParser MailParser
+	// PasswordCost is the bcrypt cost of staff passwords; 0 means
+	// bcrypt.DefaultCost (tests lower it).
+	PasswordCost int
+	// BookingSystem books the claims of a business with a booking URL in
+	// the business's own booking system (see package offers). Nil leaves
+	// booking URLs unused: nextup's own bookings are the truth.
+	BookingSystem nextup.BookingSystem
+	// BookingAttempts is how many times a claim asks the booking system
+	// in a row when it does not answer, before the claim fails; 0 means 3.
+	BookingAttempts int
+	// Payments takes the payments of paid events (pay/stripepay). Nil: a
+	// paid event's holds cannot be paid for (the claim page says so).
+	Payments nextup.Checkouts
+	// Crash, when set (only in builds for crash tests), is called at named
+	// points of a request so that a test can kill the process there.
+	Crash func(point string)
+}
+
+// MailParser reads a booking request into a proposed row: the
+// model-based adapter (intake/anthropic) when one is configured. The
+// deterministic parser (intake/parse) is the default and the fallback.
+type MailParser interface {
+	Propose(ctx context.Context, in parse.Input, b parse.Business) (parse.Proposal, error)
+}
+
+// SheetReader reads the rows of a mirrored sheet, the header first, every
+// cell as the sheet shows it (intake/sheet: Google Sheets through its
+// client, published CSV URLs over HTTPS). It is an interface so that the
+// Google SDK stays out of the use cases: only cmd/ wires the adapter in.
+type SheetReader interface {
+	Read(ctx context.Context, src nextup.SheetSource) ([][]string, error)
+}
+
+// Service is what every use case builds on: the configuration, and the
+// transactions of the use cases (Tx, Read, and the Request a caller's
+// request runs in) with what a transaction does through its Work.
+type Service struct {
+	*Config
+}
+
+// ErrRedecide is returned from inside a transaction when guardrail 1 (still
+// true) fails while applying a decision: the transaction rolls back and the
+// whole use case runs again on fresh data.
+var ErrRedecide = errors.New("state changed under the decision; re-deciding")
+
+// MaxAttempts bounds how often a use case runs again after ErrRedecide.
+const MaxAttempts = 4
+
+// Tx runs fn in one store transaction, retrying a bounded number of times
+// when fn reports that the state changed under its decision. Inside a
+// caller's request (see Begin) it joins the request's transaction instead.
+func (s *Service) Tx(ctx context.Context, fn func(w *Work) error) error {
+	if r := s.request(ctx); r != nil {
+		return r.run(ctx, fn)
+	}
+	var err error
+	for attempt := 0; attempt < MaxAttempts; attempt++ {
+		var w *Work
+		err = s.Store.InTx(ctx, func(tx nextup.Tx) error {
+			w = &Work{s: s, Tx: tx, Now: s.Clock.Now(), businesses: map[string]*Biz{}}
+			return fn(w)
+		})
+		if errors.Is(err, ErrRedecide) {
+			continue
+		}
+		if err == nil && w.wake && s.Wake != nil {
+			s.Wake()
+		}
+		if err == nil && len(w.paidHolds)+len(w.endedSessions) > 0 {
+			s.afterCommit(ctx, w)
+		}
+		return err
+	}
+	return fmt.Errorf("gave up after %d attempts: %w", MaxAttempts, err)
+}
+
+// Read runs fn on a consistent snapshot; inside a request that has
+// written, on the request's transaction, which sees those writes.
+func (s *Service) Read(ctx context.Context, fn func(tx nextup.Tx) error) error {
+	if r := s.request(ctx); r != nil && r.ph != nil {
+		return r.read(ctx, fn)
+	}
+	return s.Store.Read(ctx, fn)
+}
+
+// Log is the logger of the use cases: Logger, or slog's default.
+func (s *Service) Log() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+// Work is the state of one transaction of a use case, and what the use
+// cases do through it: look a business up (once per transaction), write
+// audit rows (each with its webhook event), queue messages, schedule
+// timers, and apply the engine's decisions (apply.go). The use cases set
+// Actor and read Moves; the rest is the core's bookkeeping of what waits
+// for the commit (waking the sweeper and relay, checkouts of paid holds).
+type Work struct {
+	s *Service
+	// Tx is the transaction: a store transaction of its own, a savepoint
+	// of the caller's request, or a snapshot for a use case that reads.
+	Tx nextup.Tx
+	// Now is the clock's time when the transaction began: one instant for
+	// everything it writes.
+	Now time.Time
+	// Actor is whose doing the audit rows are (nextup.ActorStaff, ...);
+	// empty means the system.
+	Actor      string
+	businesses map[string]*Biz
+	// Moves are what the engine did in the transaction, for the caller's
+	// answer.
+	Moves []nextup.Move
+	wake  bool
+	// OfferPos is each chosen entry's place on an event's waitlist as the
+	// decision found it, recorded on the offer's audit row (acceptance by
+	// position).
+	OfferPos map[string]int
+	// paidHolds are the offers of paid events sent in this transaction:
+	// their checkouts are made once it commits.
+	paidHolds []paidHold
+	// endedSessions are the checkout sessions of paid holds that ended in
+	// this transaction: closed at the provider once it commits.
+	endedSessions []string
+	// Registering is the entry registering for an event in this
+	// transaction: an offer made to it at once says so.
+	Registering string
+}
+
+// WorkIn is a Work in tx, a transaction or snapshot the caller already
+// holds: for use cases that read with the steps of a Work, and for a
+// dead letter's fallback, which runs in the relay's transaction. What
+// waits for its commit is the caller's to do (AfterCommit).
+func (s *Service) WorkIn(tx nextup.Tx) *Work {
+	return &Work{s: s, Tx: tx, Now: s.Clock.Now(), businesses: map[string]*Biz{}}
+}
+
+// Service is the Service the Work belongs to.
+func (w *Work) Service() *Service { return w.s }
+
+// Wake asks for the sweeper and relay to be woken once the transaction
+// commits (Queue and Schedule do so themselves).
+func (w *Work) Wake() { w.wake = true }
+
+// Biz is a business as a transaction read it, with its timezone loaded.
+type Biz struct {
+	nextup.Business
+	Loc *time.Location
+}
+
+// Business returns a business, read once per transaction.
+func (w *Work) Business(ctx context.Context, id string) (*Biz, error) {
+	if bi, ok := w.businesses[id]; ok {
+		return bi, nil
+	}
+	b, err := w.Tx.BusinessGet(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("business %s: %w", id, err)
+	}
+	loc, err := b.Location()
+	if err != nil {
+		return nil, fmt.Errorf("business %s timezone %q: %w", id, b.Timezone, err)
+	}
+	bi := &Biz{Business: b, Loc: loc}
+	w.businesses[id] = bi
+	return bi, nil
+}
+
+// KeepBusiness makes bi, a business this transaction created, what
+// Business returns for it.
+func (w *Work) KeepBusiness(bi *Biz) { w.businesses[bi.ID] = bi }
+
+// Audit writes one audit row in the transaction.
+func (w *Work) Audit(ctx context.Context, bi *Biz, ev nextup.AuditEvent) error {
+	ev.BusinessID = bi.ID
+	ev.At = w.Now
+	if ev.Actor == "" {
+		ev.Actor = w.Actor
+	}
+	if ev.Actor == "" {
+		ev.Actor = nextup.ActorSystem
+	}
+	ev.RuleVersion = bi.Rules.Version
+	if err := w.Tx.AuditAppend(ctx, ev); err != nil {
+		return fmt.Errorf("audit %s %s: %w", ev.SubjectType, ev.SubjectID, err)
+	}
+	return w.webhook(ctx, bi, ev)
+}
+
+// Schedule schedules a timer in the transaction.
+func (w *Work) Schedule(ctx context.Context, t nextup.Timer) error {
+	t.CreatedAt = w.Now
+	if err := w.Tx.TimerSchedule(ctx, t); err != nil {
+		return fmt.Errorf("schedule %s: %w", t.Key, err)
+	}
+	w.wake = true
+	return nil
+}
+
+// Queue puts a message in the outbox in the transaction.
+func (w *Work) Queue(ctx context.Context, m nextup.Message) error {
+	m.ID = w.s.Random.ID("msg")
+	return w.QueueWithID(ctx, m)
+}
+
+// QueueWithID is Queue for a message whose id is already chosen (a
+// webhook event names its delivery id in its body).
+func (w *Work) QueueWithID(ctx context.Context, m nextup.Message) error {
+	m.State = nextup.MessageQueued
+	m.CreatedAt = w.Now
+	if m.NotBefore.IsZero() {
+		m.NotBefore = w.Now
+	}
+	m.NextAttemptAt = m.NotBefore
+	if err := w.Tx.MessageCreate(ctx, m); err != nil {
+		return fmt.Errorf("queue %s message: %w", m.Kind, err)
+	}
+	w.wake = true
+	return nil
+}
+
+// Timer keys: one pending timer of a kind per subject.
+
+// ExpireKey is the key of an offer's expiry timer.
+func ExpireKey(offerID string) string { return nextup.TimerOfferExpire + ":" + offerID }
+
+// ReleaseKey is the key of the timer that sends an offer held back by
+// quiet hours.
+func ReleaseKey(offerID string) string { return nextup.TimerOfferRelease + ":" + offerID }
+
+// BookingSyncKey is the key of the timer that asks a business's booking
+// system about a claimed booking again (see package offers).
+func BookingSyncKey(bookingID string) string { return nextup.TimerBookingSync + ":" + bookingID }
+
+// Invalid is the validation error naming fields.
+func Invalid(fields ...nextup.FieldError) error {
+	msg := "the request has invalid fields"
+	if len(fields) == 1 {
+		msg = fields[0].Field + ": " + fields[0].Message
+	}
+	return &nextup.Error{Kind: nextup.ErrInvalid, Code: nextup.CodeValidation, Message: msg, Fields: fields}
+}
+
+// GetBusiness returns a business.
+func (s *Service) GetBusiness(ctx context.Context, id string) (nextup.Business, error) {
+	var b nextup.Business
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		b, err = tx.BusinessGet(ctx, id)
+		if err != nil {
+			return NotFound("business", id, err)
+		}
+		return nil
+	})
+	return b, err
+}
+
+// NotFound is the not_found error of what id, unless err says the store
+// failed otherwise (then err).
+func NotFound(what, id string, err error) error {
+	if err != nil && !errors.Is(err, nextup.ErrNotFound) {
+		return err
+	}
+	return nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "%s %s not found", what, id)
+}

@@ -1,0 +1,97 @@
+package waitlist
+
+import (
+	"context"
+	"strings"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/business"
+	"github.com/nextup-dev/nextup/waitlist/entries"
+	"github.com/nextup-dev/nextup/waitlist/events"
+	"github.com/nextup-dev/nextup/waitlist/intake"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/messages"
+	"github.com/nextup-dev/nextup/waitlist/offers"
+	"github.com/nextup-dev/nextup/waitlist/payments"
+	"github.com/nextup-dev/nextup/waitlist/slots"
+	"github.com/nextup-dev/nextup/waitlist/staff"
+)
+
+// Service runs the use cases against a store. Its methods are the
+// use-case packages', promoted from the fields below, so that callers see
+// one Service; its fields are the configuration they share (core.Config:
+// Store, Clock, Random, BaseURL, Wake, Logger and the seams to other
+// systems), which cmd/ and tests may set after New.
+type Service struct {
+	*core.Config
+	core *core.Service
+
+	*business.Businesses
+	*staff.Accounts
+	*slots.Slots
+	*entries.Entries
+	*offers.Offers
+	*events.Events
+	*payments.Checkouts
+	*messages.Messages
+	*intake.Intake
+}
+
+// New returns a Service with production defaults for anything left nil.
+func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
+	cfg := &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil), BaseURL: strings.TrimRight(baseURL, "/")}
+	c := &core.Service{Config: cfg}
+	sl := &slots.Slots{Service: c}
+	en := &entries.Entries{Service: c}
+	of := &offers.Offers{Service: c}
+	return &Service{
+		Config:     cfg,
+		core:       c,
+		Businesses: &business.Businesses{Service: c},
+		Accounts:   &staff.Accounts{Service: c},
+		Slots:      sl,
+		Entries:    en,
+		Offers:     of,
+		Events:     &events.Events{Service: c, Slots: sl},
+		Checkouts:  &payments.Checkouts{Service: c, Offers: of},
+		Messages:   &messages.Messages{Service: c, Offers: of, Entries: en},
+		Intake:     &intake.Intake{Service: c},
+	}
+}
+
+// The core's own use cases. Every use-case package embeds the core, so
+// its methods reach Service only as these: the transaction helpers stay
+// the use cases' own.
+
+// Begin starts a request's unit of work: every use case called with the
+// returned context joins it; End (or Abort, on a panic) must be called
+// (see core.Service.Begin). A nil Service begins one too, as it always
+// could: a server without use cases (a test of the admin routes) still
+// answers through a Request.
+func (s *Service) Begin(ctx context.Context, idem *Idempotency) (context.Context, *Request, *Response, error) {
+	var c *core.Service
+	if s != nil {
+		c = s.core
+	}
+	return c.Begin(ctx, idem)
+}
+
+// GetBusiness returns a business.
+func (s *Service) GetBusiness(ctx context.Context, id string) (nextup.Business, error) {
+	return s.core.GetBusiness(ctx, id)
+}
+
+// ClaimURL is the public link for a claim token.
+func (s *Service) ClaimURL(token string) string { return s.core.ClaimURL(token) }
+
+// StatusURL is the public link for an entry's status token.
+func (s *Service) StatusURL(token string) string { return s.core.StatusURL(token) }
+
+// CancelURL is an event booking's self-service cancel link.
+func (s *Service) CancelURL(b nextup.Business, bookingID string) string {
+	return s.core.CancelURL(b, bookingID)
+}
+
+// ProposalURL is the page behind an owner's one-tap link; do is
+// "approve" or "reject".
+func (s *Service) ProposalURL(token, do string) string { return s.core.ProposalURL(token, do) }

@@ -22,6 +22,11 @@ var (
 	// ErrUnavailable means a system nextup depends on (a business's
 	// booking system) did not answer, and the request could not be done.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrTxBroken means a store transaction can no longer go on: a part
+	// of it (a Savepoint) failed and could not be undone on its own (a
+	// broken connection, a full disk). Only rolling the whole back is
+	// left.
+	ErrTxBroken = errors.New("transaction broken")
 )
 
 // Error is a domain error with a stable machine-readable code (the `code` of

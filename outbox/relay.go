@@ -589,21 +589,29 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		r.Crash("before_finish", m)
 	}
 	var after func()
-	err = r.Store.InTx(ctx, func(tx nextup.Tx) error {
-		after = nil
-		if err := tx.MessageFinish(ctx, m.ID, *m.ClaimedUntil, res); err != nil {
-			return err
-		}
-		if res.State != nextup.MessageDead || r.OnDead == nil {
-			return nil
-		}
-		var err error
-		after, err = r.OnDead(ctx, tx, m, sendErr)
-		if err != nil {
-			return fmt.Errorf("outbox: what message %s's dead letter triggers: %w", m.ID, err)
-		}
-		return nil
-	})
+	var deadErr error // OnDead's
+	finish := func(onDead bool) error {
+		return r.Store.InTx(ctx, func(tx nextup.Tx) error {
+			after, deadErr = nil, nil
+			if err := tx.MessageFinish(ctx, m.ID, *m.ClaimedUntil, res); err != nil {
+				return err
+			}
+			if !onDead || res.State != nextup.MessageDead || r.OnDead == nil {
+				return nil
+			}
+			after, deadErr = r.OnDead(ctx, tx, m, sendErr)
+			return deadErr
+		})
+	}
+	err = finish(true)
+	if deadErr != nil && ctx.Err() == nil {
+		// The fallback itself fails, and would fail again each time the
+		// lease lapsed, sending the message again and again: record the
+		// dead letter alone, where staff see it (and can requeue it).
+		log.LogAttrs(ctx, slog.LevelError, "outbox: the fallback of a dead message failed; the message is recorded dead without it",
+			slog.String("message_id", m.ID), slog.Any("error", deadErr))
+		err = finish(false)
+	}
 	if errors.Is(err, nextup.ErrConflict) {
 		// The lease ran out during the send and another relay took the
 		// message; its outcome is the one that counts.

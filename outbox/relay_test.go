@@ -993,3 +993,60 @@ func TestAddressRefused(t *testing.T) {
 		}
 	}
 }
+
+// A dead letter's OnDead runs in the transaction that records it dead: its
+// writes commit with it. When OnDead fails, the message is still recorded
+// dead (alone, with the failure logged) rather than being sent again at
+// every lapse of its lease, and the rest of the batch goes on.
+func TestOnDeadCommitsWithTheDeadLetter(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	fails := b.message()
+	kept := b.message()
+	after := b.message()
+	calls := map[string]int{}
+	b.r.OnDead = func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (func(), error) {
+		calls[m.ID]++
+		if m.ID == fails.ID {
+			// A write that must go with the failed fallback.
+			if err := tx.MessageCreate(ctx, nextup.Message{ID: m.ID + "_fb", BusinessID: "biz_1", Kind: "fallback", Channel: nextup.ChannelEmail,
+				To: "x@example.com", State: nextup.MessageQueued, NotBefore: m.CreatedAt, NextAttemptAt: m.CreatedAt, CreatedAt: m.CreatedAt}); err != nil {
+				return nil, err
+			}
+			return nil, errors.New("fallback bug")
+		}
+		fb := nextup.Message{ID: m.ID + "_fb", BusinessID: "biz_1", Kind: "fallback", Channel: nextup.ChannelEmail,
+			To: "x@example.com", State: nextup.MessageQueued, NotBefore: m.CreatedAt, NextAttemptAt: b.clock.Now().Add(time.Hour), CreatedAt: m.CreatedAt}
+		return func() { calls["after:"+m.ID]++ }, tx.MessageCreate(ctx, fb)
+	}
+	b.sms.failNext(3, fmt.Errorf("%w: not a mobile number", nextup.ErrInvalid))
+	b.runOnce(0, 3)
+	for _, m := range []nextup.Message{fails, kept, after} {
+		if got := b.get(m.ID); got.State != nextup.MessageDead || got.Attempts != 1 {
+			t.Errorf("%s: state %s after %d attempts, want dead after 1", m.ID, got.State, got.Attempts)
+		}
+	}
+	err := b.st.Read(b.ctx, func(tx nextup.Tx) error {
+		if _, err := tx.MessageGet(b.ctx, fails.ID+"_fb"); !errors.Is(err, nextup.ErrNotFound) {
+			t.Errorf("the failed fallback's write: %v, want it rolled back", err)
+		}
+		for _, m := range []nextup.Message{kept, after} {
+			if _, err := tx.MessageGet(b.ctx, m.ID+"_fb"); err != nil {
+				t.Errorf("the fallback of %s: %v, want it committed with the dead letter", m.ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls[fails.ID] != 1 || calls["after:"+kept.ID] != 1 || calls["after:"+after.ID] != 1 {
+		t.Errorf("OnDead calls %v", calls)
+	}
+	if !strings.Contains(b.logs.String(), "fallback of a dead message failed") {
+		t.Errorf("the failed fallback is not logged:\n%s", b.logs.String())
+	}
+	// Past the lease: nothing is sent again.
+	b.clock.Advance(2 * time.Minute)
+	b.runOnce(0, 0)
+}

@@ -86,6 +86,10 @@ type (
 // debug clock runs the sweeper, which has transactions of its own).
 func Detached(ctx context.Context) context.Context { return core.Detached(ctx) }
 
+// ErrRerun is Begin's error when the store asked for the request to start
+// again: call Begin again.
+var ErrRerun = core.ErrRerun
+
 // The seams of the configuration (core.Config).
 type (
 	// MailParser reads a booking request into a proposed row: the

@@ -115,6 +115,27 @@ func TestRequestIdempotency(t *testing.T) {
 		t.Fatalf("%d entries, want Ann once", n)
 	}
 
+	// A keyed request whose first use case fails rolls its phase back with
+	// the key's record in it; the record is started again with the next
+	// use case, and commits with it and the answer.
+	k4 := &waitlist.Idempotency{Scope: "caller:x", Key: "k-4", Fingerprint: "f"}
+	ctx, req, _, _ = b.svc.Begin(b.ctx, k4)
+	if _, err := b.svc.Join(ctx, b.biz.ID, waitlist.JoinParams{Name: "Ann", Email: "ann@example.com", Service: "haircut"}); !errors.Is(err, nextup.ErrConflict) {
+		t.Fatalf("Ann again: %v", err)
+	}
+	if _, err := b.svc.Join(ctx, b.biz.ID, waitlist.JoinParams{Name: "Eve", Email: "eve@example.com", Service: "haircut"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := req.End(waitlist.Response{Status: 201, Body: []byte("eve")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, replay, _ = b.svc.Begin(b.ctx, k4); replay == nil || string(replay.Body) != "eve" {
+		t.Fatalf("k-4 again: %+v, want Eve's answer replayed", replay)
+	}
+	if n := b.countEntries(t); n != 2 {
+		t.Fatalf("%d entries, want Ann and Eve", n)
+	}
+
 	// A 5xx of a request that wrote nothing is not kept: a retry runs.
 	k2 := &waitlist.Idempotency{Scope: "caller:x", Key: "k-2", Fingerprint: "f"}
 	_, req, _, _ = b.svc.Begin(b.ctx, k2)

@@ -73,6 +73,8 @@ func (s *Server) run(next http.Handler, w http.ResponseWriter, r *http.Request, 
 	for attempt := 1; ; attempt++ {
 		ctx, req, replay, err := s.Svc.Begin(r.Context(), idem)
 		switch {
+		case errors.Is(err, waitlist.ErrRerun) && attempt < maxReruns:
+			continue
 		case err != nil:
 			s.writeError(w, r, err)
 			return
@@ -100,20 +102,23 @@ func (s *Server) run(next http.Handler, w http.ResponseWriter, r *http.Request, 
 			}
 		}
 		s.crash("before_action", r)
+		served := false
 		func() {
 			defer func() {
-				if p := recover(); p != nil {
+				if !served {
+					// A panic (or a Goexit): nothing of it commits, and
+					// the store's writer is let go.
 					req.Abort()
-					panic(p)
 				}
 			}()
 			next.ServeHTTP(rec, rr)
+			served = true
 		}()
 		r.Pattern = rr.Pattern // for the metrics, which see r
 		stored := map[string]string{}
-		for _, h := range []string{"Content-Type", "Cache-Control", "Referrer-Policy", "Location", "Retry-After", "WWW-Authenticate"} {
-			if v := rec.header.Get(h); v != "" {
-				stored[h] = v
+		for h, v := range rec.header {
+			if len(v) > 0 && h != "Date" && h != "Content-Length" {
+				stored[h] = v[0] // every header nextup sets has one value
 			}
 		}
 		out, rerun, err := req.End(waitlist.Response{Status: rec.status, Header: stored, Body: rec.body.Bytes()})

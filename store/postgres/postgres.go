@@ -325,45 +325,56 @@ var dialect = sqlstore.Dialect{
 type sqlTx struct {
 	tx    pgx.Tx
 	write bool
-	// depth is how many Savepoints are open; sent is how many of them the
-	// server has been told of. A savepoint is sent only just before the
-	// first statement that writes inside it, pipelined with it, so a
-	// Savepoint costs no round trip of its own; and it is never released
-	// (COMMIT releases it), only rolled back to when its function fails.
-	depth, sent int
+	// frames are the open Savepoints, innermost last. A savepoint is sent
+	// to the server only with the first statement run inside it (a read
+	// or a write), pipelined with that statement, so it costs no round
+	// trip of its own; it is never released (COMMIT releases it), only
+	// rolled back to when its function fails. Names are never reused in
+	// one transaction (uc1, uc2, …), so a rollback reaches its own.
+	frames []savepoint
+	named  int
 }
 
-// Savepoint runs fn so that its writes are undone, and the transaction
-// goes on, when it returns an error or panics.
+type savepoint struct {
+	name string
+	sent bool
+}
+
+// Savepoint runs fn so that its statements are undone, and the
+// transaction goes on, when it returns an error or panics.
 func (s *sqlTx) Savepoint(ctx context.Context, fn func() error) (err error) {
-	s.depth++
-	mine := s.depth
+	s.named++
+	s.frames = append(s.frames, savepoint{name: fmt.Sprintf("uc%d", s.named)})
+	mine := len(s.frames) - 1
 	done := false
 	defer func() {
-		if (!done || err != nil) && s.sent >= mine {
-			// Back to before fn; the savepoint itself goes too, so a
-			// later one of the same name is the one rolled back to.
-			b := &pgx.Batch{}
-			b.Queue(fmt.Sprintf("ROLLBACK TO SAVEPOINT uc%d", mine))
-			b.Queue(fmt.Sprintf("RELEASE SAVEPOINT uc%d", mine))
-			if rerr := s.tx.SendBatch(context.WithoutCancel(ctx), b).Close(); rerr != nil && done {
-				err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w", rerr))
-			}
+		f := s.frames[mine]
+		s.frames = s.frames[:mine]
+		if (done && err == nil) || !f.sent {
+			return // kept, or nothing of fn reached the server
 		}
-		s.depth = mine - 1
-		s.sent = min(s.sent, s.depth)
+		b := &pgx.Batch{}
+		b.Queue("ROLLBACK TO SAVEPOINT " + f.name)
+		if rerr := s.tx.SendBatch(context.WithoutCancel(ctx), b).Close(); rerr != nil && done {
+			err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w: %w", nextup.ErrTxBroken, rerr))
+		}
 	}()
 	err = fn()
 	done = true
 	return err
 }
 
-// unsent queues the savepoints the server does not have yet on b.
+// unsent queues the savepoints the server does not have yet on b and
+// returns how many. One that fails means the transaction had failed
+// already (SAVEPOINT refuses nothing else).
 func (s *sqlTx) unsent(b *pgx.Batch) int {
 	n := 0
-	for ; s.sent < s.depth; s.sent++ {
-		b.Queue(fmt.Sprintf("SAVEPOINT uc%d", s.sent+1))
-		n++
+	for i := range s.frames {
+		if !s.frames[i].sent {
+			b.Queue("SAVEPOINT " + s.frames[i].name)
+			s.frames[i].sent = true
+			n++
+		}
 	}
 	return n
 }
@@ -383,8 +394,10 @@ func (s *sqlTx) protect(ctx context.Context, q string, args []any, use func(pgx.
 	b := &pgx.Batch{}
 	savepoint := s.write && isWrite(q)
 	outer := 0
-	if savepoint {
+	if s.write {
 		outer = s.unsent(b)
+	}
+	if savepoint {
 		b.Queue("SAVEPOINT nx")
 	}
 	b.Queue(rebind(q), args...)
@@ -396,7 +409,7 @@ func (s *sqlTx) protect(ctx context.Context, q string, args []any, use func(pgx.
 	for range outer {
 		if _, err = br.Exec(); err != nil {
 			br.Close()
-			return fmt.Errorf("savepoint: %w", err)
+			return fmt.Errorf("savepoint: %w: %w", nextup.ErrTxBroken, err)
 		}
 	}
 	established := false // the savepoint is still there: roll back to it
@@ -459,18 +472,9 @@ func (s *sqlTx) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Sc
 // Query runs a query of many rows, without a savepoint: the ones that
 // write (claims, expiry) cannot break a constraint.
 func (s *sqlTx) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
-	if s.write && isWrite(q) && s.sent < s.depth {
-		b := &pgx.Batch{}
-		n := s.unsent(b)
-		br := s.tx.SendBatch(ctx, b)
-		for range n {
-			if _, err := br.Exec(); err != nil {
-				br.Close()
-				return nil, fmt.Errorf("savepoint: %w", err)
-			}
-		}
-		if err := br.Close(); err != nil {
-			return nil, fmt.Errorf("savepoint: %w", err)
+	if b := (&pgx.Batch{}); s.write && s.unsent(b) > 0 {
+		if err := s.tx.SendBatch(ctx, b).Close(); err != nil {
+			return nil, fmt.Errorf("savepoint: %w: %w", nextup.ErrTxBroken, err)
 		}
 	}
 	rows, err := s.tx.Query(ctx, rebind(q), args...)

@@ -317,7 +317,9 @@ func (r *runner) Savepoint(ctx context.Context, fn func() error) (err error) {
 				_, rerr = r.tx.ExecContext(context.WithoutCancel(ctx), "RELEASE "+name)
 			}
 			if rerr != nil && done {
-				err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w", rerr))
+				// SQLite rolled the whole transaction back itself (a full
+				// disk, an I/O error): nothing is left to go on with.
+				err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w: %w", nextup.ErrTxBroken, rerr))
 			}
 		}
 	}()

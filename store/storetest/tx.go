@@ -574,6 +574,26 @@ func testSavepoint(t *testing.T, b *bundle) {
 				panic("sp boom")
 			})
 		}()
+		// A refused conditional write inside a savepoint, passed on as its
+		// function's error: the transaction goes on, and a savepoint
+		// after it that fails undoes only its own writes, not the first
+		// one's (names of savepoints must not be confused).
+		err = tx.Savepoint(b.ctx, func() error {
+			_, err := tx.SlotSeats(b.ctx, kept.slot.ID, nextup.SeatDelta{Held: 100})
+			return err
+		})
+		if !errors.Is(err, nextup.ErrConflict) {
+			t.Errorf("Savepoint whose refused write is its error: got %v, want ErrConflict", err)
+		}
+		err = tx.Savepoint(b.ctx, func() error {
+			if _, err := tx.EntryGet(b.ctx, "ent_missing"); !errors.Is(err, nextup.ErrNotFound) {
+				return fmt.Errorf("EntryGet of a missing entry: %v", err)
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("Savepoint whose read found nothing: got %v, want %v", err, boom)
+		}
 		// The transaction is still usable, and sees what the first one kept.
 		if _, err := tx.EntryGet(b.ctx, kept.entry.ID); err != nil {
 			return fmt.Errorf("EntryGet of an entry a released Savepoint wrote: %w", err)

@@ -372,8 +372,30 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 		moves = w.Moves
 		return err
 	})
+	var ne *nextup.Error
+	switch {
+	case err == nil:
+		// A paid event's registration goes on to make its checkout, a call
+		// that ends the request's phase: a resumed run of the request must
+		// answer with this registration and its status link, not with
+		// already_registered.
+		s.StashNote(ctx, registeredNote(out.Entry.ID), out.StatusToken)
+	case errors.As(err, &ne) && ne.Code == nextup.CodeAlreadyRegistered:
+		id, _ := ne.Data["id"].(string)
+		if token := s.Stashed(ctx, registeredNote(id)); token != "" {
+			// This request registered them, in a run that died after
+			// committing it.
+			out, err = s.GetRegistration(ctx, businessID, eventID, id)
+			out.StatusToken = token
+			return out, nil, err
+		}
+	}
 	return out, moves, err
 }
+
+// registeredNote names the note that keeps a registration's status token
+// for a resumed run of the request that made it.
+func registeredNote(entryID string) string { return "registered:" + entryID }
 
 func (w *work) register(ctx context.Context, businessID, eventID string, p entries.JoinParams, guests int) (Registration, error) {
 	sl, err := w.eventOf(ctx, businessID, eventID)

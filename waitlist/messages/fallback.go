@@ -21,8 +21,10 @@ const MessageFallback = "fallback"
 // (21610). Others (a phone switched off, 30003) may clear.
 var permanentSMSCodes = []string{"30004", "30005", "30006", "21211", "21610", "21614"}
 
-// Undeliverable handles a message that could not be delivered: the relay
-// gave it up (dead) or the carrier reported it undelivered. permanent says
+// Undeliverable handles a message that could not be delivered, in a
+// transaction of its own. The relay's dead letters (DeadLetter) and the
+// carrier's reports (SMSDelivery) run the same fallback inside the
+// transaction that records the failure, so the two commit together. permanent says
 // the address itself is bad (not a provider outage): it is then opted out
 // of that channel for the business, reason recorded, so the engine stops
 // choosing it. Then, for a person's message:
@@ -50,22 +52,15 @@ func (s *Messages) Undeliverable(ctx context.Context, messageID string, permanen
 // run once tx has committed, wakes the sweeper and relay and makes the
 // checkouts of paid holds the fallback made (an offer rolled on).
 func (s *Messages) DeadLetter(ctx context.Context, tx nextup.Tx, messageID string, permanent bool, reason string) (after func(), err error) {
-	for attempt := 0; attempt < core.MaxAttempts; attempt++ {
-		var w *work
-		err = tx.Savepoint(ctx, func() error {
-			w = wrap(s.WorkIn(tx))
-			w.Actor = nextup.ActorSystem
-			return w.undeliverable(ctx, messageID, permanent, reason)
-		})
-		if errors.Is(err, core.ErrRedecide) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return func() { s.AfterCommit(ctx, w.Work) }, nil
+	after, err = s.Within(ctx, tx, func(cw *core.Work) error {
+		w := wrap(cw)
+		w.Actor = nextup.ActorSystem
+		return w.undeliverable(ctx, messageID, permanent, reason)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fallback of message %s: %w", messageID, err)
 	}
-	return nil, fmt.Errorf("fallback of message %s: gave up after %d attempts: %w", messageID, core.MaxAttempts, err)
+	return after, nil
 }
 
 func (w *work) undeliverable(ctx context.Context, messageID string, permanent bool, reason string) error {

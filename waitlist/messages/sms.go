@@ -168,9 +168,9 @@ func (s *Messages) SMSDelivery(ctx context.Context, messageID, status, errorCode
 		switch {
 		case errors.Is(err, nextup.ErrConflict):
 			// Not sent (any more): a retry queued it again, or this is the
-			// carrier's report again after our fallback failed. A dead
-			// text gets its fallback now; doing it twice sends nothing
-			// twice.
+			// carrier's report again, or the relay gave the text up. A
+			// dead text gets its fallback here too; doing it twice sends
+			// nothing twice.
 			m, err := w.Tx.MessageGet(ctx, messageID)
 			if err != nil || m.State != nextup.MessageDead {
 				return err

@@ -21,6 +21,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
 	"github.com/nextup-dev/nextup/outbox"
+	"github.com/nextup-dev/nextup/pay/stripepay/stripetest"
 	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
 	"github.com/nextup-dev/nextup/web/webtest"
@@ -80,7 +81,13 @@ type proc struct {
 // until it is healthy.
 func startProc(t *testing.T, db, smtpAddr string, env ...string) *proc {
 	t.Helper()
-	in := startInstanceEnv(t, "crash", db, smtpAddr, env, "--notify", "capture,smtp")
+	return startProcArgs(t, db, smtpAddr, env)
+}
+
+// startProcArgs is startProc with more flags for serve.
+func startProcArgs(t *testing.T, db, smtpAddr string, env []string, extra ...string) *proc {
+	t.Helper()
+	in := startInstanceEnv(t, "crash", db, smtpAddr, env, append([]string{"--notify", "capture,smtp"}, extra...)...)
 	return &proc{instance: in, client: &http.Client{Timeout: 30 * time.Second, Transport: webtest.Transport(t, nil)}}
 }
 
@@ -497,5 +504,54 @@ func TestCrashDuringBookingSystemClaim(t *testing.T) {
 	booking := res["booking"].(map[string]any)["id"].(string)
 	if len(asked) != 1 || asked[0] != booking {
 		t.Errorf("the booking system was asked with keys %v, want once with the booking's id %s", asked, booking)
+	}
+}
+
+// TestCrashDuringPaidRegistration: a keyed registration for a paid event
+// commits the registration before it calls Stripe for the checkout (no
+// transaction is held across the call) and dies right after that commit.
+// The retry with the same key resumes it: one registration, answered with
+// its status link and a checkout, not already_registered; a second retry
+// replays that answer.
+func TestCrashDuringPaidRegistration(t *testing.T) {
+	t.Parallel()
+	mail := smtptest.Start(t)
+	stripeURL := stripetest.Start(t)
+	stripe := []string{"--stripe-secret-key", "sk_test_crash", "--stripe-webhook-secret", "whsec_crash", "--stripe-api-base", stripeURL}
+	db := filepath.Join(t.TempDir(), "n.db")
+	p := startProcArgs(t, db, mail.Addr, []string{"NEXTUP_TEST_CRASH_AT=service:after_phase_commit"}, stripe...)
+	w := &crashWorld{}
+	w.setUp(t, p)
+	start := w.start.Add(24 * time.Hour)
+	ev := p.call(t, "POST", "/v1/businesses/"+w.bid+"/events", w.key, fmt.Sprintf(`{"title":"Supper","starts_at":%q,"ends_at":%q,"capacity":4,"price_cents":2500}`,
+		start.Format(time.RFC3339), start.Add(2*time.Hour).Format(time.RFC3339)), 201)
+	path := "/v1/events/" + ev["id"].(string) + "/registrations"
+	body := `{"name":"Ann","email":"ann@example.com"}`
+	if a, err := p.send("POST", path, w.key, "reg-1", body); err == nil {
+		t.Fatalf("the registration answered %d %s; want the process to die", a.status, a.body)
+	}
+	p.died(t, "service:after_phase_commit")
+
+	p = startProcArgs(t, db, mail.Addr, nil, stripe...)
+	retry, err := p.send("POST", path, w.key, "reg-1", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := retry.json(t)
+	if retry.status != 201 || res["state"] != "offered" || retry.replayed ||
+		!strings.HasPrefix(fmt.Sprint(res["checkout_url"]), "https://checkout.stripe.com/") || fmt.Sprint(res["status_url"]) == "" {
+		t.Fatalf("resumed registration: %d %s (replayed %v), want 201 offered with its status link and checkout, run again", retry.status, retry.body, retry.replayed)
+	}
+	status := fmt.Sprint(res["status_url"])
+	tok := status[strings.LastIndex(status, "/")+1:]
+	if st := p.call(t, "GET", "/v1/status/"+tok, "", "", 200); st["state"] != "offered" {
+		t.Errorf("the status link of the resumed registration: %v", st)
+	}
+	again, err := p.send("POST", path, w.key, "reg-1", body)
+	if err != nil || !again.replayed || !bytes.Equal(again.body, retry.body) {
+		t.Errorf("a second retry: %d %s (replayed %v), want the first retry's answer replayed", again.status, again.body, again.replayed)
+	}
+	if regs := p.call(t, "GET", path, w.key, "", 200)["registrations"].([]any); len(regs) != 1 {
+		t.Errorf("%d registrations, want Ann once", len(regs))
 	}
 }

@@ -61,6 +61,28 @@ func (s *Service) AfterCommit(ctx context.Context, w *Work) {
 	}
 }
 
+// Within runs a use case inside a transaction someone else owns and will
+// commit (the outbox relay's, recording a dead letter), in a savepoint of
+// its own, again when the state changed under its decision. after, run
+// once tx has committed, does what waits for the commit (AfterCommit).
+func (s *Service) Within(ctx context.Context, tx nextup.Tx, fn func(w *Work) error) (after func(), err error) {
+	for attempt := 0; attempt < MaxAttempts; attempt++ {
+		var w *Work
+		err = tx.Savepoint(ctx, func() error {
+			w = s.WorkIn(tx)
+			return fn(w)
+		})
+		if errors.Is(err, ErrRedecide) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return func() { s.AfterCommit(ctx, w) }, nil
+	}
+	return nil, fmt.Errorf("gave up after %d attempts: %w", MaxAttempts, err)
+}
+
 // afterCommit makes the checkouts of the paid holds a committed
 // transaction made. A failure is logged and left for the claim page.
 func (s *Service) afterCommit(ctx context.Context, w *Work) {

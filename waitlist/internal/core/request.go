@@ -1,11 +1,11 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -30,16 +30,26 @@ import (
 //
 // A request never holds a transaction across a call to another system (a
 // booking system, a payment provider, a sheet, a mail parser): such a call
-// ends the current phase first (beforeRemote). When the phase has written
+// ends the current phase first (BeforeRemote). When the phase has written
 // something, it commits, with the Idempotency-Key record saved as still
 // running plus the request's recovery notes (stash, sealed); the rest of
 // the request runs in a new phase, and End finishes the record there. A
-// retry that finds a running record resumes: it runs the request again,
-// and the use cases that split a request this way are written to pick up
-// where the first run stopped (a claim that awaits the business's booking
-// system finds its booking and asks again with the same key). A phase that
-// has written nothing is rolled back instead and opened again after the
-// call.
+// retry that finds a running record resumes: it runs the request again.
+// So every use case that calls out after writing must pick up where a
+// first run stopped, and each does:
+//   - a claim through a business's booking system finds its booking and
+//     asks again with the booking's id as the key, and answers with the
+//     calendar link the first run noted (offers);
+//   - a paid event's registration, which goes on to make its checkout,
+//     answers with the registration and status link the first run noted
+//     instead of already_registered (events), and finds the checkout open;
+//   - a payment that arrived late is refunded with a key per payment, so
+//     a second refund is Stripe's replay (payments).
+// The other calls (a sheet, a mail parser, a checkout from the claim page)
+// come before the request writes. A phase that has written nothing is
+// rolled back instead and opened again after the call. A store that asks
+// for a request to run again after one of its phases committed gets an
+// error instead: the retry with the same key resumes it.
 //
 // Work that follows a commit (waking the sweeper and relay, making the
 // checkouts of paid holds) waits for it: AfterCommit runs it, outside the
@@ -116,6 +126,10 @@ var errReplayed = errors.New("this request was answered before; replaying its re
 // the request as a whole has to run again.
 var errRerun = errors.New("the store asked for the request to run again")
 
+// ErrRerun is Begin's error when the store asked for the request to start
+// again (a deadlock taking its Idempotency-Key's record): call Begin again.
+var ErrRerun = errors.New("the request must start again")
+
 // errDiscard rolls back a phase that holds nothing worth keeping.
 var errDiscard = errors.New("phase discarded")
 
@@ -128,19 +142,26 @@ var errDiscard = errors.New("phase discarded")
 func (s *Service) Begin(ctx context.Context, idem *Idempotency) (context.Context, *Request, *Response, error) {
 	r := &Request{s: s, idem: idem}
 	r.ctx = context.WithValue(ctx, requestKey{}, r)
-	if idem == nil {
+	if idem == nil || s == nil {
+		// Without use cases (a server of admin routes only) there is
+		// nothing to keep an Idempotency-Key's answer in either.
+		r.idem = nil
 		return r.ctx, r, nil, nil
 	}
 	now := s.Clock.Now()
 	r.rec = nextup.IdempotencyRecord{Scope: idem.Scope, Key: nextup.HashToken("idempotency-key:" + idem.Key),
 		Fingerprint: idem.Fingerprint, CreatedAt: now, ExpiresAt: now.Add(nextup.IdempotencyTTL(nextup.DefaultRules()))}
 	if _, err := r.open(r.ctx); err != nil {
-		r.Abort()
+		if r.ph != nil {
+			r.closePhase(cmp.Or(r.poison, errDiscard))
+		}
 		switch {
 		case r.replay != nil:
 			return nil, nil, r.replay, nil
 		case r.reuse != nil:
 			return nil, nil, nil, r.reuse
+		case r.rerun:
+			return nil, nil, nil, fmt.Errorf("%w: %w", ErrRerun, err)
 		}
 		return nil, nil, nil, err
 	}
@@ -175,7 +196,11 @@ func (r *Request) open(ctx context.Context) (nextup.Tx, error) {
 	if r.ph != nil {
 		return r.ph.tx, nil
 	}
-	ph, err := openPhase(r.ctx, r.s.Store)
+	// The phase's life is bounded by End and Abort, not by the client:
+	// a customer who closes the tab while a claim's answer is applied
+	// must not leave it half done (the use cases' own calls still see
+	// the request's context).
+	ph, err := openPhase(context.WithoutCancel(r.ctx), r.s.Store)
 	if err != nil {
 		if errors.Is(err, errRerun) {
 			r.rerun = true
@@ -291,20 +316,20 @@ func (r *Request) read(ctx context.Context, fn func(tx nextup.Tx) error) error {
 
 // fail notes a use case's error. Its savepoint undid its writes and the
 // transaction goes on, as the use case's own transaction would have rolled
-// back alone — except when the database says the transaction as a whole
-// lost (a serialization failure or deadlock, a broken connection): then
-// the phase is doomed, and End rolls it back with that error so that the
-// store can decide to run the request again.
+// back alone — except when the transaction as a whole is lost: the store
+// says so with nextup.ErrTxBroken (a savepoint that could not be rolled
+// back to: a broken connection, a full disk), or PostgreSQL's
+// serialization failure and deadlock, after which the store's own retry is
+// the way on. Then the phase is doomed, and End rolls it back with that
+// error, so that the store can decide to run the request again.
 func (r *Request) fail(err error) {
+	doomed := errors.Is(err, nextup.ErrTxBroken)
 	var st interface{ SQLState() string }
-	if !errors.As(err, &st) {
-		return
+	if errors.As(err, &st) {
+		doomed = doomed || st.SQLState() == "40001" || st.SQLState() == "40P01"
 	}
-	switch code := st.SQLState(); {
-	case code == "40001", code == "40P01", strings.HasPrefix(code, "08"), strings.HasPrefix(code, "57"):
-		if r.poison == nil {
-			r.poison = err
-		}
+	if doomed && r.poison == nil {
+		r.poison = err
 	}
 }
 
@@ -461,13 +486,23 @@ func (r *Request) End(resp Response) (out Response, rerun bool, err error) {
 	}
 	if r.ph != nil {
 		if err := r.closePhase(nil); err != nil {
-			if r.rerun {
+			if r.rerun && !r.committed {
 				return Response{}, true, nil
 			}
-			return Response{}, false, fmt.Errorf("commit the request: %w", err)
+			return Response{}, false, r.partly(fmt.Errorf("commit the request: %w", err))
 		}
 	}
 	return resp, false, nil
+}
+
+// partly adds to err, for a request that committed an earlier phase, that
+// it is not run again here: what committed may not be repeatable, and a
+// retry with the same Idempotency-Key resumes it.
+func (r *Request) partly(err error) error {
+	if !r.committed {
+		return err
+	}
+	return fmt.Errorf("%w (an earlier part of the request committed; a retry with the same Idempotency-Key resumes it)", err)
 }
 
 // settled is how the request ends when something decided it before its
@@ -483,12 +518,14 @@ func (r *Request) settled() (out Response, rerun bool, err error, ok bool) {
 		if r.ph != nil {
 			r.closePhase(r.poison)
 		}
-		if r.rerun {
+		if r.rerun && !r.committed {
 			return Response{}, true, nil, true
 		}
-		return Response{}, false, fmt.Errorf("the request's transaction failed: %w", r.poison), true
-	case r.rerun:
+		return Response{}, false, r.partly(fmt.Errorf("the request's transaction failed: %w", r.poison)), true
+	case r.rerun && !r.committed:
 		return Response{}, true, nil, true
+	case r.rerun:
+		return Response{}, false, r.partly(errors.New("the request's last part was refused by the store")), true
 	}
 	return Response{}, false, nil, false
 }
@@ -537,6 +574,13 @@ func openPhase(ctx context.Context, st nextup.Store) (*phase, error) {
 	p := &phase{end: make(chan error), result: make(chan error, 1)}
 	ready := make(chan nextup.Tx)
 	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				// A panic in the store's own code: the request fails,
+				// the process goes on.
+				p.result <- fmt.Errorf("the store panicked: %v", v)
+			}
+		}()
 		calls := 0
 		p.result <- st.InTx(ctx, func(tx nextup.Tx) error {
 			calls++

@@ -98,11 +98,8 @@ func (s *Service) Tx(ctx context.Context, fn func(w *Work) error) error {
 		if errors.Is(err, ErrRedecide) {
 			continue
 		}
-		if err == nil && w.wake && s.Wake != nil {
-			s.Wake()
-		}
-		if err == nil && len(w.paidHolds)+len(w.endedSessions) > 0 {
-			s.afterCommit(ctx, w)
+		if err == nil {
+			s.AfterCommit(ctx, w)
 		}
 		return err
 	}

@@ -193,9 +193,17 @@ type Relay struct {
 	// cases' fallback: the same message on the person's other channel,
 	// or their offer rolling on) commits with it or not at all. Its
 	// error rolls that transaction back: the outcome is not recorded and
-	// the message is tried again when its lease lapses. after, when not
+	// the message is tried again when its lease lapses, so a store that
+	// failed for a moment loses no fallback. A fallback that has failed
+	// DeadFallbackTries times in a row for one message (a bug, not a
+	// moment) is given up: the message is recorded dead without it and
+	// logged, rather than sent again at every lease. after, when not
 	// nil, is run once the transaction has committed.
 	OnDead func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (after func(), err error)
+	// DeadFallbackTries is how many times in a row OnDead may fail for
+	// one message, in this process, before the message is recorded dead
+	// without its fallback. Default 5.
+	DeadFallbackTries int
 	// Crash, when set (only in builds for crash tests), is called at
 	// named points of a send so that a test can kill the process there.
 	Crash func(point string, m nextup.Message)
@@ -203,8 +211,31 @@ type Relay struct {
 	wakeOnce sync.Once
 	wake     chan struct{}
 
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter // by account
+	mu       sync.Mutex
+	buckets  map[string]*rate.Limiter // by account
+	deadErrs map[string]int           // OnDead's failures in a row, by message
+}
+
+// deadFailed counts a failure of message id's fallback and reports whether
+// it has now failed DeadFallbackTries times in a row.
+func (r *Relay) deadFailed(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deadErrs == nil {
+		r.deadErrs = map[string]int{}
+	}
+	r.deadErrs[id]++
+	if r.deadErrs[id] < cmp.Or(r.DeadFallbackTries, 5) {
+		return false
+	}
+	delete(r.deadErrs, id)
+	return true
+}
+
+func (r *Relay) deadDone(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.deadErrs, id)
 }
 
 func (r *Relay) maxAttempts() int {
@@ -433,6 +464,8 @@ func (r *Relay) round(ctx context.Context) (sent, failed, limit int, err error) 
 
 // work sends one account's share of a batch, in order.
 func (r *Relay) work(ctx context.Context, msgs []nextup.Message, lims map[nextup.Channel]*rate.Limiter) (sent, failed int, err error) {
+	var deadErr error // the first fallback that failed
+	defer func() { err = cmp.Or(err, deadErr) }()
 	for _, m := range msgs {
 		if err := ctx.Err(); err != nil {
 			return sent, failed, err
@@ -451,6 +484,13 @@ func (r *Relay) work(ctx context.Context, msgs []nextup.Message, lims map[nextup
 			}
 		}
 		out, err := r.send(ctx, m)
+		var fb *fallbackError
+		if errors.As(err, &fb) && ctx.Err() == nil {
+			// One message's fallback failed; the store answers, so
+			// the account's later messages go on.
+			deadErr = cmp.Or(deadErr, err)
+			continue
+		}
 		if err != nil {
 			return sent, failed, err
 		}
@@ -515,6 +555,19 @@ func (r *Relay) optedOut(ctx context.Context, m nextup.Message) (string, error) 
 	}
 	return reason, nil
 }
+
+// fallbackError is the failure of a dead message's fallback (OnDead): the
+// message stays leased and is tried again when its lease lapses.
+type fallbackError struct {
+	id  string
+	err error
+}
+
+func (e *fallbackError) Error() string {
+	return fmt.Sprintf("outbox: fallback of dead message %s: %v", e.id, e.err)
+}
+
+func (e *fallbackError) Unwrap() error { return e.err }
 
 // outcome is what became of one claimed message.
 type outcome int
@@ -605,12 +658,22 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	}
 	err = finish(true)
 	if deadErr != nil && ctx.Err() == nil {
-		// The fallback itself fails, and would fail again each time the
-		// lease lapsed, sending the message again and again: record the
-		// dead letter alone, where staff see it (and can requeue it).
-		log.LogAttrs(ctx, slog.LevelError, "outbox: the fallback of a dead message failed; the message is recorded dead without it",
+		if !r.deadFailed(m.ID) {
+			// Most likely the store failed for a moment: nothing is
+			// recorded, and the message is tried again, fallback and
+			// all, when its lease lapses.
+			log.LogAttrs(ctx, slog.LevelError, "outbox: the fallback of a dead message failed; the message is tried again when its lease lapses",
+				slog.String("message_id", m.ID), slog.Any("error", deadErr))
+			return outcomeLost, &fallbackError{m.ID, deadErr}
+		}
+		// The fallback fails every time: it would send the message
+		// again at every lease. Record the dead letter alone, where
+		// staff see it (and can requeue it).
+		log.LogAttrs(ctx, slog.LevelError, "outbox: the fallback of a dead message failed again; the message is recorded dead without it",
 			slog.String("message_id", m.ID), slog.Any("error", deadErr))
 		err = finish(false)
+	} else if r.OnDead != nil && res.State == nextup.MessageDead {
+		r.deadDone(m.ID)
 	}
 	if errors.Is(err, nextup.ErrConflict) {
 		// The lease ran out during the send and another relay took the

@@ -1019,14 +1019,33 @@ func TestOnDeadCommitsWithTheDeadLetter(t *testing.T) {
 			To: "x@example.com", State: nextup.MessageQueued, NotBefore: m.CreatedAt, NextAttemptAt: b.clock.Now().Add(time.Hour), CreatedAt: m.CreatedAt}
 		return func() { calls["after:"+m.ID]++ }, tx.MessageCreate(ctx, fb)
 	}
-	b.sms.failNext(3, fmt.Errorf("%w: not a mobile number", nextup.ErrInvalid))
-	b.runOnce(0, 3)
+	b.r.DeadFallbackTries = 2
+	refused := fmt.Errorf("%w: not a mobile number", nextup.ErrInvalid)
+	b.sms.failNext(3, refused)
+	// The first round: kept and after are dead with their fallbacks;
+	// fails's fallback failed, so nothing of it is recorded and the round
+	// says so.
+	sent, failed, err := b.r.RunOnce(b.ctx)
+	if err == nil || !strings.Contains(err.Error(), "fallback bug") || sent != 0 || failed != 2 {
+		t.Fatalf("first round: %d sent, %d failed, %v; want 0, 2 and the fallback's error", sent, failed, err)
+	}
+	if got := b.get(fails.ID); got.State == nextup.MessageDead || got.Attempts != 0 {
+		t.Errorf("%s after its failed fallback: %s after %d attempts, want it still leased, nothing recorded", fails.ID, got.State, got.Attempts)
+	}
+	if !strings.Contains(b.logs.String(), "tried again when its lease lapses") {
+		t.Errorf("the failed fallback is not logged:\n%s", b.logs.String())
+	}
+	// Past the lease: sent again, refused again, its fallback fails a
+	// second time in a row, and the message is recorded dead without it.
+	b.clock.Advance(2 * time.Minute)
+	b.sms.failNext(1, refused)
+	b.runOnce(0, 1)
 	for _, m := range []nextup.Message{fails, kept, after} {
 		if got := b.get(m.ID); got.State != nextup.MessageDead || got.Attempts != 1 {
 			t.Errorf("%s: state %s after %d attempts, want dead after 1", m.ID, got.State, got.Attempts)
 		}
 	}
-	err := b.st.Read(b.ctx, func(tx nextup.Tx) error {
+	err = b.st.Read(b.ctx, func(tx nextup.Tx) error {
 		if _, err := tx.MessageGet(b.ctx, fails.ID+"_fb"); !errors.Is(err, nextup.ErrNotFound) {
 			t.Errorf("the failed fallback's write: %v, want it rolled back", err)
 		}
@@ -1040,13 +1059,51 @@ func TestOnDeadCommitsWithTheDeadLetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls[fails.ID] != 1 || calls["after:"+kept.ID] != 1 || calls["after:"+after.ID] != 1 {
+	if calls[fails.ID] != 2 || calls[kept.ID] != 1 || calls["after:"+kept.ID] != 1 || calls["after:"+after.ID] != 1 {
 		t.Errorf("OnDead calls %v", calls)
 	}
-	if !strings.Contains(b.logs.String(), "fallback of a dead message failed") {
-		t.Errorf("the failed fallback is not logged:\n%s", b.logs.String())
+	if !strings.Contains(b.logs.String(), "recorded dead without it") {
+		t.Errorf("giving the fallback up is not logged:\n%s", b.logs.String())
 	}
-	// Past the lease: nothing is sent again.
+	// Past the lease again: nothing is sent again.
 	b.clock.Advance(2 * time.Minute)
 	b.runOnce(0, 0)
+}
+
+// A fallback that failed once and then works commits with the dead letter
+// at the next lease: a store that failed for a moment loses nothing.
+func TestOnDeadFailingOnceIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	m := b.message()
+	tries := 0
+	b.r.OnDead = func(ctx context.Context, tx nextup.Tx, dead nextup.Message, sendErr error) (func(), error) {
+		tries++
+		if err := tx.MessageCreate(ctx, nextup.Message{ID: dead.ID + "_fb", BusinessID: "biz_1", Kind: "fallback", Channel: nextup.ChannelEmail,
+			To: "x@example.com", State: nextup.MessageQueued, NotBefore: dead.CreatedAt, NextAttemptAt: b.clock.Now().Add(time.Hour), CreatedAt: dead.CreatedAt}); err != nil {
+			return nil, err
+		}
+		if tries == 1 {
+			return nil, errors.New("connection reset")
+		}
+		return nil, nil
+	}
+	refused := fmt.Errorf("%w: not a mobile number", nextup.ErrInvalid)
+	b.sms.failNext(1, refused)
+	if _, _, err := b.r.RunOnce(b.ctx); err == nil {
+		t.Fatal("a round whose fallback failed returned nil")
+	}
+	b.clock.Advance(2 * time.Minute)
+	b.sms.failNext(1, refused)
+	b.runOnce(0, 1)
+	if got := b.get(m.ID); got.State != nextup.MessageDead || got.Attempts != 1 {
+		t.Errorf("state %s after %d attempts, want dead after 1", got.State, got.Attempts)
+	}
+	err := b.st.Read(b.ctx, func(tx nextup.Tx) error {
+		_, err := tx.MessageGet(b.ctx, m.ID+"_fb")
+		return err
+	})
+	if err != nil || tries != 2 {
+		t.Errorf("the fallback after %d tries: %v, want it committed at the second", tries, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -243,6 +244,9 @@ func (w *world) newRelay() *outbox.Relay {
 		},
 		MaxAttempts: relayAttempts,
 		Logger:      w.svc.Logger,
+		// Faults here are moments, never bugs: a fallback that failed
+		// is always tried again (the relay's own tests give one up).
+		DeadFallbackTries: math.MaxInt,
 		OnDead: func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (func(), error) {
 			return w.svc.DeadLetter(ctx, tx, m.ID, outbox.AddressRefused(sendErr), fmt.Sprint(sendErr))
 		},

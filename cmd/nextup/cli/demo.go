@@ -17,7 +17,6 @@ import (
 	"github.com/nextup-dev/nextup/booksys/httpbook"
 	"github.com/nextup-dev/nextup/notify/capture"
 	"github.com/nextup-dev/nextup/outbox"
-	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
 )
@@ -42,7 +41,7 @@ type demo struct {
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo")
-	db := fs.String("db", "", "database file for the demo (default: a fresh file in a temporary directory)")
+	db := fs.String("db", "", "the demo's store: a fresh file (default: one in a temporary directory), or a URL of an empty database (postgres://…, or dynamodb://… in nextup-aws)")
 	tour := fs.Bool("tour", false, "instead of a server: a guided run of the whole loop in the terminal, with a fake clock")
 	addr := fs.String("addr", ":8080", "listen address of the demo server")
 	admin := fs.String("admin-token", "demo-admin", "admin token of the demo server")
@@ -55,6 +54,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		*db = filepath.Join(dir, "nextup-demo.db")
+	} else if strings.Contains(*db, "://") {
+		// A database server: the demo salon's slug is taken when it
+		// is not empty, which stops the demo before anything is added.
 	} else if _, err := os.Stat(*db); err == nil {
 		return fmt.Errorf("%s exists: the demo wants a fresh store", *db)
 	}
@@ -66,7 +68,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // runTour is the guided run: the demo salon's day in the terminal.
 func runTour(ctx context.Context, db string, stdout io.Writer) error {
-	st, err := sqlite.Open(ctx, db)
+	st, err := openStore(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -91,7 +93,11 @@ func runTour(ctx context.Context, db string, stdout io.Writer) error {
 	if err := d.script(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nEverything above is stored in %s (SQLite, WAL). The fake clock let the claim windows pass in an instant.\n", db)
+	where := db + " (SQLite, WAL)"
+	if strings.Contains(db, "://") {
+		where = redactDSN(db)
+	}
+	fmt.Fprintf(stdout, "\nEverything above is stored in %s. The fake clock let the claim windows pass in an instant.\n", where)
 	return nil
 }
 

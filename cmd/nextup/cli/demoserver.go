@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
@@ -17,7 +16,7 @@ import (
 // the real clock, printing what a newcomer needs: the URL, the API key and
 // three commands that free a slot and follow the offer it makes.
 func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.Writer) error {
-	st, err := sqlite.Open(ctx, db)
+	st, err := openStore(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -91,7 +90,7 @@ organiser page is %s/dash/events/%s; cancel a place there or with
 and the next person who fits is offered the seats.
 
 OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
-`, db, base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth,
+`, redactDSN(db), base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth,
 		base, supper.ID, base, supper.ID, auth, base, base)
 	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
 }

@@ -1,0 +1,272 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/nextup-dev/nextup"
+)
+
+// faultAPI is the SDK client with the service's errors injected into the
+// calls that write: the first len(errs) writes fail with errs, in order.
+type faultAPI struct {
+	API
+	mu     sync.Mutex
+	errs   []error
+	writes int
+	tokens []string
+}
+
+func (f *faultAPI) inject() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes++
+	if len(f.errs) == 0 {
+		return nil
+	}
+	err := f.errs[0]
+	f.errs = f.errs[1:]
+	return err
+}
+
+func (f *faultAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	f.mu.Lock()
+	f.tokens = append(f.tokens, aws.ToString(in.ClientRequestToken))
+	f.mu.Unlock()
+	if err := f.inject(); err != nil {
+		return nil, err
+	}
+	return f.API.TransactWriteItems(ctx, in, opts...)
+}
+
+func (f *faultAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if err := f.inject(); err != nil {
+		return nil, err
+	}
+	return f.API.PutItem(ctx, in, opts...)
+}
+
+var t0 = time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC)
+
+func business(id string) nextup.Business {
+	return nextup.Business{ID: id, Name: "Salon " + id, Timezone: "UTC", Rules: nextup.DefaultRules(), CreatedAt: t0}
+}
+
+// canceled is the service's answer to a transaction one of whose
+// conditions failed, or that met another transaction.
+func canceled(code string) error {
+	return &types.TransactionCanceledException{
+		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + code + "]"),
+		CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String(code)}},
+	}
+}
+
+func TestCommitConflictsRunTheFunctionAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"ConditionalCheckFailed", canceled("ConditionalCheckFailed")},
+		{"TransactionConflict", canceled("TransactionConflict")},
+		{"ProvisionedThroughputExceeded", &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}},
+		{"ThrottlingException", &smithy.GenericAPIError{Code: "ThrottlingException", Message: "Rate of requests exceeds the allowed throughput."}},
+		{"RequestLimitExceeded", &types.RequestLimitExceeded{Message: aws.String("account limit")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			ctx := context.Background()
+			setup(t, s, business("biz_1"))
+			err := s.InTx(ctx, func(tx nextup.Tx) error {
+				return tx.SlotCreate(ctx, nextup.Slot{ID: "slot_1", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 2, CreatedAt: t0})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &faultAPI{API: s.api, errs: []error{tc.err, tc.err}}
+			s.api = f
+			runs := 0
+			err = s.InTx(ctx, func(tx nextup.Tx) error {
+				runs++
+				if _, err := tx.SlotSeats(ctx, "slot_1", nextup.SeatDelta{Held: 1}); err != nil {
+					return err
+				}
+				_, err := tx.SlotSeats(ctx, "slot_1", nextup.SeatDelta{Booked: 1, Held: -1})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("InTx after two %s: %v", tc.name, err)
+			}
+			if runs != 3 {
+				t.Errorf("the function ran %d times, want 3 (two lost commits, one that held)", runs)
+			}
+			got := getSlot(t, s, "slot_1")
+			if got.BookedSeats != 1 || got.HeldSeats != 0 {
+				t.Errorf("after the third run: booked %d held %d, want 1 and 0 (applied once)", got.BookedSeats, got.HeldSeats)
+			}
+		})
+	}
+}
+
+func TestCommitErrorsThatAreNotConflictsAreReturned(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	setup(t, s, business("biz_1"))
+	bad := &smithy.GenericAPIError{Code: "ValidationException", Message: "One or more parameter values were invalid"}
+	f := &faultAPI{API: s.api, errs: []error{bad}}
+	s.api = f
+	runs := 0
+	err := s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		return tx.SlotCreate(ctx, nextup.Slot{ID: "slot_1", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 2, CreatedAt: t0})
+	})
+	if err == nil || !strings.Contains(err.Error(), "ValidationException") || runs != 1 {
+		t.Fatalf("InTx = %v after %d runs; want the ValidationException after one run", err, runs)
+	}
+	// A transaction cancelled for a reason other than a conflict (an
+	// item too large, say) is not run again either.
+	f.errs = []error{&types.TransactionCanceledException{Message: aws.String("cancelled"),
+		CancellationReasons: []types.CancellationReason{{Code: aws.String("ValidationError")}, {Code: aws.String("None")}}}}
+	runs = 0
+	err = s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		if err := tx.SlotCreate(ctx, nextup.Slot{ID: "slot_2", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 2, CreatedAt: t0}); err != nil {
+			return err
+		}
+		return tx.SlotCreate(ctx, nextup.Slot{ID: "slot_3", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 2, CreatedAt: t0})
+	})
+	if err == nil || runs != 1 {
+		t.Fatalf("InTx = %v after %d runs; want the cancellation after one run", err, runs)
+	}
+	for _, id := range []string{"slot_1", "slot_2", "slot_3"} {
+		if err := s.Read(ctx, func(tx nextup.Tx) error { _, err := tx.SlotGet(ctx, id); return err }); !errors.Is(err, nextup.ErrNotFound) {
+			t.Errorf("slot %s after a failed commit: %v, want ErrNotFound", id, err)
+		}
+	}
+	// Each commit carries a token of its own, so that the SDK's retry of
+	// one call is applied once and another commit is never taken for it.
+	if len(f.tokens) != 2 || len(f.tokens[0]) != 32 || f.tokens[0] == f.tokens[1] {
+		t.Errorf("ClientRequestTokens %q: want two different ones of 32 hex digits", f.tokens)
+	}
+}
+
+func TestCommitGivesUpAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	setup(t, s, business("biz_1"))
+	f := &faultAPI{API: s.api}
+	for range MaxTxAttempts {
+		f.errs = append(f.errs, &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")})
+	}
+	s.api = f
+	runs := 0
+	err := s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		return tx.SlotCreate(ctx, nextup.Slot{ID: "slot_1", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 2, CreatedAt: t0})
+	})
+	if err == nil || runs != MaxTxAttempts || !strings.Contains(err.Error(), "gave up") {
+		t.Fatalf("InTx = %v after %d runs; want it to give up after %d", err, runs, MaxTxAttempts)
+	}
+}
+
+// The service's limits are the store's own: the emulator may not keep
+// them, so they are checked before the call.
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	setup(t, s, business("biz_1"))
+	f := &faultAPI{API: s.api}
+	s.api = f
+
+	// 100 actions: 99 new slots and the business they were checked
+	// against.
+	create := func(n int, prefix string) error {
+		return s.InTx(ctx, func(tx nextup.Tx) error {
+			for i := range n {
+				err := tx.SlotCreate(ctx, nextup.Slot{ID: fmt.Sprintf("%s_%03d", prefix, i), BusinessID: "biz_1", Service: "cut",
+					StartsAt: t0.Add(time.Hour), Capacity: 1, CreatedAt: t0})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := create(99, "ok"); err != nil {
+		t.Fatalf("a transaction of 100 actions: %v", err)
+	}
+	writes := f.writes
+	err := create(100, "over")
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "101 actions") {
+		t.Fatalf("a transaction of 101 actions: %v, want ErrTooLarge naming 101 actions", err)
+	}
+	if f.writes != writes {
+		t.Errorf("a transaction over the limit reached the service")
+	}
+	if err := s.Read(ctx, func(tx nextup.Tx) error { _, err := tx.SlotGet(ctx, "over_000"); return err }); !errors.Is(err, nextup.ErrNotFound) {
+		t.Errorf("a slot of the refused transaction: %v, want ErrNotFound", err)
+	}
+
+	// 400 KB per item: a business whose name alone is 401 KB.
+	big := business("biz_big")
+	big.Name = strings.Repeat("x", 401<<10)
+	err = s.InTx(ctx, func(tx nextup.Tx) error { return tx.BusinessCreate(ctx, big) })
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "biz#biz_big") {
+		t.Fatalf("a 401 KB item: %v, want ErrTooLarge naming the item", err)
+	}
+	// Just under it is stored.
+	big.Name = strings.Repeat("x", 390<<10)
+	if err := s.InTx(ctx, func(tx nextup.Tx) error { return tx.BusinessCreate(ctx, big) }); err != nil {
+		t.Fatalf("a 390 KB item: %v", err)
+	}
+
+	// 4 MB per transaction: twelve items of 350 KB.
+	err = s.InTx(ctx, func(tx nextup.Tx) error {
+		for i := range 12 {
+			b := business(fmt.Sprintf("biz_%02d", i))
+			b.Name = strings.Repeat("y", 350<<10)
+			if err := tx.BusinessCreate(ctx, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "bytes") {
+		t.Fatalf("a 4.2 MB transaction: %v, want ErrTooLarge", err)
+	}
+}
+
+func setup(t *testing.T, s *Store, b nextup.Business) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.InTx(ctx, func(tx nextup.Tx) error { return tx.BusinessCreate(ctx, b) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func getSlot(t *testing.T, s *Store, id string) nextup.Slot {
+	t.Helper()
+	ctx := context.Background()
+	var out nextup.Slot
+	if err := s.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		out, err = tx.SlotGet(ctx, id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -2,89 +2,380 @@ package dynamo
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
 )
 
-var _ = time.Time{}
+// Staff accounts, their sessions and password resets, proposals and sheet
+// versions.
+//
+// A staff account is the item staff#ID (StaffGet: one GetItem), in g2
+// (staffbiz#BID, sorted by EMAIL#ID, the email lower-cased: StaffList reads
+// that partition, the business's accounts only), with the marker
+// staffemail#EMAIL → ID (the email unique across businesses, compared
+// lower-cased; StaffByEmail: two GetItems).
+//
+// A session is the item sess#HASH, HASH the hash of its token (SessionGet,
+// SessionDelete: one GetItem), in g2 (sessstaff#STAFF, sorted by
+// EXPIRES#HASH: SessionDeleteByStaff reads the staff member's sessions
+// only) and in g3 (sessexp, sorted by EXPIRES#HASH: SessionPurge reads
+// the range that expired, nothing else). It carries the TTL attribute at
+// its expiry, so DynamoDB removes what the purges leave.
+//
+// A password reset is the item pwreset#HASH (PasswordResetUse: one
+// GetItem), with the TTL attribute a week after its expiry (a link used
+// late still says it expired rather than that it never existed).
+//
+// A proposal is the item prop#ID (ProposalGet: one GetItem), in g1
+// (propact#HASH of its one-tap link, when it has one: ProposalByActionHash
+// reads that partition, one key, then one GetItem), in g2 (propbiz#BID,
+// sorted by RECEIVED#ID: ProposalList of every state reads the business's
+// proposals) and in g3 (propstate#BID#STATE, sorted by RECEIVED#ID:
+// ProposalList of one state reads only those), with the marker
+// propsrc#BID#SOURCE#REF → ID when it has a SourceRef (one proposal per
+// request).
+//
+// A sheet version is the item shv#ID, in g2 (shvbiz#BID, sorted by
+// FETCHED#ID: SheetVersionList reads the business's versions, newest
+// first, up to its limit).
 
-func (t *Tx) ProposalCreate(ctx context.Context, p nextup.Proposal) error {
-	return todo("ProposalCreate")
+func staffPK(id string) string { return "staff#" + id }
+
+func staffEmailPK(email string) string { return "staffemail#" + strings.ToLower(email) }
+
+func sessPK(hash string) string { return "sess#" + hash }
+
+func pwresetPK(hash string) string { return "pwreset#" + hash }
+
+func propPK(id string) string { return "prop#" + id }
+
+func propSrcPK(p nextup.Proposal) string {
+	return "propsrc#" + p.BusinessID + "#" + p.Source + "#" + p.SourceRef
 }
 
-func (t *Tx) ProposalGet(ctx context.Context, id string) (nextup.Proposal, error) {
-	return nextup.Proposal{}, todo("ProposalGet")
+func shvPK(id string) string { return "shv#" + id }
+
+// sessionPurgeMax bounds the sessions one SessionPurge removes, so that
+// its transaction stays within the service's limit of actions
+// (MaxTxActions) however many sessions expired since the last purge: the
+// rest go at the next purge, or by the TTL.
+const sessionPurgeMax = 25
+
+// resetTTLGrace is how long after its expiry DynamoDB may remove a
+// password reset that was never used.
+const resetTTLGrace = 7 * 24 * time.Hour
+
+func staffItem(s nextup.Staff) (item, error) {
+	return newItem(s, "gsi2pk", "staffbiz#"+s.BusinessID, "gsi2sk", s.Email+"#"+s.ID)
 }
 
-func (t *Tx) ProposalByActionHash(ctx context.Context, hash string) (nextup.Proposal, error) {
-	return nextup.Proposal{}, todo("ProposalByActionHash")
+func (t *Tx) putStaff(s nextup.Staff) error {
+	it, err := staffItem(s)
+	if err != nil {
+		return err
+	}
+	return t.put(staffPK(s.ID), it)
 }
 
-func (t *Tx) ProposalList(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
-	return nil, todo("ProposalList")
-}
-
-func (t *Tx) ProposalDecide(ctx context.Context, id string, d nextup.ProposalDecision) (nextup.Proposal, error) {
-	return nextup.Proposal{}, todo("ProposalDecide")
-}
-
-func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
-	return todo("SheetVersionAdd")
-}
-
-func (t *Tx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
-	return nil, todo("SheetVersionList")
-}
-
+// StaffCreate stores a staff account with its email lower-cased; an id or
+// an email (in any case) another account has is ErrConflict, a missing
+// business ErrNotFound.
 func (t *Tx) StaffCreate(ctx context.Context, s nextup.Staff) error {
-	return todo("StaffCreate")
+	what := "create staff " + s.ID
+	s.Email = strings.ToLower(s.Email)
+	if ok, err := t.exists(ctx, bizPK(s.BusinessID)); err != nil || !ok {
+		return cmpErr(err, notFound(what+": business "+s.BusinessID))
+	}
+	if ok, err := t.exists(ctx, staffPK(s.ID)); err != nil || ok {
+		return cmpErr(err, conflict(what))
+	}
+	if err := t.markerSet(ctx, staffEmailPK(s.Email), s.ID, what+": email "+s.Email); err != nil {
+		return err
+	}
+	return t.putStaff(s)
 }
 
+// StaffGet reads a staff account.
 func (t *Tx) StaffGet(ctx context.Context, id string) (nextup.Staff, error) {
-	return nextup.Staff{}, todo("StaffGet")
+	return load[nextup.Staff](ctx, t, staffPK(id), "get staff "+id)
 }
 
+// StaffByEmail reads a staff account by its email, in any case.
 func (t *Tx) StaffByEmail(ctx context.Context, email string) (nextup.Staff, error) {
-	return nextup.Staff{}, todo("StaffByEmail")
+	what := "staff by email"
+	id, err := t.markerGet(ctx, staffEmailPK(email))
+	if err != nil {
+		return nextup.Staff{}, err
+	}
+	if id == "" {
+		return nextup.Staff{}, notFound(what)
+	}
+	return load[nextup.Staff](ctx, t, staffPK(id), what)
 }
 
+// StaffList lists a business's staff accounts by email.
 func (t *Tx) StaffList(ctx context.Context, businessID string) ([]nextup.Staff, error) {
-	return nil, todo("StaffList")
+	its, err := t.query(ctx, query{index: "gsi2", part: "staffbiz#" + businessID})
+	if err != nil {
+		return nil, err
+	}
+	return loadAll[nextup.Staff](its)
 }
 
+// StaffSignIn stores the outcome of a sign-in: failed attempts and lock.
 func (t *Tx) StaffSignIn(ctx context.Context, id string, r nextup.SignInResult) error {
-	return todo("StaffSignIn")
+	s, err := load[nextup.Staff](ctx, t, staffPK(id), "record sign-in of staff "+id)
+	if err != nil {
+		return err
+	}
+	s.FailedSignIns, s.LockedUntil = r.FailedSignIns, r.LockedUntil
+	return t.putStaff(s)
 }
 
+// StaffSetPassword replaces a password hash and lifts any lock.
 func (t *Tx) StaffSetPassword(ctx context.Context, id, passwordHash string) error {
-	return todo("StaffSetPassword")
+	s, err := load[nextup.Staff](ctx, t, staffPK(id), "set password of staff "+id)
+	if err != nil {
+		return err
+	}
+	s.PasswordHash, s.FailedSignIns, s.LockedUntil = passwordHash, 0, nil
+	return t.putStaff(s)
 }
 
+// SessionCreate stores a session; a hash that exists is ErrConflict, a
+// missing staff member ErrNotFound.
 func (t *Tx) SessionCreate(ctx context.Context, s nextup.Session) error {
-	return todo("SessionCreate")
+	what := "create session of staff " + s.StaffID
+	if ok, err := t.exists(ctx, staffPK(s.StaffID)); err != nil || !ok {
+		return cmpErr(err, notFound(what+": staff "+s.StaffID))
+	}
+	pk := sessPK(s.IDHash)
+	if ok, err := t.exists(ctx, pk); err != nil || ok {
+		return cmpErr(err, conflict(what))
+	}
+	sk := ts(s.ExpiresAt) + "#" + s.IDHash
+	it, err := newItem(s, "gsi2pk", "sessstaff#"+s.StaffID, "gsi2sk", sk, "gsi3pk", "sessexp", "gsi3sk", sk)
+	if err != nil {
+		return err
+	}
+	return t.put(pk, withTTL(it, s.ExpiresAt))
 }
 
+// SessionGet reads a session by the hash of its token, expired or not.
 func (t *Tx) SessionGet(ctx context.Context, idHash string) (nextup.Session, error) {
-	return nextup.Session{}, todo("SessionGet")
+	return load[nextup.Session](ctx, t, sessPK(idHash), "get session")
 }
 
+// SessionDelete deletes a session; none is no error.
 func (t *Tx) SessionDelete(ctx context.Context, idHash string) error {
-	return todo("SessionDelete")
+	pk := sessPK(idHash)
+	if ok, err := t.exists(ctx, pk); err != nil || !ok {
+		return err
+	}
+	return t.del(pk)
 }
 
+// SessionDeleteByStaff deletes a staff member's sessions and counts them.
+// Each is one action of the commit: a staff member with more sessions
+// than the commit takes makes it ErrTooLarge.
 func (t *Tx) SessionDeleteByStaff(ctx context.Context, staffID string) (int, error) {
-	return 0, todo("SessionDeleteByStaff")
+	return t.deleteAll(ctx, query{index: "gsi2", part: "sessstaff#" + staffID})
 }
 
+// SessionPurge deletes sessions expired before a time, the longest
+// expired first, and counts them: at most sessionPurgeMax of them, the
+// rest are left to the next purge (and to the TTL).
 func (t *Tx) SessionPurge(ctx context.Context, before time.Time) (int, error) {
-	return 0, todo("SessionPurge")
+	return t.deleteAll(ctx, query{index: "gsi3", part: "sessexp", to: ts(before), limit: sessionPurgeMax})
 }
 
+// deleteAll deletes the items of q and counts them.
+func (t *Tx) deleteAll(ctx context.Context, q query) (int, error) {
+	its, err := t.query(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	for _, it := range its {
+		if err := t.del(str(it, attrPK)); err != nil {
+			return 0, err
+		}
+	}
+	return len(its), nil
+}
+
+// PasswordResetCreate stores a reset; a hash that exists is ErrConflict,
+// a missing staff member ErrNotFound.
 func (t *Tx) PasswordResetCreate(ctx context.Context, r nextup.PasswordReset) error {
-	return todo("PasswordResetCreate")
+	what := "create password reset of staff " + r.StaffID
+	if ok, err := t.exists(ctx, staffPK(r.StaffID)); err != nil || !ok {
+		return cmpErr(err, notFound(what+": staff "+r.StaffID))
+	}
+	pk := pwresetPK(r.TokenHash)
+	if ok, err := t.exists(ctx, pk); err != nil || ok {
+		return cmpErr(err, conflict(what))
+	}
+	it, err := newItem(r)
+	if err != nil {
+		return err
+	}
+	return t.put(pk, withTTL(it, r.ExpiresAt.Add(resetTTLGrace)))
 }
 
+// PasswordResetUse deletes the reset and only then looks at its deadline,
+// so an expired reset is gone too (ErrConflict) and a token works at most
+// once. The deadline is compared at the SQL stores' precision
+// (microseconds): a reset is good while now is before ExpiresAt.
 func (t *Tx) PasswordResetUse(ctx context.Context, tokenHash string, now time.Time) (nextup.PasswordReset, error) {
-	return nextup.PasswordReset{}, todo("PasswordResetUse")
+	const what = "use password reset"
+	pk := pwresetPK(tokenHash)
+	r, err := load[nextup.PasswordReset](ctx, t, pk, what)
+	if err != nil {
+		return nextup.PasswordReset{}, err
+	}
+	if err := t.del(pk); err != nil {
+		return nextup.PasswordReset{}, err
+	}
+	if now.UnixMicro() >= r.ExpiresAt.UnixMicro() {
+		return nextup.PasswordReset{}, fmt.Errorf("%s: expired at %s: %w", what, r.ExpiresAt.Format(time.RFC3339), nextup.ErrConflict)
+	}
+	return r, nil
+}
+
+func propItem(p nextup.Proposal) (item, error) {
+	var action string
+	if p.ActionHash != "" {
+		action = "propact#" + p.ActionHash
+	}
+	sk := ts(p.ReceivedAt) + "#" + p.ID
+	return newItem(p, "gsi1pk", action, "gsi1sk", propPK(p.ID),
+		"gsi2pk", "propbiz#"+p.BusinessID, "gsi2sk", sk,
+		"gsi3pk", "propstate#"+p.BusinessID+"#"+string(p.State), "gsi3sk", sk)
+}
+
+func (t *Tx) putProposal(p nextup.Proposal) error {
+	it, err := propItem(p)
+	if err != nil {
+		return err
+	}
+	return t.put(propPK(p.ID), it)
+}
+
+// ProposalCreate stores a proposal; an id that exists, the same request
+// proposed again (its business, source and source ref), or a source or
+// state the SQL stores' CHECK refuses is ErrConflict, a missing business
+// ErrNotFound.
+func (t *Tx) ProposalCreate(ctx context.Context, p nextup.Proposal) error {
+	what := "create proposal " + p.ID
+	if p.Source != nextup.ProposalFromEmail && p.Source != nextup.ProposalFromSheet {
+		return conflict(fmt.Sprintf("%s: source %q", what, p.Source))
+	}
+	switch p.State {
+	case nextup.ProposalOpen, nextup.ProposalApproved, nextup.ProposalRejected:
+	default:
+		return conflict(fmt.Sprintf("%s: state %q", what, p.State))
+	}
+	if ok, err := t.exists(ctx, bizPK(p.BusinessID)); err != nil || !ok {
+		return cmpErr(err, notFound(what+": business "+p.BusinessID))
+	}
+	if ok, err := t.exists(ctx, propPK(p.ID)); err != nil || ok {
+		return cmpErr(err, conflict(what))
+	}
+	if p.SourceRef != "" {
+		if err := t.markerSet(ctx, propSrcPK(p), p.ID, what+": request "+p.Source+" "+p.SourceRef); err != nil {
+			return err
+		}
+	}
+	if p.Confidence == nil {
+		p.Confidence = map[string]float64{}
+	}
+	if p.Problems == nil {
+		p.Problems = []string{}
+	}
+	return t.putProposal(p)
+}
+
+// ProposalGet reads a proposal.
+func (t *Tx) ProposalGet(ctx context.Context, id string) (nextup.Proposal, error) {
+	return load[nextup.Proposal](ctx, t, propPK(id), "get proposal "+id)
+}
+
+// ProposalByActionHash reads the proposal whose action link has this hash.
+func (t *Tx) ProposalByActionHash(ctx context.Context, hash string) (nextup.Proposal, error) {
+	what := "proposal by link"
+	if hash == "" {
+		return nextup.Proposal{}, notFound(what)
+	}
+	its, err := t.query(ctx, query{index: "gsi1", part: "propact#" + hash, limit: 1})
+	if err != nil {
+		return nextup.Proposal{}, err
+	}
+	if len(its) == 0 {
+		return nextup.Proposal{}, notFound(what)
+	}
+	return load[nextup.Proposal](ctx, t, str(its[0], attrPK), what)
+}
+
+// ProposalList lists a business's proposals in one state ("" for all),
+// newest received first (then by id, descending).
+func (t *Tx) ProposalList(ctx context.Context, businessID string, state nextup.ProposalState) ([]nextup.Proposal, error) {
+	q := query{index: "gsi2", part: "propbiz#" + businessID, desc: true}
+	if state != "" {
+		q = query{index: "gsi3", part: "propstate#" + businessID + "#" + string(state), desc: true}
+	}
+	its, err := t.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return loadAll[nextup.Proposal](its)
+}
+
+// ProposalDecide approves or rejects an open proposal; one that is not
+// open is ErrConflict, a missing one ErrNotFound, a decision to another
+// state ErrInvalid.
+func (t *Tx) ProposalDecide(ctx context.Context, id string, d nextup.ProposalDecision) (nextup.Proposal, error) {
+	what := "decide proposal " + id
+	if d.To != nextup.ProposalApproved && d.To != nextup.ProposalRejected {
+		return nextup.Proposal{}, fmt.Errorf("%s: to %q: %w", what, d.To, nextup.ErrInvalid)
+	}
+	p, err := load[nextup.Proposal](ctx, t, propPK(id), what)
+	if err != nil {
+		return nextup.Proposal{}, err
+	}
+	if p.State != nextup.ProposalOpen {
+		return nextup.Proposal{}, conflict(fmt.Sprintf("%s: it is %s", what, p.State))
+	}
+	at := d.At
+	p.State, p.EntryID, p.DecidedAt, p.DecidedBy = d.To, d.EntryID, &at, d.By
+	return p, t.putProposal(p)
+}
+
+// SheetVersionAdd records one read of a business's sheet; an id that
+// exists is ErrConflict, a missing business ErrNotFound.
+func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
+	what := "add sheet version " + v.ID
+	if ok, err := t.exists(ctx, bizPK(v.BusinessID)); err != nil || !ok {
+		return cmpErr(err, notFound(what+": business "+v.BusinessID))
+	}
+	pk := shvPK(v.ID)
+	if ok, err := t.exists(ctx, pk); err != nil || ok {
+		return cmpErr(err, conflict(what))
+	}
+	it, err := newItem(v, "gsi2pk", "shvbiz#"+v.BusinessID, "gsi2sk", ts(v.FetchedAt)+"#"+v.ID)
+	if err != nil {
+		return err
+	}
+	return t.put(pk, it)
+}
+
+// SheetVersionList lists a business's sheet reads, newest first (then by
+// id, descending), at most limit (<= 0: all).
+func (t *Tx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
+	its, err := t.query(ctx, query{index: "gsi2", part: "shvbiz#" + businessID, desc: true, limit: max(limit, 0)})
+	if err != nil {
+		return nil, err
+	}
+	return loadAll[nextup.SheetVersion](its)
 }

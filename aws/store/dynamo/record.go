@@ -14,11 +14,20 @@ import (
 	"github.com/nextup-dev/nextup"
 )
 
-// load reads the record at pk into rec (strongly consistent; checked at
-// commit inside InTx): ErrNotFound, naming what, when there is none.
+// load reads the record at pk into rec (strongly consistent): ErrNotFound,
+// naming what, when there is none.
 func load[T any](ctx context.Context, t *Tx, pk, what string) (T, error) {
+	return loadWith[T](ctx, t, pk, what, t.get)
+}
+
+// loadLocked is load of an item the commit checks (Tx.lock).
+func loadLocked[T any](ctx context.Context, t *Tx, pk, what string) (T, error) {
+	return loadWith[T](ctx, t, pk, what, t.lock)
+}
+
+func loadWith[T any](ctx context.Context, t *Tx, pk, what string, get func(context.Context, string) (item, error)) (T, error) {
 	var rec T
-	it, err := t.get(ctx, pk)
+	it, err := get(ctx, pk)
 	if err != nil {
 		return rec, err
 	}

@@ -56,7 +56,7 @@ func (t *Tx) SlotCreate(ctx context.Context, s nextup.Slot) error {
 
 // SlotGet reads a slot; inside InTx the commit checks it is unchanged.
 func (t *Tx) SlotGet(ctx context.Context, id string) (nextup.Slot, error) {
-	return load[nextup.Slot](ctx, t, slotPK(id), "get slot "+id)
+	return loadLocked[nextup.Slot](ctx, t, slotPK(id), "get slot "+id)
 }
 
 // SlotList lists a business's slots by start.

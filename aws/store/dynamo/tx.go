@@ -101,15 +101,29 @@ var errReadOnly = errors.New("dynamodb: a write inside Read")
 
 // get returns the item with this key as the transaction sees it: its own
 // buffered write, else what it read before, else a strongly consistent
-// read of the base table (remembered, and checked at commit inside InTx).
+// read of the base table (remembered). The commit checks the version only
+// of items the transaction writes or locks (lock).
 func (t *Tx) get(ctx context.Context, pk string) (item, error) {
+	return t.read(ctx, pk, false)
+}
+
+// lock is get, and the commit also checks that the item is still as read
+// (inside InTx): what SlotGet and EntryGet promise, the row lock of the
+// SQL stores. A transaction that only reads an item it locked still fails
+// to commit, and runs again, when another one changed it meanwhile.
+func (t *Tx) lock(ctx context.Context, pk string) (item, error) {
+	return t.read(ctx, pk, t.write)
+}
+
+func (t *Tx) read(ctx context.Context, pk string, check bool) (item, error) {
 	if w, ok := t.writes[pk]; ok {
+		if r, ok := t.reads[pk]; ok && check {
+			r.check = true
+		}
 		return w.it, nil
 	}
 	if r, ok := t.reads[pk]; ok {
-		if t.write {
-			r.check = true
-		}
+		r.check = r.check || check
 		return r.it, nil
 	}
 	out, err := t.s.api.GetItem(ctx, &dynamodb.GetItemInput{
@@ -122,7 +136,7 @@ func (t *Tx) get(ctx context.Context, pk string) (item, error) {
 		return nil, t.s.err("get "+pk, err)
 	}
 	t.sink.add("GetItem", out.ConsumedCapacity)
-	t.reads[pk] = &read{it: out.Item, check: t.write}
+	t.reads[pk] = &read{it: out.Item, check: check}
 	return out.Item, nil
 }
 

@@ -20,6 +20,19 @@ type Store interface {
 	Close() error
 }
 
+// Bounded is a Store whose transactions take a bounded number of writes
+// (DynamoDB: 100 items, store/dynamo). The use cases that could write
+// without bound in one transaction — a batch promotion offering many
+// seats at once, the daily expiry of entries — ask for the bound and
+// split their work into several transactions, each of which keeps the
+// invariant on its own (waitlist/internal/core, "Bounded stores"). A
+// store that is not Bounded takes any number.
+type Bounded interface {
+	// TxWrites is the most items one transaction may write (checks of
+	// items it only read count too).
+	TxWrites() int
+}
+
 // Tx is the set of operations a transaction offers. Methods are named noun +
 // verb; lookups return an error wrapping ErrNotFound when nothing matches,
 // and conditional writes return an error wrapping ErrConflict when their

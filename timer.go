@@ -15,6 +15,7 @@ const (
 	TimerBookingRemind = "booking_remind" // a reminder of a booked slot, at one of the business's offsets before it
 	TimerSheetSync     = "sheet_sync"     // read the business's mirrored sheet again
 	TimerBookingSync   = "booking_sync"   // a claim the business's booking system has not confirmed yet: ask it again
+	TimerSlotDecide    = "slot_decide"    // a batch promotion split to fit a bounded store's transactions: decide the slot again
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

@@ -337,56 +337,75 @@ func (b *bundle) population(r *rand.Rand, n int) population {
 	}
 	hour := func(max int) time.Duration { return time.Duration(r.IntN(max)) * time.Hour }
 	states := []nextup.EntryState{nextup.EntryOffered, nextup.EntryBooked, nextup.EntryLeft, nextup.EntryExpired}
-	b.tx(func(tx nextup.Tx) error {
-		for i := range n {
-			biz := p.bizs[0]
-			if r.IntN(5) == 0 {
-				biz = p.bizs[1]
-			}
-			e := nextup.Entry{
-				ID:         fmt.Sprintf("ent_r%03d", i),
-				BusinessID: biz,
-				Name:       fmt.Sprintf("Random %d", i),
-				Email:      fmt.Sprintf("r%d@example.com", i),
-				PartySize:  1 + r.IntN(6),
-				Priority:   r.IntN(7) == 0,
-				Source:     "api",
-				JoinedAt:   b.at(-time.Duration(r.IntN(30)) * time.Minute),
-				State:      nextup.EntryWaiting,
-				StatusHash: nextup.HashToken(fmt.Sprintf("r-%d", i)),
-				UpdatedAt:  b.now,
-			}
-			if r.IntN(4) == 0 {
-				e.EventID = p.events[biz][r.IntN(2)]
-			} else {
-				e.Service = []string{"cut", "cut", "color"}[r.IntN(3)]
-			}
-			switch r.IntN(10) {
-			case 0, 1, 2: // no window
-			case 3, 4:
-				e.Earliest = p.start.Add(hour(240))
-			case 5, 6:
-				e.Latest = p.start.Add(hour(240))
-			default:
-				e.Earliest = p.start.Add(hour(240))
-				e.Latest = e.Earliest.Add(hour(120))
-			}
-			got, err := tx.EntryCreate(b.ctx, e)
-			if err != nil {
-				return fmt.Errorf("EntryCreate(%s): %w", e.ID, err)
-			}
-			if r.IntN(10) < 3 {
-				to := states[r.IntN(len(states))]
-				at := b.at(time.Second)
-				if err := tx.EntrySetState(b.ctx, got.ID, []nextup.EntryState{nextup.EntryWaiting}, to, at); err != nil {
-					return fmt.Errorf("EntrySetState(%s): %w", got.ID, err)
-				}
-				got.State, got.UpdatedAt = to, at
-			}
-			p.entries = append(p.entries, got)
+	// Drawn first, then written 40 to a transaction: the population is
+	// the fixture, not what is tested, and a bounded store (DynamoDB: 100
+	// writes) cannot take 200 entries in one transaction.
+	type row struct {
+		e  nextup.Entry
+		to nextup.EntryState // "" stays waiting
+	}
+	rows := make([]row, 0, n)
+	for i := range n {
+		biz := p.bizs[0]
+		if r.IntN(5) == 0 {
+			biz = p.bizs[1]
 		}
-		return nil
-	})
+		e := nextup.Entry{
+			ID:         fmt.Sprintf("ent_r%03d", i),
+			BusinessID: biz,
+			Name:       fmt.Sprintf("Random %d", i),
+			Email:      fmt.Sprintf("r%d@example.com", i),
+			PartySize:  1 + r.IntN(6),
+			Priority:   r.IntN(7) == 0,
+			Source:     "api",
+			JoinedAt:   b.at(-time.Duration(r.IntN(30)) * time.Minute),
+			State:      nextup.EntryWaiting,
+			StatusHash: nextup.HashToken(fmt.Sprintf("r-%d", i)),
+			UpdatedAt:  b.now,
+		}
+		if r.IntN(4) == 0 {
+			e.EventID = p.events[biz][r.IntN(2)]
+		} else {
+			e.Service = []string{"cut", "cut", "color"}[r.IntN(3)]
+		}
+		switch r.IntN(10) {
+		case 0, 1, 2: // no window
+		case 3, 4:
+			e.Earliest = p.start.Add(hour(240))
+		case 5, 6:
+			e.Latest = p.start.Add(hour(240))
+		default:
+			e.Earliest = p.start.Add(hour(240))
+			e.Latest = e.Earliest.Add(hour(120))
+		}
+		var to nextup.EntryState
+		if r.IntN(10) < 3 {
+			to = states[r.IntN(len(states))]
+		}
+		rows = append(rows, row{e, to})
+	}
+	for chunk := range slices.Chunk(rows, 40) {
+		var written []nextup.Entry
+		b.tx(func(tx nextup.Tx) error {
+			written = written[:0] // a store may run the function again
+			for _, rw := range chunk {
+				got, err := tx.EntryCreate(b.ctx, rw.e)
+				if err != nil {
+					return fmt.Errorf("EntryCreate(%s): %w", rw.e.ID, err)
+				}
+				if rw.to != "" {
+					at := b.at(time.Second)
+					if err := tx.EntrySetState(b.ctx, got.ID, []nextup.EntryState{nextup.EntryWaiting}, rw.to, at); err != nil {
+						return fmt.Errorf("EntrySetState(%s): %w", got.ID, err)
+					}
+					got.State, got.UpdatedAt = rw.to, at
+				}
+				written = append(written, got)
+			}
+			return nil
+		})
+		p.entries = append(p.entries, written...)
+	}
 	return p
 }
 

@@ -148,7 +148,7 @@ func (t *Tx) EntryCreate(ctx context.Context, e nextup.Entry) (nextup.Entry, err
 
 // EntryGet reads an entry; inside InTx the commit checks it is unchanged.
 func (t *Tx) EntryGet(ctx context.Context, id string) (nextup.Entry, error) {
-	return load[nextup.Entry](ctx, t, entPK(id), "get entry "+id)
+	return loadLocked[nextup.Entry](ctx, t, entPK(id), "get entry "+id)
 }
 
 // EntryByStatusHash reads the entry whose status token has this hash.

@@ -65,6 +65,8 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			err = w.MatchEntry(ctx, t.SubjectID) // a no-op unless the entry is still waiting
 		case nextup.TimerBookingRemind:
 			err = messages.Remind(ctx, w, t.SubjectID)
+		case nextup.TimerSlotDecide:
+			err = w.DecideSlot(ctx, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

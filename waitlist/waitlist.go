@@ -40,6 +40,9 @@ type Service struct {
 // New returns a Service with production defaults for anything left nil.
 func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 	cfg := &core.Config{Store: store, Clock: clock, Random: nextup.NewRandom(nil), BaseURL: strings.TrimRight(baseURL, "/")}
+	if b, ok := store.(nextup.Bounded); ok {
+		cfg.TxWrites = b.TxWrites()
+	}
 	c := &core.Service{Config: cfg}
 	sl := &slots.Slots{Service: c}
 	en := &entries.Entries{Service: c}

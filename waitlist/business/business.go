@@ -335,7 +335,10 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 	if err != nil {
 		return err
 	}
-	expired, err := w.Tx.EntryExpireBefore(ctx, bi.ID, w.Now, housekeepingBatch)
+	// Each expired entry writes itself and an audit row; a bounded store
+	// takes fewer per transaction.
+	batch := w.Batch(housekeepingBatch, 2)
+	expired, err := w.Tx.EntryExpireBefore(ctx, bi.ID, w.Now, batch)
 	if err != nil {
 		return err
 	}
@@ -352,7 +355,7 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 		return err
 	}
 	next := nextLocal(w.Now.Add(time.Minute), housekeepingAt, bi.Loc)
-	if len(expired) == housekeepingBatch {
+	if len(expired) == batch {
 		// More to do: come back in a minute rather than tomorrow, keeping
 		// each transaction small.
 		next = w.Now.Add(time.Minute)

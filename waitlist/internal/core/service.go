@@ -49,6 +49,9 @@ type Config struct {
 	// Crash, when set (only in builds for crash tests), is called at named
 	// points of a request so that a test can kill the process there.
 	Crash func(point string)
+	// TxWrites is the most items one transaction of the store may write
+	// (nextup.Bounded; waitlist.New asks the store), or 0 for no bound.
+	TxWrites int
 }
 
 // MailParser reads a booking request into a proposed row: the
@@ -72,6 +75,39 @@ type SheetReader interface {
 type Service struct {
 	*Config
 }
+
+// Bounded stores (nextup.Bounded) take a bounded number of writes per
+// transaction. These are the shares of it the splitting use cases plan
+// with: a request's own writes (its Idempotency-Key record, the release or
+// claim that frees the seats, their audit rows) and what one offer writes
+// (the entry, the offer and its live-offer marker, an audit row, the
+// message, the expiry and follow-up timers with their keys, the slot).
+const (
+	txReserve      = 30
+	writesPerOffer = 10
+)
+
+// OffersPerTx is how many offers one transaction may make on a bounded
+// store, or 0 when the store takes any number.
+func (s *Service) OffersPerTx() int {
+	if s.TxWrites <= 0 {
+		return 0
+	}
+	return max(1, (s.TxWrites-txReserve)/writesPerOffer)
+}
+
+// Batch is n, or on a bounded store the most items of perItem writes each
+// that one transaction takes (at least 1): the size of the batches a use
+// case that works through a list (the daily expiry) takes per transaction.
+func (s *Service) Batch(n, perItem int) int {
+	if s.TxWrites <= 0 {
+		return n
+	}
+	return max(1, min(n, (s.TxWrites-txReserve)/perItem))
+}
+
+// Batch is Service.Batch of w's service.
+func (w *Work) Batch(n, perItem int) int { return w.s.Batch(n, perItem) }
 
 // ErrRedecide is returned from inside a transaction when guardrail 1 (still
 // true) fails while applying a decision: the transaction rolls back and the

@@ -282,3 +282,10 @@ func envOr(name, def string) string {
 	}
 	return def
 }
+
+// TxWrites is the most items one transaction writes or checks: the
+// service's 100 actions (nextup.Bounded). The use cases split what would
+// be more.
+func (s *Store) TxWrites() int { return MaxTxActions }
+
+var _ nextup.Bounded = (*Store)(nil)

@@ -1,0 +1,86 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/timer"
+	"github.com/nextup-dev/nextup/waitlist"
+)
+
+// TestBatchPromotionSplits is the use case the service's limits would
+// break in one transaction: a 200-seat event promoting 200 people at once
+// (about ten writes each). It is split into transactions that each fit
+// (waitlist/internal/core, "Bounded stores"): every person is offered, in
+// fair order, and the seats held never pass the capacity.
+func TestBatchPromotionSplits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	measured := st.Measure()
+	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
+	svc := waitlist.New(st, clock, "https://nextup.test")
+	svc.Logger = slog.New(slog.DiscardHandler)
+	rules := nextup.DefaultRules()
+	rules.QuietHours = nil
+	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Concert", clock.Now().Add(72*time.Hour), clock.Now().Add(75*time.Hour), 1
+	ev, err := svc.CreateEvent(ctx, biz.ID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const waiting = 200
+	for i := range waiting + 1 {
+		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %03d", i),
+			Email: fmt.Sprintf("g%03d@example.com", i)}); err != nil {
+			t.Fatalf("register %d: %v", i, err)
+		}
+	}
+	// 200 more seats at once.
+	slot, moves, err := svc.Resize(ctx, biz.ID, ev.ID, 1+waiting)
+	if err != nil {
+		t.Fatalf("resize to %d: %v", 1+waiting, err)
+	}
+	if n := st.TxWrites(); len(moves) == 0 || len(moves) >= waiting || slot.HeldSeats != len(moves) {
+		t.Fatalf("the resize's own transaction: %d moves, %d held; want a first share of the 200 (store bound %d)", len(moves), slot.HeldSeats, n)
+	}
+	sweep := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "test", Logger: svc.Logger}
+	if err := timer.Advance(ctx, clock, sweep, time.Second); err != nil {
+		t.Fatalf("the split's follow-up transactions: %v", err)
+	}
+	var offers []nextup.Offer
+	err = st.Read(ctx, func(tx nextup.Tx) error {
+		if slot, err = tx.SlotGet(ctx, ev.ID); err != nil {
+			return err
+		}
+		offers, err = tx.OfferListBySlot(ctx, ev.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offers) != waiting || slot.HeldSeats != waiting || slot.BookedSeats != 1 || slot.HeldSeats+slot.BookedSeats > slot.Capacity {
+		t.Fatalf("after the split: %d offers, held %d, booked %d of %d; want all %d offered", len(offers), slot.HeldSeats, slot.BookedSeats, slot.Capacity, waiting)
+	}
+	// In fair order: the guests registered one after another, so the
+	// offers go to Guest 001, 002, … in that order.
+	for i, o := range offers {
+		var e nextup.Entry
+		if err := st.Read(ctx, func(tx nextup.Tx) error { e, err = tx.EntryGet(ctx, o.EntryID); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("Guest %03d", i+1); e.Name != want {
+			t.Fatalf("offer %d went to %s, want %s (fair order)", i, e.Name, want)
+		}
+	}
+	r, w := measured.Take()
+	t.Logf("200 registrations and a 200-seat promotion: %.0f read units, %.0f write units", r, w)
+}

@@ -335,9 +335,10 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 	if err != nil {
 		return err
 	}
-	// Each expired entry writes itself and an audit row; a bounded store
-	// takes fewer per transaction.
-	batch := w.Batch(housekeepingBatch, 2)
+	// Each expired entry writes itself and an audit row; on a bounded
+	// store the batch leaves as much again for the purges below (which
+	// bound themselves there), so the whole run fits one transaction.
+	batch := w.Batch(housekeepingBatch, 3)
 	expired, err := w.Tx.EntryExpireBefore(ctx, bi.ID, w.Now, batch)
 	if err != nil {
 		return err

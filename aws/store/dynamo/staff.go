@@ -62,7 +62,7 @@ func shvPK(id string) string { return "shv#" + id }
 // its transaction stays within the service's limit of actions
 // (MaxTxActions) however many sessions expired since the last purge: the
 // rest go at the next purge, or by the TTL.
-const sessionPurgeMax = 25
+const sessionPurgeMax = 10
 
 // resetTTLGrace is how long after its expiry DynamoDB may remove a
 // password reset that was never used.

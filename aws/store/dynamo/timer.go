@@ -406,7 +406,7 @@ func (t *Tx) IdempotencyDelete(ctx context.Context, scope, key string) error {
 // purges writes more in the same transaction. The records left are
 // purged by the next call, and DynamoDB deletes expired records by their
 // ttl meanwhile.
-const idemPurgeMax = 50
+const idemPurgeMax = 20
 
 // IdempotencyPurge deletes records expired before a time, the longest
 // expired first, at most idemPurgeMax of them, and counts them.

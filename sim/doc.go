@@ -9,7 +9,7 @@
 // flaky, down (its messages go dead after their last attempt), refused for
 // good (no such mailbox or number) or refused by a provider's policy, and
 // the relay's dead letters run the fallback in their own transaction, as
-// `nextup serve` wires it (relay_test.go). It then takes random steps —
+// `nextup serve` wires it (relay.go). It then takes random steps —
 // businesses, slots and events, joins, event registrations (confirmed at
 // once or waitlisted) and their cancellations, the organiser's override,
 // check-ins and no-shows, releases, resizes, claims (right,
@@ -26,7 +26,7 @@
 // its fallback on the other channel, a fallback_skipped row, or its offer
 // ended no_channel with the slot rolling on, in the same committed state;
 // one fallback per message at most; an address refused for good is opted
-// out and never sent to again (check_test.go lists them). A failing seed
+// out and never sent to again (check.go lists them). A failing seed
 // prints its step log and replays exactly:
 //
 //	go test ./sim                                       # 200 seeds, about a minute
@@ -41,8 +41,19 @@
 // SQLite to PostgreSQL with store/storecopy, verified kind by kind.
 //
 // Flags: -sim.seeds, -sim.first, -sim.seed, -sim.steps, -sim.trace,
-// -sim.pgseeds. The SQLite files live in /dev/shm when there is one
-// (NEXTUP_SIM_DIR picks another parent), because per-commit fsyncs on a
-// shared disk, not the checks, made the run slow. The package has only
-// tests.
+// -sim.strict, -sim.pgseeds. The SQLite files live in /dev/shm when there
+// is one (NEXTUP_SIM_DIR picks another parent), because per-commit fsyncs
+// on a shared disk, not the checks, made the run slow.
+//
+// The simulation itself is not test code, so that a store in another module
+// (the DynamoDB store in aws/) can run the same seeds: RunSeed runs one seed
+// on a Backend, and Compare requires two backends to take the same steps to
+// the same state, the way TestSimPostgres holds PostgreSQL to SQLite:
+//
+//	lite := sim.RunSeed(ctx, sim.SQLite(t.TempDir()), seed, sim.DefaultSteps, nil)
+//	dyn := sim.RunSeed(ctx, sim.Backend{Name: "dynamo", Open: open}, seed, sim.DefaultSteps, nil)
+//	// check lite.Failure() and dyn.Failure(), then
+//	if d := sim.Compare(dyn, lite); d != "" {
+//		t.Fatal(d)
+//	}
 package sim

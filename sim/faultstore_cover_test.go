@@ -14,7 +14,7 @@ import (
 // nextup.Tx would pass straight through it uncounted and never fail. Every
 // method of the interface must have its own override.
 func TestFaultTxCoversTx(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "faultstore_test.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "faultstore.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,21 +18,15 @@ import (
 )
 
 var (
-	seedsFlag  = flag.Int("sim.seeds", 200, "TestSim runs this many seeds, -sim.first onwards")
-	firstFlag  = flag.Uint64("sim.first", 1, "the first seed TestSim runs")
-	seedFlag   = flag.Uint64("sim.seed", 0, "replay exactly this one seed (0: run -sim.seeds seeds)")
-	stepsFlag  = flag.Int("sim.steps", defaultSteps, "steps per seed")
-	traceFlag  = flag.Bool("sim.trace", false, "log every step (with -sim.seed)")
-	strictFlag = flag.Bool("sim.strict", true, "fail on the known gaps (claim leaving seats un-offered, daily-cap rollover, masked store faults); -sim.strict=false counts and excuses them instead")
+	seedsFlag = flag.Int("sim.seeds", 200, "TestSim runs this many seeds, -sim.first onwards")
+	firstFlag = flag.Uint64("sim.first", 1, "the first seed TestSim runs")
+	seedFlag  = flag.Uint64("sim.seed", 0, "replay exactly this one seed (0: run -sim.seeds seeds)")
+	stepsFlag = flag.Int("sim.steps", DefaultSteps, "steps per seed")
+	traceFlag = flag.Bool("sim.trace", false, "log every step (with -sim.seed)")
 )
 
-const defaultSteps = 150
-
-func stepsFlagSuffix() string {
-	if *stepsFlag == defaultSteps {
-		return ""
-	}
-	return fmt.Sprintf(" -sim.steps=%d", *stepsFlag)
+func init() {
+	flag.BoolVar(&strict, "sim.strict", true, "fail on the known gaps (claim leaving seats un-offered, daily-cap rollover, masked store faults); -sim.strict=false counts and excuses them instead")
 }
 
 // TestSim is the randomized simulation: for each seed, a fresh world
@@ -96,15 +89,15 @@ func simDir(t *testing.T) string {
 	return dir
 }
 
-func runOne(t *testing.T, seed uint64, steps int, trace bool) result {
+func runOne(t *testing.T, seed uint64, steps int, trace bool) Result {
 	t.Helper()
 	var tr func(string)
 	if trace {
 		tr = func(s string) { t.Log(s) }
 	}
-	res := runSeed(t.Context(), sqliteBackend(simDir(t)), seed, steps, tr)
-	if res.fail != "" {
-		t.Fatalf("%s", res.fail)
+	res := RunSeed(t.Context(), SQLite(simDir(t)), seed, steps, tr)
+	if f := res.Failure(); f != "" {
+		t.Fatalf("%s", f)
 	}
 	return res
 }
@@ -150,11 +143,11 @@ func TestSimReplay(t *testing.T) {
 	}
 	for _, seed := range []uint64{7, 11} {
 		const steps = 200
-		a := runSeed(t.Context(), sqliteBackend(simDir(t)), seed, steps, nil)
-		b := runSeed(t.Context(), sqliteBackend(simDir(t)), seed, steps, nil)
-		for _, r := range []result{a, b} {
-			if r.fail != "" {
-				t.Fatalf("%s", r.fail)
+		a := RunSeed(t.Context(), SQLite(simDir(t)), seed, steps, nil)
+		b := RunSeed(t.Context(), SQLite(simDir(t)), seed, steps, nil)
+		for _, r := range []Result{a, b} {
+			if f := r.Failure(); f != "" {
+				t.Fatalf("%s", f)
 			}
 		}
 		if len(a.log) != len(b.log) {
@@ -177,9 +170,9 @@ var pgSeedsFlag = flag.Int("sim.pgseeds", 12, "TestSimPostgres runs this many se
 // postgresBackend keeps a seed's store in a fresh PostgreSQL schema of
 // NEXTUP_TEST_POSTGRES (the test skips loudly without it, and fails under
 // NEXTUP_REQUIRE_ALL=1).
-func postgresBackend(t *testing.T) backend {
+func postgresBackend(t *testing.T) Backend {
 	s := pgtest.NewSchema(t, 8)
-	return backend{name: "postgres", open: func(ctx context.Context) (nextup.Store, error) {
+	return Backend{Name: "postgres", Open: func(ctx context.Context) (nextup.Store, error) {
 		db, err := postgres.Open(ctx, s.DSN)
 		if err != nil {
 			return nil, err
@@ -191,11 +184,6 @@ func postgresBackend(t *testing.T) backend {
 		return db, nil
 	}}
 }
-
-// seqNumber matches the entry sequence numbers in step logs (see
-// dump.renumbered for why they may differ between backends).
-// The journal digest a restart logs is of the raw rows, and so differs too.
-var seqNumber = regexp.MustCompile(`seq=\d+|reopened [0-9a-f]{16}`)
 
 // TestSimPostgres runs seeds on PostgreSQL — every check after every
 // step, faults, restarts and concurrent claims included — and then the
@@ -212,22 +200,16 @@ func TestSimPostgres(t *testing.T) {
 		seed := *firstFlag + uint64(i)
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
-			pg := runSeed(t.Context(), postgresBackend(t), seed, *stepsFlag, nil)
-			if pg.fail != "" {
-				t.Fatalf("on PostgreSQL: %s", pg.fail)
+			pg := RunSeed(t.Context(), postgresBackend(t), seed, *stepsFlag, nil)
+			if f := pg.Failure(); f != "" {
+				t.Fatalf("on PostgreSQL: %s", f)
 			}
-			lite := runSeed(t.Context(), sqliteBackend(simDir(t)), seed, *stepsFlag, nil)
-			if lite.fail != "" {
-				t.Fatalf("on SQLite: %s", lite.fail)
+			lite := RunSeed(t.Context(), SQLite(simDir(t)), seed, *stepsFlag, nil)
+			if f := lite.Failure(); f != "" {
+				t.Fatalf("on SQLite: %s", f)
 			}
-			for i := range min(len(pg.log), len(lite.log)) {
-				if a, b := seqNumber.ReplaceAllString(pg.log[i], "#"), seqNumber.ReplaceAllString(lite.log[i], "#"); a != b {
-					t.Fatalf("seed %d diverged at step %d:\nPostgreSQL: %s\n    SQLite: %s", seed, i+1, a, b)
-				}
-			}
-			a, b := pg.dump.renumbered(), lite.dump.renumbered()
-			if a.digest() != b.digest() {
-				t.Fatalf("seed %d ended in state %s on PostgreSQL, %s on SQLite: %s", seed, a.digest(), b.digest(), diffDump(a, b))
+			if d := Compare(pg, lite); d != "" {
+				t.Fatal(d)
 			}
 		})
 	}
@@ -246,16 +228,16 @@ func TestSimCopyToPostgres(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			dir := simDir(t)
-			res := runSeed(ctx, sqliteBackend(dir), seed, 300, nil)
-			if res.fail != "" {
-				t.Fatal(res.fail)
+			res := RunSeed(ctx, SQLite(dir), seed, 300, nil)
+			if f := res.Failure(); f != "" {
+				t.Fatal(f)
 			}
 			src, err := sqlite.Open(ctx, filepath.Join(dir, "nextup.db"), sqlite.SkipMigrate())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer src.Close()
-			dst, err := postgresBackend(t).open(ctx)
+			dst, err := postgresBackend(t).Open(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

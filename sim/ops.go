@@ -1253,13 +1253,13 @@ func (w *world) opRestart() bool {
 	if err := w.db.Close(); err != nil {
 		w.fail("close store: %v", err)
 	}
-	db, err := w.be.open(w.ctx)
+	db, err := w.be.Open(w.ctx)
 	if err != nil {
-		w.fail("reopen %s store: %v", w.be.name, err)
+		w.fail("reopen %s store: %v", w.be.Name, err)
 	}
 	w.db = db
 	w.fs.setInner(db)
-	if d := diffDump(before, w.journal()); d != "" {
+	if d := diffDump(before, w.journal(), "before", "after"); d != "" {
 		w.fail("check restart: the state differs after reopening the store: %s", d)
 	}
 	if d := sameState(w.prev, w.read(nil)); d != "" {
@@ -1321,7 +1321,7 @@ func (w *world) opFault() bool {
 	if w.faultErr == nil {
 		w.fail("check fault: the use case returned no error after its transaction failed (%s)", p)
 	}
-	if !errors.Is(w.faultErr, errInjected) && *strictFlag {
+	if !errors.Is(w.faultErr, errInjected) && strict {
 		w.fail("check errors: a store fault (%s) came back as %q: %v", p, nextup.ErrorCode(w.faultErr), w.faultErr)
 	}
 	if !errors.Is(w.faultErr, errInjected) {
@@ -1331,7 +1331,7 @@ func (w *world) opFault() bool {
 		}
 		w.st.faultMasked[k]++
 	}
-	if d := diffDump(before, w.journal()); d != "" {
+	if d := diffDump(before, w.journal(), "before", "after"); d != "" {
 		w.fail("check fault: a failed use case left changes behind: %s", d)
 	}
 	if d := sameState(w.prev, w.read(nil)); d != "" {

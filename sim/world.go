@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/outbox"
-	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
 )
@@ -28,10 +26,11 @@ const baseURL = "https://nextup.test"
 // model, and the log of steps taken.
 type world struct {
 	seed  uint64
+	steps int // the run's length, for the replay hint
 	rng   *rand.Rand
 	src   *rngReader
 	ctx   context.Context
-	be    backend
+	be    Backend
 	clock *nextup.FakeClock
 	db    nextup.Store
 	fs    *faultStore
@@ -48,7 +47,7 @@ type world struct {
 	log   []string
 	trace func(string)
 
-	// The relay's world (relay_test.go).
+	// The relay's world (relay.go).
 	addrs     map[supKey]string // how each address answers the simulated providers
 	sendMu    sync.Mutex
 	sends     []sendRec            // the current relay round's sends
@@ -123,71 +122,15 @@ func (w *world) between(lo, hi time.Duration) time.Duration {
 
 func pick[T any](w *world, xs []T) T { return xs[w.intn(len(xs))] }
 
-// result is what one seed's run leaves behind.
-type result struct {
-	stats  *stats
-	digest string
-	dump   dump
-	log    []string
-	fail   string
-}
-
-// backend opens the store of one seed's run: open is called at the start
-// and again for every restart, and must give the same database each time.
-type backend struct {
-	name string
-	open func(ctx context.Context) (nextup.Store, error)
-}
-
-// sqliteBackend keeps the seed's store in a SQLite file in dir.
-func sqliteBackend(dir string) backend {
-	path := filepath.Join(dir, "nextup.db")
-	return backend{name: "sqlite", open: func(ctx context.Context) (nextup.Store, error) {
-		db, err := sqlite.Open(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		return db, nil
-	}}
-}
-
-// runSeed runs one seed for steps steps on be's store and reports how it
-// went; a failure carries the seed, the failing check and the step log.
-func runSeed(ctx context.Context, be backend, seed uint64, steps int, trace func(string)) (res result) {
-	w := &world{seed: seed, ctx: ctx, be: be, st: newStats(), trace: trace, auditSeen: map[string]int{},
-		addrs: map[supKey]string{}, leased: map[string]time.Time{}, deadSince: map[string]int{}, deadOK: map[string]bool{}}
-	w.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	w.src = &rngReader{r: w.rng}
-	w.m = newModel()
-	defer func() {
-		if w.db != nil {
-			w.db.Close()
-		}
-		r := recover()
-		if r == nil {
-			return
-		}
-		f, ok := r.(simFailure)
-		if !ok {
-			f = simFailure{fmt.Sprintf("panic: %v\n%s", r, debug.Stack())}
-		}
-		res = result{stats: w.st, log: w.log, fail: w.report(f.msg)}
-	}()
-	w.open()
-	w.run(steps)
-	d := w.dump(ctx)
-	return result{stats: w.st, digest: d.digest(), dump: d, log: w.log}
-}
-
 func (w *world) open() {
 	// A start time anywhere in a year, so that daylight-saving changes,
 	// weekdays and quiet hours all come round.
 	start := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC).
 		Add(time.Duration(w.intn(365*24*60)) * time.Minute).Add(time.Duration(w.intn(60)) * time.Second)
 	w.clock = nextup.NewFakeClock(start)
-	db, err := w.be.open(w.ctx)
+	db, err := w.be.Open(w.ctx)
 	if err != nil {
-		w.fail("open %s store: %v", w.be.name, err)
+		w.fail("open %s store: %v", w.be.Name, err)
 	}
 	w.db = db
 	w.fs = &faultStore{inner: db}
@@ -267,7 +210,7 @@ func (w *world) report(msg string) string {
 	if len(w.notes) > 0 {
 		fmt.Fprintf(&b, "this step so far: %s\n", strings.Join(w.notes, "; "))
 	}
-	fmt.Fprintf(&b, "replay: go test ./sim -run TestSim -sim.seed=%d%s -sim.trace\n", w.seed, stepsFlagSuffix())
+	fmt.Fprintf(&b, "replay: %s\n", replayHint(w.seed, w.steps))
 	log := w.log
 	const keep = 60
 	if len(log) > keep {

@@ -511,18 +511,20 @@ func collect[T any](xs []T, f func(T) int64) []int64 {
 	return out
 }
 
-// diffDump names the first table whose rows differ.
-func diffDump(a, b dump) string {
+// diffDump names the first table whose rows differ, and the first row that
+// differs in it; la and lb say where a and b come from ("before", "after").
+func diffDump(a, b dump, la, lb string) string {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	pad := max(len(la), len(lb))
 	for i := range va.NumField() {
 		x, y := va.Field(i), vb.Field(i)
 		if x.Len() != y.Len() {
-			return fmt.Sprintf("%s: %d rows before, %d after", va.Type().Field(i).Name, x.Len(), y.Len())
+			return fmt.Sprintf("%s: %d rows %s, %d %s", va.Type().Field(i).Name, x.Len(), la, y.Len(), lb)
 		}
 		for j := range x.Len() {
 			xj, yj := js(x.Index(j).Interface()), js(y.Index(j).Interface())
 			if xj != yj {
-				return fmt.Sprintf("%s row %d:\n\tbefore %s\n\tafter  %s", va.Type().Field(i).Name, j, xj, yj)
+				return fmt.Sprintf("%s row %d:\n\t%-*s %s\n\t%-*s %s", va.Type().Field(i).Name, j, pad, la, xj, pad, lb, yj)
 			}
 		}
 	}

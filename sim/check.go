@@ -37,7 +37,7 @@ import (
 //  8. timers: every live offer has its expiry timer (pending: its release
 //     timer), every business its housekeeping, and after a clean Advance
 //     nothing due is left unfired.
-//  9. messages and their fallbacks (relay_test.go): every send the relay
+//  9. messages and their fallbacks (relay.go): every send the relay
 //     makes leaves its message sent, failed and due after the backoff, or
 //     dead (at its last attempt, or at once when refused), and never goes
 //     to an opted-out address; the opt-outs are exactly those staff made
@@ -885,10 +885,10 @@ func (w *world) checkMatching(cur *snapshot) {
 					// after a clean advance).
 					continue
 				}
-				if !*strictFlag && w.capRolledOver(e, s, now) {
+				if !strict && w.capRolledOver(e, s, now) {
 					continue
 				}
-				if max := rules.MaxOffersPerSlot; !*strictFlag && max > 0 && len(cur.slotOffer[sid]) >= max {
+				if max := rules.MaxOffersPerSlot; !strict && max > 0 && len(cur.slotOffer[sid]) >= max {
 					// Claimed offers do not count as tries, so a claim can
 					// bring a slot back under its try cap; but a claim does
 					// not decide the slot again. Counted and reported.

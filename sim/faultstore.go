@@ -176,6 +176,18 @@ func (s *faultStore) Ping(ctx context.Context) error {
 // store itself when it simulates a restart.
 func (s *faultStore) Close() error { return nil }
 
+// TxWrites passes on the bound of the store inside (nextup.Bounded), so
+// that the use cases split their work on a bounded store as they would
+// without the fault layer; 0 (no bound) for one that is not bounded.
+func (s *faultStore) TxWrites() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.inner.(nextup.Bounded); ok {
+		return b.TxWrites()
+	}
+	return 0
+}
+
 // faultTx counts the Tx calls of one transaction and fails the planned one.
 // It embeds the real Tx and overrides every method, so each call counts.
 type faultTx struct {

@@ -30,6 +30,16 @@ var strict = true
 type Backend struct {
 	Name string
 	Open func(ctx context.Context) (nextup.Store, error)
+	// Optimistic says the store runs a transaction's function again when
+	// its commit loses to another (DynamoDB), so that of several racing
+	// claims the winner is whichever commits first, holding whichever
+	// booking id it drew: the run stays correct but takes other ids than
+	// on SQLite. For a step-by-step comparison with SQLite the concurrent
+	// claim step then lets its first claimer in alone, and races the rest
+	// (which find the offer claimed). Races proper are the store's
+	// conformance suite's (store/storetest, Concurrency), and a run
+	// without Optimistic, compared with nothing, still has them.
+	Optimistic bool
 }
 
 // SQLite keeps the seed's store in the SQLite file nextup.db in dir, which

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -60,12 +61,44 @@ func newItem(rec any, attrs ...string) (item, error) {
 	return it, nil
 }
 
-// decode reads the record of an item into rec.
+// decode reads the record of an item into rec. Its times come back in
+// UTC, as the SQL stores give them (JSON keeps the offset they were
+// written with).
 func decode(it item, rec any) error {
 	if err := json.Unmarshal([]byte(str(it, attrData)), rec); err != nil {
 		return fmt.Errorf("dynamodb: decode %s: %w", str(it, attrPK), err)
 	}
+	inUTC(reflect.ValueOf(rec))
 	return nil
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// inUTC sets every time reachable from v (through pointers, struct
+// fields, slices and map values of struct type) to UTC.
+func inUTC(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			inUTC(v.Elem())
+		}
+	case reflect.Struct:
+		if v.Type() == timeType {
+			if v.CanSet() {
+				v.Set(reflect.ValueOf(v.Interface().(time.Time).UTC()))
+			}
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				inUTC(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			inUTC(v.Index(i))
+		}
+	}
 }
 
 // withTTL adds the expiry attribute: DynamoDB deletes the item some time

@@ -117,7 +117,8 @@ func localCredentials() aws.CredentialsProvider {
 // that call loses to another transaction (a version it relied on
 // changed) or the service throttles it, fn runs again on fresh reads,
 // after a short jittered wait, at most MaxTxAttempts times. An error or
-// panic of fn discards the writes.
+// panic of fn discards the writes; an error is fn's answer unless an item
+// fn read changed meanwhile, in which case fn runs again too (Tx.failed).
 func (s *Store) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 	if err := s.check(); err != nil {
 		return err
@@ -133,6 +134,8 @@ func (s *Store) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 		err := s.run(tx, fn)
 		if err == nil {
 			err = tx.commit(ctx)
+		} else {
+			err = tx.failed(ctx, err)
 		}
 		tx.done = true
 		var retry *errRetry

@@ -212,6 +212,11 @@ func (t *Tx) buffer(pk string, w write) {
 // Savepoint runs fn so that the writes it buffers are dropped when it
 // fails or panics. Reads stay remembered: what fn read still counts at
 // commit, which can only make the commit stricter.
+//
+// When fn fails and an item the transaction read has changed since, the
+// failure may come from reads made at different moments (see failed):
+// Savepoint then reports the transaction broken (nextup.ErrTxBroken), and
+// InTx runs it again.
 func (t *Tx) Savepoint(ctx context.Context, fn func() error) (err error) {
 	mark := len(t.journal)
 	wake := t.wake
@@ -237,9 +242,76 @@ func (t *Tx) Savepoint(ctx context.Context, fn func() error) (err error) {
 	}()
 	if err := fn(); err != nil {
 		rollback()
-		return err
+		return t.failed(ctx, err)
 	}
 	return nil
+}
+
+// failed is err, the error of a function (or of a part of it) that ran in
+// t; or, when an item t read has changed since, a retry: the reads of an
+// optimistic transaction are made at different moments, so a function
+// can fail on a state that never was (an offer read as still offered, its
+// booking then found made) — a row lock would have kept that from it.
+// Then the error is not the function's to report: the transaction is
+// broken (nextup.ErrTxBroken, which a request takes as the end of its
+// phase) and InTx runs it again on fresh reads, where it fails again or
+// not, truly. Costs nothing unless the function failed.
+func (t *Tx) failed(ctx context.Context, err error) error {
+	var retry *errRetry
+	if err == nil || errors.As(err, &retry) || ctx.Err() != nil || len(t.reads) == 0 {
+		return err
+	}
+	pks := make([]string, 0, len(t.reads))
+	for pk := range t.reads {
+		pks = append(pks, pk)
+	}
+	slices.Sort(pks)
+	now, verr := t.reread(ctx, pks)
+	if verr != nil {
+		return err
+	}
+	for _, pk := range pks {
+		if version(now[pk]) != version(t.reads[pk].it) {
+			return &errRetry{fmt.Errorf("%w: %s changed under a function that failed with: %w", nextup.ErrTxBroken, pk, err)}
+		}
+	}
+	return err
+}
+
+// reread reads the items with these keys from the base table again
+// (strongly consistent), without remembering them.
+func (t *Tx) reread(ctx context.Context, pks []string) (map[string]item, error) {
+	got := map[string]item{}
+	for chunk := range slices.Chunk(pks, 100) {
+		keys := make([]map[string]types.AttributeValue, 0, len(chunk))
+		for _, pk := range chunk {
+			keys = append(keys, key(pk))
+		}
+		req := map[string]types.KeysAndAttributes{t.s.table: {Keys: keys, ConsistentRead: aws.Bool(true),
+			ProjectionExpression: aws.String("#k, #v"), ExpressionAttributeNames: map[string]string{"#k": attrPK, "#v": attrVersion}}}
+		for tries := 0; len(req) > 0; tries++ {
+			if tries > 0 {
+				if err := t.s.backoff(ctx, tries); err != nil {
+					return nil, err
+				}
+			}
+			out, err := t.s.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: t.s.rcc()})
+			if err != nil {
+				return nil, t.s.err("batch get", err)
+			}
+			for _, c := range out.ConsumedCapacity {
+				t.sink.add("BatchGetItem", &c)
+			}
+			for _, it := range out.Responses[t.s.table] {
+				got[str(it, attrPK)] = it
+			}
+			req = out.UnprocessedKeys
+			if tries > 20 {
+				return nil, fmt.Errorf("dynamodb: batch get: keys unprocessed after %d tries", tries)
+			}
+		}
+	}
+	return got, nil
 }
 
 // errRetry is a commit that lost to another transaction (or was

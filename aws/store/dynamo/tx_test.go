@@ -271,3 +271,94 @@ func getSlot(t *testing.T, s *Store, id string) nextup.Slot {
 	}
 	return out
 }
+
+// An optimistic transaction reads items at different moments, so its
+// function can fail on a state that never was at once. When an item it
+// read has changed by the time it fails, the failure is not reported: the
+// function runs again on fresh reads (and inside a savepoint, the
+// transaction is reported broken, so that a request runs again).
+func TestFailureOnAStaleReadRunsAgain(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	setup(t, s, business("biz_1"))
+	mk := func(id string) error {
+		return s.InTx(ctx, func(tx nextup.Tx) error {
+			return tx.SlotCreate(ctx, nextup.Slot{ID: id, BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 1, CreatedAt: t0})
+		})
+	}
+	if err := mk("slot_1"); err != nil {
+		t.Fatal(err)
+	}
+	book := func() error {
+		return s.InTx(ctx, func(tx nextup.Tx) error {
+			_, err := tx.SlotSeats(ctx, "slot_1", nextup.SeatDelta{Booked: 1})
+			return err
+		})
+	}
+	runs := 0
+	err := s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		if _, err := tx.SlotList(ctx, nextup.SlotFilter{BusinessID: "biz_1"}); err != nil {
+			return err
+		}
+		if runs == 1 {
+			// Another transaction books the seat after this one read
+			// the slot, and this one then fails on what it read.
+			if err := book(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: decided on a free seat that is gone", nextup.ErrConflict)
+		}
+		return nil
+	})
+	if err != nil || runs != 2 {
+		t.Fatalf("InTx = %v after %d runs; want nil after 2 (the failure came from a stale read)", err, runs)
+	}
+
+	// A failure on reads nobody changed is the function's answer.
+	runs = 0
+	err = s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		if _, err := tx.SlotGet(ctx, "slot_1"); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: full", nextup.ErrConflict)
+	})
+	if !errors.Is(err, nextup.ErrConflict) || errors.Is(err, nextup.ErrTxBroken) || runs != 1 {
+		t.Fatalf("InTx = %v after %d runs; want the function's conflict after 1", err, runs)
+	}
+
+	// Inside a savepoint: the transaction is broken.
+	if err := mk("slot_2"); err != nil {
+		t.Fatal(err)
+	}
+	runs = 0
+	err = s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		err := tx.Savepoint(ctx, func() error {
+			if _, err := tx.SlotList(ctx, nextup.SlotFilter{BusinessID: "biz_1"}); err != nil {
+				return err
+			}
+			if runs == 1 {
+				if err := s.InTx(ctx, func(tx2 nextup.Tx) error {
+					_, err := tx2.SlotResize(ctx, "slot_2", 3)
+					return err
+				}); err != nil {
+					return err
+				}
+			}
+			return fmt.Errorf("%w: refused", nextup.ErrConflict)
+		})
+		if runs == 1 && !errors.Is(err, nextup.ErrTxBroken) {
+			t.Errorf("a savepoint failing on a stale read: %v, want ErrTxBroken", err)
+		}
+		if runs == 1 {
+			return err // as a request's phase ends with its poison
+		}
+		return nil
+	})
+	if err != nil || runs != 2 {
+		t.Fatalf("InTx = %v after %d runs; want nil after 2", err, runs)
+	}
+}

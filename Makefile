@@ -22,7 +22,7 @@ export NEXTUP_SKIP_LOG := $(SKIP_LOG)
 # (./aws/...), which ./... does not reach.
 PKGS := ./... ./aws/...
 
-.PHONY: all run demo test test-suites skipped lint staticcheck race sim fuzz bench build
+.PHONY: all run demo test test-suites skipped lint staticcheck race sim sim-dynamo fuzz bench build
 
 all: lint test
 
@@ -56,7 +56,7 @@ skipped:
 	@if [ -s $(SKIP_LOG) ]; then \
 	  awk -F '\t' '!seen[$$1]++ { s = s sep $$1 " (" $$3 "; to enable: " $$2 ")"; sep = "; " } \
 	    END { print "*** SKIPPED, not tested: " s ". NEXTUP_REQUIRE_ALL=1 turns these skips into failures. ***" }' $(SKIP_LOG); \
-	else echo "make test: no suite skipped (PostgreSQL, Chromium and stripe-mock all ran)"; fi
+	else echo "make test: no suite skipped (PostgreSQL, Chromium, stripe-mock and DynamoDB all ran)"; fi
 
 lint: staticcheck
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -71,6 +71,11 @@ staticcheck:
 # More simulation seeds than CI runs: make sim SEEDS=10000
 sim:
 	$(GO) test ./sim -run 'TestSim$$' -count=1 -timeout 0 -sim.seeds=$(SEEDS)
+
+# The simulation on DynamoDB (dynoxide), each seed compared with SQLite:
+# make sim-dynamo SEEDS=500
+sim-dynamo:
+	$(GO) test ./aws/sim -count=1 -timeout 0 -sim.seeds=$(SEEDS)
 
 # Coverage-guided fuzzing of every fuzz target for FUZZTIME each.
 fuzz:

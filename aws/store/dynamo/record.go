@@ -119,9 +119,6 @@ func ignoreNotFound(err error) error {
 	return err
 }
 
-// todo is a method not written yet.
-func todo(name string) error { return fmt.Errorf("dynamodb: %s: %w", name, errors.ErrUnsupported) }
-
 // rid is an insertion order for rows that the SQL stores order by their
 // row id (audit events, messages, offers of a slot made at one instant):
 // the wall clock in nanoseconds, made strictly increasing within the

@@ -140,22 +140,6 @@ func (t *Tx) read(ctx context.Context, pk string, check bool) (item, error) {
 	return out.Item, nil
 }
 
-// know records items read by a query (not checked at commit unless the
-// transaction writes them or reads them again by key) and returns the
-// transaction's view of each: an item it knew already keeps the version
-// it knew, so that one transaction sees one version of an item.
-func (t *Tx) know(it item) item {
-	pk := str(it, attrPK)
-	if w, ok := t.writes[pk]; ok {
-		return w.it
-	}
-	if r, ok := t.reads[pk]; ok {
-		return r.it
-	}
-	t.reads[pk] = &read{it: it}
-	return it
-}
-
 // put buffers the new attributes of an item the transaction has read (or
 // found absent); its commit checks the version it read.
 func (t *Tx) put(pk string, it item) error {
@@ -278,22 +262,37 @@ func (t *Tx) failed(ctx context.Context, err error) error {
 	return err
 }
 
-// reread reads the items with these keys from the base table again
-// (strongly consistent), without remembering them.
+// reread reads the versions of the items with these keys from the base
+// table again (strongly consistent), without remembering them.
 func (t *Tx) reread(ctx context.Context, pks []string) (map[string]item, error) {
+	return t.batchGet(ctx, pks, true)
+}
+
+// batchGet reads the items with these keys from the base table (strongly
+// consistent), 100 keys to a BatchGetItem, asking again for the keys the
+// service left unprocessed; versionOnly reads only their keys and
+// versions. Items that do not exist are absent from the map.
+func (t *Tx) batchGet(ctx context.Context, pks []string, versionOnly bool) (map[string]item, error) {
 	got := map[string]item{}
 	for chunk := range slices.Chunk(pks, 100) {
 		keys := make([]map[string]types.AttributeValue, 0, len(chunk))
 		for _, pk := range chunk {
 			keys = append(keys, key(pk))
 		}
-		req := map[string]types.KeysAndAttributes{t.s.table: {Keys: keys, ConsistentRead: aws.Bool(true),
-			ProjectionExpression: aws.String("#k, #v"), ExpressionAttributeNames: map[string]string{"#k": attrPK, "#v": attrVersion}}}
+		ka := types.KeysAndAttributes{Keys: keys, ConsistentRead: aws.Bool(true)}
+		if versionOnly {
+			ka.ProjectionExpression = aws.String("#k, #v")
+			ka.ExpressionAttributeNames = map[string]string{"#k": attrPK, "#v": attrVersion}
+		}
+		req := map[string]types.KeysAndAttributes{t.s.table: ka}
 		for tries := 0; len(req) > 0; tries++ {
 			if tries > 0 {
 				if err := t.s.backoff(ctx, tries); err != nil {
 					return nil, err
 				}
+			}
+			if tries > 20 {
+				return nil, fmt.Errorf("dynamodb: batch get: %d keys unprocessed after %d tries", len(req[t.s.table].Keys), tries)
 			}
 			out, err := t.s.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: t.s.rcc()})
 			if err != nil {
@@ -306,9 +305,6 @@ func (t *Tx) reread(ctx context.Context, pks []string) (map[string]item, error) 
 				got[str(it, attrPK)] = it
 			}
 			req = out.UnprocessedKeys
-			if tries > 20 {
-				return nil, fmt.Errorf("dynamodb: batch get: keys unprocessed after %d tries", tries)
-			}
 		}
 	}
 	return got, nil
@@ -662,34 +658,9 @@ func (t *Tx) fetch(ctx context.Context, pks []string) ([]item, error) {
 			missing = append(missing, pk)
 		}
 	}
-	got := map[string]item{}
-	for chunk := range slices.Chunk(missing, 100) {
-		keys := make([]map[string]types.AttributeValue, 0, len(chunk))
-		for _, pk := range chunk {
-			keys = append(keys, key(pk))
-		}
-		req := map[string]types.KeysAndAttributes{t.s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-		for tries := 0; len(req) > 0; tries++ {
-			if tries > 0 {
-				if err := t.s.backoff(ctx, tries); err != nil {
-					return nil, err
-				}
-			}
-			out, err := t.s.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: t.s.rcc()})
-			if err != nil {
-				return nil, t.s.err("batch get", err)
-			}
-			for _, c := range out.ConsumedCapacity {
-				t.sink.add("BatchGetItem", &c)
-			}
-			for _, it := range out.Responses[t.s.table] {
-				got[str(it, attrPK)] = it
-			}
-			req = out.UnprocessedKeys
-			if tries > 20 {
-				return nil, fmt.Errorf("dynamodb: batch get: %d keys unprocessed after %d tries", len(req[t.s.table].Keys), tries)
-			}
-		}
+	got, err := t.batchGet(ctx, missing, false)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]item, 0, len(pks))
 	for _, pk := range pks {

@@ -19,9 +19,10 @@ const modulePath = "github.com/nextup-dev/nextup"
 
 // notAPICodes are the packages whose error codes never reach a client:
 // the senders' and the relay's codes are delivery failures recorded on a
-// message, and the payment adapter's are wrapped by the waitlist package
-// into payment_provider_unavailable before they could.
-var notAPICodes = []string{"notify", "outbox", "pay"}
+// message (the simulation's fake providers' too), and the payment
+// adapter's are wrapped by the waitlist package into
+// payment_provider_unavailable before they could.
+var notAPICodes = []string{"notify", "outbox", "pay", "sim"}
 
 // declaredCode is one constant of codes.go.
 type declaredCode struct {

@@ -50,7 +50,7 @@
 // on a Backend, and Compare requires two backends to take the same steps to
 // the same state, the way TestSimPostgres holds PostgreSQL to SQLite:
 //
-//	lite := sim.RunSeed(ctx, sim.SQLite(t.TempDir()), seed, sim.DefaultSteps, nil)
+//	lite := sim.RunSeed(ctx, sim.Backend{Name: "sqlite", Open: openSQLite}, seed, sim.DefaultSteps, nil)
 //	dyn := sim.RunSeed(ctx, sim.Backend{Name: "dynamo", Open: open}, seed, sim.DefaultSteps, nil)
 //	// check lite.Failure() and dyn.Failure(), then
 //	if d := sim.Compare(dyn, lite); d != "" {

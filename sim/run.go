@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"time"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/store/sqlite"
 )
 
 // DefaultSteps is how many steps a seed takes unless told otherwise
@@ -40,19 +38,6 @@ type Backend struct {
 	// conformance suite's (store/storetest, Concurrency), and a run
 	// without Optimistic, compared with nothing, still has them.
 	Optimistic bool
-}
-
-// SQLite keeps the seed's store in the SQLite file nextup.db in dir, which
-// should be fresh for every seed.
-func SQLite(dir string) Backend {
-	path := filepath.Join(dir, "nextup.db")
-	return Backend{Name: "sqlite", Open: func(ctx context.Context) (nextup.Store, error) {
-		db, err := sqlite.Open(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		return db, nil
-	}}
 }
 
 // Result is what one seed's run leaves behind.

@@ -8,12 +8,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/aws/internal/dynotest"
 	"github.com/nextup-dev/nextup/aws/store/dynamo"
 	"github.com/nextup-dev/nextup/sim"
+	"github.com/nextup-dev/nextup/store/sqlite"
 )
 
 var (
@@ -21,6 +23,14 @@ var (
 	first = flag.Uint64("sim.first", 1, "the first seed")
 	steps = flag.Int("sim.steps", sim.DefaultSteps, "steps per seed")
 )
+
+// sqliteBackend keeps a seed's store in a SQLite file in dir.
+func sqliteBackend(dir string) sim.Backend {
+	path := filepath.Join(dir, "nextup.db")
+	return sim.Backend{Name: "sqlite", Open: func(ctx context.Context) (nextup.Store, error) {
+		return sqlite.Open(ctx, path)
+	}}
+}
 
 // dynamoBackend keeps a seed's store in a table of its own on the test
 // server; a restart opens the same table again.
@@ -53,7 +63,7 @@ func TestSimDynamoDB(t *testing.T) {
 			if f := dy.Failure(); f != "" {
 				t.Fatalf("on DynamoDB:\n%s\n(replay: go test ./aws/sim -run TestSimDynamoDB/%d -sim.first=%d -sim.seeds=1)", f, seed, seed)
 			}
-			lite := sim.RunSeed(t.Context(), sim.SQLite(t.TempDir()), seed, *steps, nil)
+			lite := sim.RunSeed(t.Context(), sqliteBackend(t.TempDir()), seed, *steps, nil)
 			if f := lite.Failure(); f != "" {
 				t.Fatalf("on SQLite:\n%s", f)
 			}

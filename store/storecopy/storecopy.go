@@ -1,8 +1,8 @@
 // Package storecopy moves businesses' whole history from the embedded
-// SQLite store to PostgreSQL — what `nextup copy` does when a business
-// outgrows one machine — and proves the copy by reading both stores back
-// through the nextup.Tx API and comparing them kind by kind, by count and
-// SHA-256.
+// SQLite store to another store — PostgreSQL, or a store of the AWS module
+// such as DynamoDB: what `nextup copy` does when a business outgrows one
+// machine — and proves the copy by reading both stores back through the
+// nextup.Tx API and comparing them kind by kind, by count and SHA-256.
 package storecopy
 
 import (
@@ -12,7 +12,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -35,6 +37,27 @@ type Destination interface {
 	// Import runs fn in one transaction; the rows fn inserts are kept
 	// only if it returns nil.
 	Import(ctx context.Context, fn func(insert func(table string, cols []string, row []any) error) error) error
+}
+
+// RecordDestination is a store that takes the records of a business's
+// history one by one (aws/store/dynamo): each exported row becomes its
+// record — nextup.Business, nextup.Slot, nextup.Entry, nextup.Offer,
+// nextup.Booking, nextup.HandBack, nextup.AuditEvent, nextup.Message,
+// nextup.Timer, nextup.Suppression, nextup.Staff, nextup.Session,
+// nextup.PasswordReset, nextup.Proposal, nextup.SheetVersion or
+// nextup.Payment, as values — read with the SQL stores' own scanners.
+// Records come in the order of the rows: each business first, then its
+// history table by table, parents first, each table in insertion order.
+// Its lists may lag its writes for a moment (DynamoDB's indexes are
+// eventually consistent): Copy reads it again for some seconds before it
+// reports a difference.
+type RecordDestination interface {
+	nextup.Store
+	// ImportRecords runs fn, storing each record it puts with its ids,
+	// fair-order sequence numbers and timer ids kept. When fn or a write
+	// fails, what was written is removed again and the error returned,
+	// saying so; a business that exists already fails it.
+	ImportRecords(ctx context.Context, fn func(put func(rec any) error) error) error
 }
 
 // Check compares one kind of record of one business in the two stores.
@@ -65,14 +88,21 @@ func (r Report) OK() bool {
 	return true
 }
 
-// Copy writes the businesses ids (all of src's when ids is empty) into dst
-// in one PostgreSQL transaction — ids and fair-order sequence numbers kept,
-// identity sequences moved past them — and then verifies the copy. When the
-// write fails nothing was written (a business already in dst makes it
-// fail). A copy that was written but does not verify is returned with its
-// report and an error.
-func Copy(ctx context.Context, src Source, dst Destination, ids []string) (Report, error) {
+// Copy writes the businesses ids (all of src's when ids is empty) into
+// dst — ids and fair-order sequence numbers kept, the destination's
+// sequences moved past them — and then verifies the copy. dst is a
+// Destination (PostgreSQL: every row in one transaction) or a
+// RecordDestination (DynamoDB: record by record, removed again when the
+// copy fails). When the write fails nothing was written (a business
+// already in dst makes it fail). A copy that was written but does not
+// verify is returned with its report and an error.
+func Copy(ctx context.Context, src Source, dst nextup.Store, ids []string) (Report, error) {
 	var r Report
+	rd, byRecord := dst.(RecordDestination)
+	d, byRow := dst.(Destination)
+	if !byRecord && !byRow {
+		return r, fmt.Errorf("copy: a %T takes no copy (neither a Destination nor a RecordDestination)", dst)
+	}
 	if len(ids) == 0 {
 		var err error
 		if ids, err = src.BusinessIDs(ctx); err != nil {
@@ -80,7 +110,8 @@ func Copy(ctx context.Context, src Source, dst Destination, ids []string) (Repor
 		}
 	}
 	r.Businesses = ids
-	err := dst.Import(ctx, func(insert func(string, []string, []any) error) error {
+	// rows emits every row of the businesses to insert.
+	rows := func(insert func(table string, cols []string, row []any) error) error {
 		for _, id := range ids {
 			if err := src.ExportBusiness(ctx, id, func(table string, cols []string, row []any) error {
 				r.Rows++
@@ -90,9 +121,24 @@ func Copy(ctx context.Context, src Source, dst Destination, ids []string) (Repor
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return Report{}, fmt.Errorf("copy (nothing was written): %w", err)
+	}
+	if byRow {
+		if err := d.Import(ctx, rows); err != nil {
+			return Report{}, fmt.Errorf("copy (nothing was written): %w", err)
+		}
+	} else {
+		// The destination's error says what became of what it wrote.
+		if err := rd.ImportRecords(ctx, func(put func(rec any) error) error {
+			return rows(func(table string, cols []string, row []any) error {
+				rec, err := Record(table, cols, row)
+				if err != nil {
+					return err
+				}
+				return put(rec)
+			})
+		}); err != nil {
+			return Report{}, fmt.Errorf("copy: %w", err)
+		}
 	}
 	for _, id := range ids {
 		a, err := DigestBusiness(ctx, src, id)
@@ -100,16 +146,19 @@ func Copy(ctx context.Context, src Source, dst Destination, ids []string) (Repor
 			return r, err
 		}
 		b, err := DigestBusiness(ctx, dst, id)
+		// A record destination's lists may lag its writes (DynamoDB's
+		// indexes are eventually consistent): read it again for a while
+		// before calling it a difference.
+		for wait := settleStep; byRecord && err == nil && !maps.Equal(a, b) && wait <= settleMax; wait *= 2 {
+			if err := sleep(ctx, wait); err != nil {
+				return r, err
+			}
+			b, err = DigestBusiness(ctx, dst, id)
+		}
 		if err != nil {
 			return r, err
 		}
-		for _, k := range slices.Sorted(func(yield func(string) bool) {
-			for k := range a {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
+		for _, k := range slices.Sorted(maps.Keys(a)) {
 			r.Checks = append(r.Checks, Check{Business: id, Kind: k, From: a[k], To: b[k]})
 		}
 	}
@@ -117,6 +166,25 @@ func Copy(ctx context.Context, src Source, dst Destination, ids []string) (Repor
 		return r, fmt.Errorf("copy verification failed: the stores differ")
 	}
 	return r, nil
+}
+
+// A record destination that differs from the source is read again after
+// settleStep, then after twice as long each time, while the wait is at
+// most settleMax (about 13 s in all).
+const (
+	settleStep = 200 * time.Millisecond
+	settleMax  = 6400 * time.Millisecond
+)
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // Digest is a count of records and the start of the SHA-256 of their
@@ -131,6 +199,9 @@ type Digest struct {
 func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[string]Digest, error) {
 	out := map[string]Digest{}
 	add := func(kind string, n int, v any) error {
+		if n == 0 {
+			v = nil // an empty list, nil or not (stores differ)
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err

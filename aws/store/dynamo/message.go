@@ -75,6 +75,17 @@ func (t *Tx) AuditAppend(ctx context.Context, ev nextup.AuditEvent) error {
 		return fmt.Errorf("dynamodb: append audit %s %s: id %q: %w", ev.SubjectType, ev.SubjectID, r, err)
 	}
 	ev.ID = id
+	it, err := auditItem(ev)
+	if err != nil {
+		return err
+	}
+	return t.create(auditPK(r), it)
+}
+
+// auditItem is the item of an event whose ID is set (its R is
+// seqKey(ID)).
+func auditItem(ev nextup.AuditEvent) (item, error) {
+	r := seqKey(ev.ID)
 	var slot, subject string
 	if ev.SlotID != "" {
 		slot = "auditslot#" + ev.SlotID
@@ -82,12 +93,8 @@ func (t *Tx) AuditAppend(ctx context.Context, ev nextup.AuditEvent) error {
 	if ev.SubjectType != "" || ev.SubjectID != "" {
 		subject = "auditsub#" + ev.SubjectType + "#" + ev.SubjectID
 	}
-	it, err := newItem(ev, "gsi1pk", "audit#"+ev.BusinessID, "gsi1sk", r,
+	return newItem(ev, "gsi1pk", "audit#"+ev.BusinessID, "gsi1sk", r,
 		"gsi2pk", slot, "gsi2sk", r, "gsi3pk", subject, "gsi3sk", r)
-	if err != nil {
-		return err
-	}
-	return t.create(auditPK(r), it)
 }
 
 // AuditList lists events oldest first, through the slot's, the subject's

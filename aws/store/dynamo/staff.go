@@ -156,12 +156,20 @@ func (t *Tx) SessionCreate(ctx context.Context, s nextup.Session) error {
 	if ok, err := t.exists(ctx, pk); err != nil || ok {
 		return cmpErr(err, conflict(what))
 	}
-	sk := ts(s.ExpiresAt) + "#" + s.IDHash
-	it, err := newItem(s, "gsi2pk", "sessstaff#"+s.StaffID, "gsi2sk", sk, "gsi3pk", "sessexp", "gsi3sk", sk)
+	it, err := sessItem(s)
 	if err != nil {
 		return err
 	}
-	return t.put(pk, withTTL(it, s.ExpiresAt))
+	return t.put(pk, it)
+}
+
+func sessItem(s nextup.Session) (item, error) {
+	sk := ts(s.ExpiresAt) + "#" + s.IDHash
+	it, err := newItem(s, "gsi2pk", "sessstaff#"+s.StaffID, "gsi2sk", sk, "gsi3pk", "sessexp", "gsi3sk", sk)
+	if err != nil {
+		return nil, err
+	}
+	return withTTL(it, s.ExpiresAt), nil
 }
 
 // SessionGet reads a session by the hash of its token, expired or not.
@@ -217,11 +225,19 @@ func (t *Tx) PasswordResetCreate(ctx context.Context, r nextup.PasswordReset) er
 	if ok, err := t.exists(ctx, pk); err != nil || ok {
 		return cmpErr(err, conflict(what))
 	}
-	it, err := newItem(r)
+	it, err := pwresetItem(r)
 	if err != nil {
 		return err
 	}
-	return t.put(pk, withTTL(it, r.ExpiresAt.Add(resetTTLGrace)))
+	return t.put(pk, it)
+}
+
+func pwresetItem(r nextup.PasswordReset) (item, error) {
+	it, err := newItem(r)
+	if err != nil {
+		return nil, err
+	}
+	return withTTL(it, r.ExpiresAt.Add(resetTTLGrace)), nil
 }
 
 // PasswordResetUse deletes the reset and only then looks at its deadline,
@@ -363,11 +379,15 @@ func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
 	if ok, err := t.exists(ctx, pk); err != nil || ok {
 		return cmpErr(err, conflict(what))
 	}
-	it, err := newItem(v, "gsi2pk", "shvbiz#"+v.BusinessID, "gsi2sk", ts(v.FetchedAt)+"#"+v.ID)
+	it, err := shvItem(v)
 	if err != nil {
 		return err
 	}
 	return t.put(pk, it)
+}
+
+func shvItem(v nextup.SheetVersion) (item, error) {
+	return newItem(v, "gsi2pk", "shvbiz#"+v.BusinessID, "gsi2sk", ts(v.FetchedAt)+"#"+v.ID)
 }
 
 // SheetVersionList lists a business's sheet reads, newest first (then by

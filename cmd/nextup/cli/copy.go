@@ -5,25 +5,31 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
-	"github.com/nextup-dev/nextup/store/postgres"
 	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/store/storecopy"
 )
 
 // runCopy moves businesses' whole history from the embedded store to
-// PostgreSQL (see store/storecopy) and prints the verification table.
+// PostgreSQL, or to a store a build registered (RegisterStore: DynamoDB in
+// nextup-aws), see store/storecopy, and prints the verification table.
 func runCopy(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlagSet("copy")
 	from := fs.String("from", "nextup.db", "the embedded store (a file path)")
-	to := fs.String("to", "", "the PostgreSQL database (postgres://…)")
+	to := fs.String("to", "", "the destination: a PostgreSQL database (postgres://…) or a registered store's URL")
 	only := fs.String("business", "", "copy only this business (default: every business in the file)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	kind := "postgres"
 	if !isPostgres(*to) {
-		return usageError{"copy: --to must be a postgres:// URL"}
+		if registeredStore(*to) == nil {
+			return usageError{"copy: --to must be a postgres:// URL" + registeredURLs()}
+		}
+		scheme, _, _ := strings.Cut(*to, "://")
+		kind = strings.ToLower(scheme)
 	}
 	if _, err := os.Stat(*from); err != nil {
 		return fmt.Errorf("copy: %w", err)
@@ -44,7 +50,7 @@ func runCopy(ctx context.Context, args []string, stdout io.Writer) error {
 	if *only != "" {
 		ids = []string{*only}
 	}
-	rep, err := storecopy.Copy(ctx, src, dst.(*postgres.DB), ids)
+	rep, err := storecopy.Copy(ctx, src, dst, ids)
 	if len(rep.Checks) == 0 && err != nil {
 		return err
 	}
@@ -54,7 +60,7 @@ func runCopy(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, c := range rep.Checks {
 		check := "ok"
 		if !c.OK() {
-			check = fmt.Sprintf("MISMATCH (postgres: %d %s)", c.To.N, c.To.Sum)
+			check = fmt.Sprintf("MISMATCH (%s: %d %s)", kind, c.To.N, c.To.Sum)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", c.Business, c.Kind, c.From.N, c.From.Sum, check)
 	}

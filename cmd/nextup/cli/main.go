@@ -50,7 +50,8 @@ Usage:
                                              staff to approve (as mail to the inbound address does)
   nextup migrate [--db FILE|postgres://…]    apply the embedded schema migrations
   nextup copy --from nextup.db --to postgres://… [--business BID]
-                                             move the whole history to PostgreSQL, verified
+                                             move the whole history to PostgreSQL (nextup-aws: or to
+                                             dynamodb://…), verified
   nextup bench [-n N] [-entries N]           measure join, decide, release→offer and claim
                                              against a baseline write on a fresh store
   nextup bench -http [-n N] [-clients C]     joins/s and claims/s over HTTP on loopback

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,6 +54,18 @@ func registeredStore(db string) func(ctx context.Context, dsn string) (nextup.St
 	registerMu.Lock()
 	defer registerMu.Unlock()
 	return stores[strings.ToLower(scheme)]
+}
+
+// registeredURLs names the registered stores' URLs for a usage message:
+// " or a dynamodb:// URL", or "" when none is registered.
+func registeredURLs() string {
+	registerMu.Lock()
+	defer registerMu.Unlock()
+	var b strings.Builder
+	for _, scheme := range slices.Sorted(maps.Keys(stores)) {
+		b.WriteString(" or a " + scheme + ":// URL")
+	}
+	return b.String()
 }
 
 // registeredMailParsers returns the registered mail parser makers.

@@ -162,6 +162,9 @@ const (
 	SuppressionDelete = `DELETE FROM suppressions WHERE business_id = ? AND channel = ? AND address = ?`
 )
 
+// SuppressionCols are the columns ScanSuppression reads, in its order.
+const SuppressionCols = `business_id, channel, address, reason, at`
+
 // SuppressionList returns the query of Tx.SuppressionList and its
 // arguments, for at least one address; ScanSuppression reads its rows.
 func SuppressionList(businessID string, addresses []string) (string, []any) {
@@ -169,12 +172,12 @@ func SuppressionList(businessID string, addresses []string) (string, []any) {
 	for _, a := range addresses {
 		args = append(args, a)
 	}
-	return `SELECT business_id, channel, address, reason, at FROM suppressions
+	return `SELECT ` + SuppressionCols + ` FROM suppressions
 		WHERE business_id = ? AND address IN (` + Placeholders(len(addresses)) + `)
 		ORDER BY address, channel`, args
 }
 
-// ScanSuppression reads a row of SuppressionList.
+// ScanSuppression reads a row of SuppressionCols.
 func ScanSuppression(r Scanner) (nextup.Suppression, error) {
 	var (
 		s  nextup.Suppression

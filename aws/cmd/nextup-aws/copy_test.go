@@ -13,7 +13,6 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/aws/store/dynamo"
-	"github.com/nextup-dev/nextup/internal/missing"
 	"github.com/nextup-dev/nextup/store/sqlite"
 	"github.com/nextup-dev/nextup/waitlist"
 )
@@ -40,12 +39,6 @@ func TestCopyToDynamoDB(t *testing.T) {
 	to := dynamoURL(t)
 	b, err := nextupAWS("copy", "--from", file, "--to", to).CombinedOutput()
 	out := string(b)
-	if err != nil && strings.Contains(out, errors.ErrUnsupported.Error()) {
-		// Until store/dynamo has offers (offer.go's stubs): the copy
-		// is written, and its verification fails on them.
-		missing.Skip(t, "store/dynamo offers", "a method of this build's store/dynamo is a stub: "+out,
-			"merge store/dynamo's offers, bookings, payments and hand-backs")
-	}
 	if err != nil {
 		t.Fatalf("copy: %v\n%s", err, out)
 	}

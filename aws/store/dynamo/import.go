@@ -135,24 +135,24 @@ func (im *importer) items(ctx context.Context, rec any) ([]pkItem, error) {
 		it, berr := entryItem(r)
 		one(entPK(r.ID), it, berr)
 	case nextup.Offer:
-		pk, it, berr := importOfferItem(r)
-		one(pk, it, berr)
+		it, berr := offerItem(r, order(nil, r.CreatedAt))
+		one(offerPK(r.ID), it, berr)
 		if r.State.Live() {
-			mark(importOfferLivePK(r.EntryID), r.ID)
+			mark(offerLivePK(r.EntryID), r.ID)
 		}
 	case nextup.Booking:
-		pk, it, berr := importBookingItem(r)
-		one(pk, it, berr)
+		it, berr := bookingItem(r, order(nil, r.CreatedAt))
+		one(bookingPK(r.ID), it, berr)
 		if r.OfferID != "" {
-			mark(importBookingOfferPK(r.OfferID), r.ID)
+			mark(bookingOfferPK(r.OfferID), r.ID)
 		}
 	case nextup.Payment:
-		pk, it, berr := importPaymentItem(r)
-		one(pk, it, berr)
-		mark(importPaymentSessionPK(r.Provider, r.SessionID), r.ID)
+		it, berr := paymentItem(r, order(nil, r.CreatedAt))
+		one(paymentPK(r.ID), it, berr)
+		mark(paymentSessionPK(r.Provider, r.SessionID), r.ID)
 	case nextup.HandBack:
-		pk, it, berr := importHandBackItem(r)
-		one(pk, it, berr)
+		it, berr := handBackItem(r, order(nil, r.CreatedAt))
+		one(handBackPK(r.ID), it, berr)
 	case nextup.AuditEvent:
 		it, berr := auditItem(r)
 		one(auditPK(seqKey(r.ID)), it, berr)

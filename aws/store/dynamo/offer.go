@@ -307,8 +307,13 @@ func (t *Tx) OfferCountSince(ctx context.Context, businessID, contactKey string,
 
 // -------------------------------------------------------------- bookings
 
+// bookingItem is a booking's item, sk its creation-order key.
+func bookingItem(b nextup.Booking, sk string) (item, error) {
+	return newItem(b, "gsi2pk", "bkgslot#"+b.SlotID, "gsi2sk", sk)
+}
+
 func (t *Tx) putBooking(b nextup.Booking, old item) error {
-	it, err := newItem(b, "gsi2pk", "bkgslot#"+b.SlotID, "gsi2sk", order(old, b.CreatedAt))
+	it, err := bookingItem(b, order(old, b.CreatedAt))
 	if err != nil {
 		return err
 	}
@@ -406,13 +411,17 @@ func (t *Tx) BookingCheckIn(ctx context.Context, id string, at *time.Time) (next
 
 // -------------------------------------------------------------- payments
 
-func (t *Tx) putPayment(p nextup.Payment, old item) error {
+// paymentItem is a payment's item, sk its creation-order key.
+func paymentItem(p nextup.Payment, sk string) (item, error) {
 	var session string
 	if p.SessionID != "" {
 		session = "paysid#" + p.SessionID
 	}
-	it, err := newItem(p, "gsi1pk", session, "gsi1sk", paymentPK(p.ID),
-		"gsi2pk", "payoff#"+p.OfferID, "gsi2sk", order(old, p.CreatedAt))
+	return newItem(p, "gsi1pk", session, "gsi1sk", paymentPK(p.ID), "gsi2pk", "payoff#"+p.OfferID, "gsi2sk", sk)
+}
+
+func (t *Tx) putPayment(p nextup.Payment, old item) error {
+	it, err := paymentItem(p, order(old, p.CreatedAt))
 	if err != nil {
 		return err
 	}
@@ -491,14 +500,17 @@ func (t *Tx) PaymentSetState(ctx context.Context, id string, c nextup.PaymentCha
 
 // ------------------------------------------------------------ hand-backs
 
-func (t *Tx) putHandBack(h nextup.HandBack, old item) error {
-	sk := order(old, h.CreatedAt)
+// handBackItem is a hand-back's item, sk its creation-order key.
+func handBackItem(h nextup.HandBack, sk string) (item, error) {
 	var open string
 	if h.State == nextup.HandBackOpen {
 		open = "hbopen#" + h.SlotID
 	}
-	it, err := newItem(h, "gsi2pk", "hbbiz#"+h.BusinessID+"#"+string(h.State), "gsi2sk", sk,
-		"gsi3pk", open, "gsi3sk", sk)
+	return newItem(h, "gsi2pk", "hbbiz#"+h.BusinessID+"#"+string(h.State), "gsi2sk", sk, "gsi3pk", open, "gsi3sk", sk)
+}
+
+func (t *Tx) putHandBack(h nextup.HandBack, old item) error {
+	it, err := handBackItem(h, order(old, h.CreatedAt))
 	if err != nil {
 		return err
 	}

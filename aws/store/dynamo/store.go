@@ -142,6 +142,11 @@ func (s *Store) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 		if !errors.As(err, &retry) {
 			return err
 		}
+		if attempt == MaxTxAttempts && retry.fn != nil {
+			// Its reads kept changing under it: the function's own
+			// answer on the last of them is the one there is.
+			return retry.fn
+		}
 		last = err
 	}
 	return fmt.Errorf("dynamodb: gave up after %d attempts: %w", MaxTxAttempts, last)
@@ -220,7 +225,7 @@ func (s *Store) err(op string, err error) error {
 		return nil
 	}
 	if throttled(err) {
-		return &errRetry{fmt.Errorf("%s: %w", op, err)}
+		return &errRetry{err: fmt.Errorf("%s: %w", op, err)}
 	}
 	return fmt.Errorf("dynamodb: %s: %w", op, err)
 }
@@ -239,13 +244,13 @@ func (s *Store) commitErr(err error) error {
 				return fmt.Errorf("dynamodb: commit: %w", err)
 			}
 		}
-		return &errRetry{err}
+		return &errRetry{err: err}
 	}
 	var ccf *types.ConditionalCheckFailedException
 	var tip *types.TransactionInProgressException
 	var tce *types.TransactionConflictException
 	if errors.As(err, &ccf) || errors.As(err, &tip) || errors.As(err, &tce) || throttled(err) {
-		return &errRetry{err}
+		return &errRetry{err: err}
 	}
 	return fmt.Errorf("dynamodb: commit: %w", err)
 }

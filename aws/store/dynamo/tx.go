@@ -256,7 +256,7 @@ func (t *Tx) failed(ctx context.Context, err error) error {
 	}
 	for _, pk := range pks {
 		if version(now[pk]) != version(t.reads[pk].it) {
-			return &errRetry{fmt.Errorf("%w: %s changed under a function that failed with: %w", nextup.ErrTxBroken, pk, err)}
+			return &errRetry{err: fmt.Errorf("%w: %s changed under a function that failed with: %w", nextup.ErrTxBroken, pk, err), fn: err}
 		}
 	}
 	return err
@@ -312,7 +312,10 @@ func (t *Tx) batchGet(ctx context.Context, pks []string, versionOnly bool) (map[
 
 // errRetry is a commit that lost to another transaction (or was
 // throttled): InTx runs the function again.
-type errRetry struct{ err error }
+type errRetry struct {
+	err error
+	fn  error // the function's own error, when a stale read made it doubtful (failed)
+}
 
 func (e *errRetry) Error() string { return "dynamodb: transaction conflict: " + e.err.Error() }
 func (e *errRetry) Unwrap() error { return e.err }

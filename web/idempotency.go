@@ -2,19 +2,41 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
 // maxReruns bounds how many times a request runs again when the store asks
-// for it (a PostgreSQL serialization failure or deadlock at commit).
-const maxReruns = 4
+// for it: a PostgreSQL serialization failure or deadlock at commit (rare:
+// row locks make most contenders wait), or DynamoDB's optimistic commit
+// losing to another request (common under contention: every request that
+// read what the winner wrote runs again, so a burst of n requests on one
+// slot takes up to n rounds).
+const maxReruns = 30
+
+// rerunPause waits a little before a request runs again: a few
+// milliseconds growing with the attempt, with full jitter, so that the
+// requests that lost together do not meet again at once. It is contention
+// backoff in real time, not a timer of the domain (whose clock is
+// injected).
+func rerunPause(ctx context.Context, attempt int) {
+	ceiling := time.Duration(min(attempt*attempt, 100)) * 2 * time.Millisecond
+	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling) + 1)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
 
 // transact runs every request as one unit of work (waitlist.Request): the
 // use cases the handler calls share one store transaction, which commits
@@ -74,6 +96,7 @@ func (s *Server) run(next http.Handler, w http.ResponseWriter, r *http.Request, 
 		ctx, req, replay, err := s.Svc.Begin(r.Context(), idem)
 		switch {
 		case errors.Is(err, waitlist.ErrRerun) && attempt < maxReruns:
+			rerunPause(r.Context(), attempt)
 			continue
 		case err != nil:
 			s.writeError(w, r, err)
@@ -123,6 +146,7 @@ func (s *Server) run(next http.Handler, w http.ResponseWriter, r *http.Request, 
 		}
 		out, rerun, err := req.End(waitlist.Response{Status: rec.status, Header: stored, Body: rec.body.Bytes()})
 		if rerun && attempt < maxReruns {
+			rerunPause(r.Context(), attempt)
 			continue
 		}
 		if rerun {

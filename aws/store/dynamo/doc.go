@@ -122,6 +122,22 @@
 // and 10 sessions per call (the rest go at the next housekeeping, and expiry by
 // ttl deletes them meanwhile); a timer claim takes at most 90.
 //
+// # Due work
+//
+// Timers and messages due are found through sparse indexes holding only
+// what is pending (timerdue in gsi1, msgdue in gsi4), sorted by due time:
+// the claim reads the range up to now, leases each hit with a write
+// conditioned on the version it read (a lease that lapsed or another
+// claimer's commit makes it lose and run again), and a timer or message is
+// finished only under the lease it holds, as in the SQL stores. A
+// message's due key moves to its lease's end while leased, so sweeps do
+// not read it again until then. Each of these indexes is one partition for
+// the whole table — one bucket, the store's whole due work — which takes
+// about a thousand writes a second; the sources' scale (a few thousand
+// timers and messages an hour) is far below. Past it, the partition value
+// would gain a shard number (a hash of the id) and a claim would read each
+// shard.
+//
 // # Counters and order
 //
 // Entry sequence numbers and timer ids come from atomic counters

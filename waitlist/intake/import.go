@@ -139,7 +139,16 @@ func (s *Intake) ImportRecords(ctx context.Context, businessID string, recs []cs
 	if err != nil {
 		return res, err
 	}
-	for _, it := range todo {
+	// A row writes its entry, an audit row and what matching it offers:
+	// on a bounded store a request commits every few rows (inside a
+	// request the rows share its transaction; alone each has its own).
+	perTx := s.Batch(len(todo), rowWrites)
+	for i, it := range todo {
+		if i > 0 && i%perTx == 0 {
+			if err := s.Checkpoint(ctx); err != nil {
+				return res, fmt.Errorf("import row %d: %w (the rows before it are kept; importing the file again finishes the job)", it.row.Row, err)
+			}
+		}
 		var out ImportRow
 		err := s.tx(ctx, func(w *work) error {
 			w.Actor = nextup.ActorStaff
@@ -172,6 +181,11 @@ func (s *Intake) ImportRecords(ctx context.Context, businessID string, recs []cs
 	slices.SortFunc(res.Rejected, func(a, b ImportRejected) int { return a.Row - b.Row })
 	return res, nil
 }
+
+// rowWrites is the most one imported row writes: the entry, its audit row,
+// and an offer matching it may make (the offer and its marker, the entry
+// again, the slot, audit rows, the message, timers and their keys).
+const rowWrites = 15
 
 // importItem is a row checked and ready to import.
 type importItem struct {

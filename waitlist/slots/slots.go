@@ -214,6 +214,13 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	if reason == ReasonNoShow {
 		bookingTo = nextup.BookingNoShow
 	}
+	if limit := w.Batch(len(bookings), bookingEndWrites); ending(bookings, toEnd) > limit {
+		// A bounded store (nextup.Bounded) cannot end that many bookings
+		// in one transaction: say so, and change nothing; smaller
+		// releases, one after another, free the same seats.
+		return core.Invalid(nextup.FieldError{Field: "seats", Message: fmt.Sprintf(
+			"this store ends at most %d bookings in one release; release the seats in smaller steps", limit)})
+	}
 	for i := len(bookings) - 1; i >= 0 && toEnd > 0; i-- {
 		b := bookings[i]
 		if b.State != nextup.BookingBooked {
@@ -249,6 +256,24 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 		From: fmt.Sprintf("booked=%d", sl.BookedSeats), To: fmt.Sprintf("booked=%d", sl.BookedSeats-n), Reason: reason,
 		Detail: map[string]any{"seats": n}})
+}
+
+// bookingEndWrites is the most that ending one booking in a release
+// writes: the booking, its sync timer and key, an audit row, and for an
+// event's registration the entry and a message.
+const bookingEndWrites = 7
+
+// ending counts the bookings, newest first, that freeing toEnd of their
+// seats ends (freeSeats's order).
+func ending(bookings []nextup.Booking, toEnd int) int {
+	n := 0
+	for i := len(bookings) - 1; i >= 0 && toEnd > 0; i-- {
+		if bookings[i].State == nextup.BookingBooked {
+			n++
+			toEnd -= bookings[i].Seats
+		}
+	}
+	return n
 }
 
 // reopen takes a handed-back slot back from staff when fresh capacity

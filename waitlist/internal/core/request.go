@@ -333,6 +333,14 @@ func (r *Request) fail(err error) {
 	}
 }
 
+// Checkpoint commits what ctx's request has done so far, if anything, so
+// that what it does next goes into a transaction of its own: a use case
+// that works through a list of independent items (an import's rows)
+// calls it between items on a bounded store (nextup.Bounded), whose
+// transactions take a bounded number of writes. It is BeforeRemote: the
+// same split, for another reason.
+func (s *Service) Checkpoint(ctx context.Context) error { return s.BeforeRemote(ctx) }
+
 // BeforeRemote ends the open phase of ctx's request, if any, before a call
 // to another system: no transaction is held across it. See the package's
 // notes on requests.

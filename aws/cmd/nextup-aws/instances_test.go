@@ -17,8 +17,9 @@ import (
 // instance is one nextup-aws serve process.
 type instance struct{ base string }
 
-// serveOn starts nextup-aws serve on db and waits until it is healthy.
-func serveOn(t *testing.T, db string) instance {
+// serveOn starts nextup-aws serve on db (with more flags) and waits until
+// it is healthy.
+func serveOn(t *testing.T, db string, flags ...string) instance {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -26,7 +27,7 @@ func serveOn(t *testing.T, db string) instance {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := nextupAWS("serve", "--addr", addr, "--db", db, "--admin-token", "adm", "--notify", "capture")
+	cmd := nextupAWS(append([]string{"serve", "--addr", addr, "--db", db, "--admin-token", "adm", "--notify", "capture"}, flags...)...)
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

@@ -79,6 +79,7 @@ func TestCapacity(t *testing.T) {
 	ctx := s.ctx
 	type figure struct {
 		what        string
+		calls       int
 		read, write float64
 		maxR, maxW  float64
 	}
@@ -87,8 +88,8 @@ func TestCapacity(t *testing.T) {
 		t.Helper()
 		c.Take()
 		fn()
-		r, w := c.Take()
-		figures = append(figures, figure{what, r, w, maxR, maxW})
+		n, r, w := c.TakeCalls()
+		figures = append(figures, figure{what, n, r, w, maxR, maxW})
 	}
 	// Two people wait for a haircut.
 	for i := range 2 {
@@ -130,7 +131,7 @@ func TestCapacity(t *testing.T) {
 		}
 	})
 	for _, f := range figures {
-		t.Logf("%-30s %5.1f read units  %5.1f write units", f.what, f.read, f.write)
+		t.Logf("%-30s %5.1f read units  %5.1f write units  %3d calls", f.what, f.read, f.write, f.calls)
 		if f.read <= 0 || f.write <= 0 || f.read > f.maxR || f.write > f.maxW {
 			t.Errorf("%s: %.1f read and %.1f write units; want some, and at most %.0f and %.0f", f.what, f.read, f.write, f.maxR, f.maxW)
 		}

@@ -126,6 +126,7 @@ type Consumed struct {
 	Read   float64
 	Write  float64
 	ByCall map[string][2]float64 // call → read, write units
+	Calls  int                   // calls made
 }
 
 func (c *Consumed) add(call string, cc *types.ConsumedCapacity) {
@@ -134,6 +135,7 @@ func (c *Consumed) add(call string, cc *types.ConsumedCapacity) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.Calls++
 	if cc.CapacityUnits == nil {
 		return
 	}
@@ -160,8 +162,18 @@ func (c *Consumed) Take() (read, write float64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	read, write = c.Read, c.Write
-	c.Read, c.Write, c.ByCall = 0, 0, nil
+	c.Read, c.Write, c.ByCall, c.Calls = 0, 0, nil, 0
 	return read, write
+}
+
+// TakeCalls returns how many calls were made since the last Take (and
+// what they consumed), and starts again.
+func (c *Consumed) TakeCalls() (calls int, read, write float64) {
+	c.mu.Lock()
+	calls = c.Calls
+	c.mu.Unlock()
+	read, write = c.Take()
+	return calls, read, write
 }
 
 // Measure has the store ask every call for the capacity it consumed and

@@ -33,6 +33,15 @@ type Bounded interface {
 	TxWrites() int
 }
 
+// Sized is a transaction of a Bounded store that says how many items it
+// has written (or will check) so far: what a use case that splits its
+// work has left of the bound.
+type Sized interface {
+	// Actions is how many of the store's TxWrites the transaction uses
+	// now.
+	Actions() int
+}
+
 // Tx is the set of operations a transaction offers. Methods are named noun +
 // verb; lookups return an error wrapping ErrNotFound when nothing matches,
 // and conditional writes return an error wrapping ErrConflict when their

@@ -215,6 +215,15 @@ func (t *faultTx) hit(method string) error {
 	return fmt.Errorf("%s: %w", method, errInjected)
 }
 
+// Actions passes on the size of the transaction inside (nextup.Sized), or
+// -1 when it does not say.
+func (t *faultTx) Actions() int {
+	if s, ok := t.Tx.(nextup.Sized); ok {
+		return s.Actions()
+	}
+	return -1
+}
+
 func (t *faultTx) Savepoint(ctx context.Context, fn func() error) error {
 	if err := t.hit("Savepoint"); err != nil {
 		return err

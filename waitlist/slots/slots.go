@@ -214,7 +214,7 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	if reason == ReasonNoShow {
 		bookingTo = nextup.BookingNoShow
 	}
-	if limit := w.Batch(len(bookings), bookingEndWrites); ending(bookings, toEnd) > limit {
+	if limit := w.Room(bookingEndWrites); limit >= 0 && ending(bookings, toEnd) > limit {
 		// A bounded store (nextup.Bounded) cannot end that many bookings
 		// in one transaction: say so, and change nothing; smaller
 		// releases, one after another, free the same seats.

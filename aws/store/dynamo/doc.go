@@ -112,13 +112,18 @@
 // and stores items of at most 400 KB; an emulator may take more. The store
 // keeps these limits itself (MaxTxActions, MaxTxBytes, MaxItemBytes):
 // a commit over them fails with ErrTooLarge before any call. The store is
-// a nextup.Bounded, and the use cases that could write without bound in
-// one transaction split their work so that each transaction keeps the
-// invariant on its own (waitlist/internal/core): a batch promotion (a
-// 200-seat event promoting 200 people) offers as many as one transaction
-// takes and commits a slot_decide timer due at once, whose transaction
-// offers the next ones to the seats still free, and so on; the daily
-// expiry takes batches of 23. Purges take at most 20 idempotency records
+// a nextup.Bounded, and its transactions say how many actions they hold
+// (nextup.Sized). The use cases that could write without bound in one
+// transaction split their work so that each transaction keeps the
+// invariant on its own (waitlist/internal/core, Work.Room): a batch
+// promotion (a 200-seat event promoting 200 people) offers as many as
+// are left room for in its transaction and commits a slot_decide timer
+// due at once, whose transaction offers the next ones to the seats still
+// free, and so on; a CSV import commits a few rows at a time within its
+// request; the daily expiry takes batches of 23. A release that would end
+// more bookings than one transaction takes (about a dozen) is refused with
+// validation_failed and changes nothing: smaller releases free the same
+// seats. Purges take at most 20 idempotency records
 // and 10 sessions per call (the rest go at the next housekeeping, and expiry by
 // ttl deletes them meanwhile); a timer claim takes at most 90.
 //

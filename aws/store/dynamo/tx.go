@@ -96,6 +96,26 @@ func (s *Store) newTx(rw bool) *Tx {
 	return &Tx{s: s, write: rw, reads: map[string]*read{}, writes: map[string]*write{}, sink: s.consumed}
 }
 
+// Actions is how many actions the commit would take now: the buffered
+// writes and the locked reads it checks (nextup.Sized).
+func (t *Tx) Actions() int {
+	n := 0
+	for pk, w := range t.writes {
+		_, read := t.reads[pk]
+		if w.it != nil || read {
+			n++
+		}
+	}
+	for pk, r := range t.reads {
+		if _, written := t.writes[pk]; r.check && !written {
+			n++
+		}
+	}
+	return n
+}
+
+var _ nextup.Sized = (*Tx)(nil)
+
 // errReadOnly is a write inside Read.
 var errReadOnly = errors.New("dynamodb: a write inside Read")
 

@@ -362,3 +362,61 @@ func TestFailureOnAStaleReadRunsAgain(t *testing.T) {
 		t.Fatalf("InTx = %v after %d runs; want nil after 2", err, runs)
 	}
 }
+
+// Actions says what a commit would take now: the writes and the locked
+// reads not written (nextup.Sized), which the use cases plan their splits
+// with.
+func TestActions(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	setup(t, s, business("biz_1"))
+	err := s.InTx(ctx, func(tx nextup.Tx) error {
+		d := tx.(*Tx)
+		if n := d.Actions(); n != 0 {
+			t.Errorf("a fresh transaction: %d actions", n)
+		}
+		if _, err := tx.BusinessGet(ctx, "biz_1"); err != nil { // a read, not checked
+			return err
+		}
+		for i := range 3 {
+			if err := tx.SlotCreate(ctx, nextup.Slot{ID: fmt.Sprint("slot_", i), BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 1, CreatedAt: t0}); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.SlotGet(ctx, "slot_0"); err != nil { // locked, but written: one action
+			return err
+		}
+		if n := d.Actions(); n != 3 {
+			t.Errorf("three slots written: %d actions, want 3", n)
+		}
+		err := tx.Savepoint(ctx, func() error {
+			if err := tx.SlotCreate(ctx, nextup.Slot{ID: "slot_x", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 1, CreatedAt: t0}); err != nil {
+				return err
+			}
+			return errors.New("undone")
+		})
+		if err == nil {
+			t.Error("the savepoint did not fail")
+		}
+		if n := d.Actions(); n != 3 {
+			t.Errorf("after a savepoint undone: %d actions, want 3", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.InTx(ctx, func(tx nextup.Tx) error {
+		if _, err := tx.SlotGet(ctx, "slot_1"); err != nil { // locked, not written: a check
+			return err
+		}
+		if n := tx.(*Tx).Actions(); n != 1 {
+			t.Errorf("one locked read: %d actions, want 1", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -168,15 +168,16 @@ func (w *Work) suppressed(ctx context.Context, e nextup.Entry) ([]nextup.Channel
 // are the store's conditional writes: if one fails, the state changed under
 // the decision and the whole use case is re-run.
 func (w *Work) apply(ctx context.Context, bi *Biz, slot nextup.Slot, history []nextup.Offer, d engine.Decision) error {
-	if n := w.s.OffersPerTx(); n > 0 && len(d.Offers) > n {
-		// Bounded stores: a batch promotion larger than one transaction
-		// takes is split. The first n people in fair order are offered
-		// now; the seats left over stay free and the slot is decided
-		// again at once in a transaction of its own (a slot_decide timer
-		// committed with these offers), which offers the next ones, and
-		// so on. Each transaction holds only seats that are free, so each
-		// keeps the invariant on its own; the order is the same as in
-		// one go, because the people offered now are no longer waiting.
+	if n := w.Room(writesPerOffer); n >= 0 && len(d.Offers) > n {
+		// Bounded stores: a batch promotion larger than what is left of
+		// one transaction is split. The first n people in fair order are
+		// offered now (none, when what freed the seats used the room);
+		// the seats left over stay free and the slot is decided again at
+		// once in a transaction of its own (a slot_decide timer committed
+		// with these offers), which offers the next ones, and so on. Each
+		// transaction holds only seats that are free, so each keeps the
+		// invariant on its own; the order is the same as in one go,
+		// because the people offered now are no longer waiting.
 		d.Offers = d.Offers[:n]
 		if err := w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerSlotDecide, SubjectID: slot.ID,
 			Key: nextup.TimerSlotDecide + ":" + slot.ID, DueAt: w.Now}); err != nil {

@@ -87,15 +87,6 @@ const (
 	writesPerOffer = 10
 )
 
-// OffersPerTx is how many offers one transaction may make on a bounded
-// store, or 0 when the store takes any number.
-func (s *Service) OffersPerTx() int {
-	if s.TxWrites <= 0 {
-		return 0
-	}
-	return max(1, (s.TxWrites-txReserve)/writesPerOffer)
-}
-
 // Batch is n, or on a bounded store the most items of perItem writes each
 // that one transaction takes (at least 1): the size of the batches a use
 // case that works through a list (the daily expiry) takes per transaction.
@@ -108,6 +99,27 @@ func (s *Service) Batch(n, perItem int) int {
 
 // Batch is Service.Batch of w's service.
 func (w *Work) Batch(n, perItem int) int { return w.s.Batch(n, perItem) }
+
+// txMargin is what a transaction keeps of a bounded store's writes for
+// what comes after a split use case's items: its own audit rows, a
+// slot_decide timer and its key, the end of a request's Idempotency-Key
+// record.
+const txMargin = 10
+
+// Room is how many more items of perItem writes each w's transaction
+// takes on a bounded store, from what it has written so far (a
+// nextup.Sized transaction says; otherwise a request's share, txReserve,
+// is assumed), or -1 when the store takes any number.
+func (w *Work) Room(perItem int) int {
+	if w.s.TxWrites <= 0 {
+		return -1
+	}
+	used := txReserve
+	if s, ok := w.Tx.(nextup.Sized); ok && s.Actions() >= 0 {
+		used = s.Actions()
+	}
+	return max(0, (w.s.TxWrites-used-txMargin)/perItem)
+}
 
 // ErrRedecide is returned from inside a transaction when guardrail 1 (still
 // true) fails while applying a decision: the transaction rolls back and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,52 +157,83 @@ func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats in
 	if seats < 0 {
 		return nextup.Slot{}, nil, core.Invalid(nextup.FieldError{Field: "seats", Message: "must be positive"})
 	}
+	// On a bounded store (nextup.Bounded) a release that ends more
+	// bookings than one transaction takes goes in parts, each a release
+	// of its own: it frees what its transaction has room for, offers
+	// those seats, and commits (Checkpoint) before the next part. A
+	// request with an Idempotency-Key that stops halfway resumes with the
+	// seats it had freed (a note kept with its record).
+	note := releasedNote(slotID)
+	done, _ := strconv.Atoi(s.Stashed(ctx, note))
 	var out nextup.Slot
 	var moves []nextup.Move
-	err := s.tx(ctx, func(w *work) error {
-		w.Actor = nextup.ActorStaff
-		sl, err := w.SlotOf(ctx, businessID, slotID)
-		if err != nil {
-			return err
-		}
-		n := seats
-		if n == 0 {
-			n = 1
-			if sl.Seating == nextup.SeatingUnit {
-				n = sl.Capacity
+	for total := -1; total < 0 || done < total; {
+		if total >= 0 {
+			if err := s.Checkpoint(ctx); err != nil {
+				return out, moves, err
 			}
 		}
-		if sl.Seating == nextup.SeatingUnit && n != sl.Capacity {
-			return core.Invalid(nextup.FieldError{Field: "seats", Message: "a unit slot is released whole"})
-		}
-		if n > sl.BookedSeats {
-			return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotEnoughBooked, "slot has %d booked seats, cannot release %d", sl.BookedSeats, n)
-		}
-		if err := w.freeSeats(ctx, sl, n, reason); err != nil {
+		var n, freed int
+		var partMoves []nextup.Move
+		err := s.tx(ctx, func(w *work) error {
+			w.Actor = nextup.ActorStaff
+			sl, err := w.SlotOf(ctx, businessID, slotID)
+			if err != nil {
+				return err
+			}
+			n = seats
+			if n == 0 {
+				n = 1
+				if sl.Seating == nextup.SeatingUnit {
+					n = sl.Capacity
+				}
+			}
+			if sl.Seating == nextup.SeatingUnit && n != sl.Capacity {
+				return core.Invalid(nextup.FieldError{Field: "seats", Message: "a unit slot is released whole"})
+			}
+			if n-done > sl.BookedSeats {
+				return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotEnoughBooked, "slot has %d booked seats, cannot release %d", sl.BookedSeats, n-done)
+			}
+			if freed, err = w.freeSeats(ctx, sl, n-done, reason); err != nil {
+				return err
+			}
+			if err := w.DecideSlot(ctx, sl.ID); err != nil {
+				return err
+			}
+			partMoves = w.Moves
+			out, err = w.Tx.SlotGet(ctx, sl.ID)
 			return err
+		})
+		if err != nil {
+			return out, moves, err
 		}
-		if err := w.DecideSlot(ctx, sl.ID); err != nil {
-			return err
-		}
-		moves = w.Moves
-		out, err = w.Tx.SlotGet(ctx, sl.ID)
-		return err
-	})
-	return out, moves, err
+		total, done = n, done+freed
+		moves = append(moves, partMoves...)
+		s.StashNote(ctx, note, strconv.Itoa(done))
+	}
+	return out, moves, nil
 }
 
-// freeSeats releases n booked seats of a slot. Seats booked outside nextup
-// go first; then bookings made through nextup, newest first, are ended, so
-// the booking rows always account for no more seats than are booked. It
-// also ends an open hand-back: fresh capacity goes through the engine again.
-func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason string) error {
+// releasedNote names the seats a release of slotID has freed so far, in
+// the notes of its request.
+func releasedNote(slotID string) string { return "released:" + slotID }
+
+// freeSeats releases n booked seats of a slot and returns how many it
+// freed. Seats booked outside nextup go first; then bookings made through
+// nextup, newest first, are ended, so the booking rows always account for
+// no more seats than are booked (a booking's seats are freed whole). On a
+// bounded store it ends only the bookings its transaction has room for,
+// and frees fewer seats (at least one booking's): the caller frees the
+// rest in another. It also ends an open hand-back: fresh capacity goes
+// through the engine again.
+func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason string) (int, error) {
 	bi, err := w.Business(ctx, sl.BusinessID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	bookings, err := w.Tx.BookingListBySlot(ctx, sl.ID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	inNextup := 0
 	for _, b := range bookings {
@@ -214,12 +246,19 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	if reason == ReasonNoShow {
 		bookingTo = nextup.BookingNoShow
 	}
-	if limit := w.Room(bookingEndWrites); limit >= 0 && ending(bookings, toEnd) > limit {
-		// A bounded store (nextup.Bounded) cannot end that many bookings
-		// in one transaction: say so, and change nothing; smaller
-		// releases, one after another, free the same seats.
-		return core.Invalid(nextup.FieldError{Field: "seats", Message: fmt.Sprintf(
-			"this store ends at most %d bookings in one release; release the seats in smaller steps", limit)})
+	if limit := w.Room(bookingEndWrites); limit >= 0 && ending(bookings, toEnd) > max(limit, 1) {
+		limit = max(limit, 1)
+		// A bounded store (nextup.Bounded): end the newest limit
+		// bookings now, and free only their seats (and those booked
+		// outside nextup).
+		cut := 0
+		for i := len(bookings) - 1; i >= 0 && limit > 0; i-- {
+			if bookings[i].State == nextup.BookingBooked {
+				cut += bookings[i].Seats
+				limit--
+			}
+		}
+		n, toEnd = n-toEnd+cut, cut
 	}
 	for i := len(bookings) - 1; i >= 0 && toEnd > 0; i-- {
 		b := bookings[i]
@@ -227,17 +266,17 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 			continue
 		}
 		if _, err := w.setBookingEnded(ctx, b.ID, bookingTo); err != nil {
-			return err
+			return 0, err
 		}
 		if err := w.Tx.TimerCancel(ctx, core.BookingSyncKey(b.ID)); err != nil {
-			return fmt.Errorf("cancel timer %s: %w", core.BookingSyncKey(b.ID), err)
+			return 0, fmt.Errorf("cancel timer %s: %w", core.BookingSyncKey(b.ID), err)
 		}
 		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
 			From: string(nextup.BookingBooked), To: string(bookingTo), Reason: reason}); err != nil {
-			return err
+			return 0, err
 		}
 		if err := w.registrationEnded(ctx, bi, sl, b, reason); err != nil {
-			return err
+			return 0, err
 		}
 		toEnd -= b.Seats
 		if toEnd < 0 {
@@ -246,14 +285,14 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	}
 	if _, err := w.Tx.SlotSeats(ctx, sl.ID, nextup.SeatDelta{Booked: -n}); err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
-			return core.ErrRedecide
+			return 0, core.ErrRedecide
 		}
-		return fmt.Errorf("release %d seats of slot %s: %w", n, sl.ID, err)
+		return 0, fmt.Errorf("release %d seats of slot %s: %w", n, sl.ID, err)
 	}
 	if err := w.reopen(ctx, bi, sl); err != nil {
-		return err
+		return 0, err
 	}
-	return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
+	return n, w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
 		From: fmt.Sprintf("booked=%d", sl.BookedSeats), To: fmt.Sprintf("booked=%d", sl.BookedSeats-n), Reason: reason,
 		Detail: map[string]any{"seats": n}})
 }

@@ -120,10 +120,11 @@
 // are left room for in its transaction and commits a slot_decide timer
 // due at once, whose transaction offers the next ones to the seats still
 // free, and so on; a CSV import commits a few rows at a time within its
-// request; the daily expiry takes batches of 23. A release that would end
-// more bookings than one transaction takes (about a dozen) is refused with
-// validation_failed and changes nothing: smaller releases free the same
-// seats. Purges take at most 20 idempotency records
+// request; a release that ends more bookings than one transaction takes
+// (about a dozen) goes in parts, each a release of its own, committed one
+// after another within its request (a keyed request that stops halfway
+// resumes with the seats it had freed); the daily expiry takes batches of
+// 23. Purges take at most 20 idempotency records
 // and 10 sessions per call (the rest go at the next housekeeping, and expiry by
 // ttl deletes them meanwhile); a timer claim takes at most 90.
 //

@@ -84,3 +84,84 @@ func TestBatchPromotionSplits(t *testing.T) {
 	r, w := measured.Take()
 	t.Logf("200 registrations and a 200-seat promotion: %.0f read units, %.0f write units", r, w)
 }
+
+// TestSplitReleaseResumes: a release of 30 registrations at once goes in
+// parts on DynamoDB; a request with an Idempotency-Key that dies after its
+// first part committed is run again with the same key and frees the
+// remaining seats only, not 30 more, nor refuses.
+func TestSplitReleaseResumes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
+	svc := waitlist.New(st, clock, "https://nextup.test")
+	svc.Logger = slog.New(slog.DiscardHandler)
+	rules := nextup.DefaultRules()
+	rules.QuietHours = nil
+	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Talk", clock.Now().Add(72*time.Hour), clock.Now().Add(74*time.Hour), 40
+	ev, err := svc.CreateEvent(ctx, biz.ID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %02d", i), Email: fmt.Sprintf("g%02d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	booked := func() int {
+		var sl nextup.Slot
+		if err := st.Read(ctx, func(tx nextup.Tx) error { sl, err = tx.SlotGet(ctx, ev.ID); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return sl.BookedSeats
+	}
+	key := &waitlist.Idempotency{Scope: "caller:x", Key: "release-30", Fingerprint: "release 30"}
+	// The first run dies right after its first part commits.
+	type died struct{}
+	svc.Crash = func(point string) {
+		if point == "after_phase_commit" {
+			panic(died{})
+		}
+	}
+	func() {
+		rctx, req, _, err := svc.Begin(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if _, ok := recover().(died); !ok {
+				t.Fatal("the first run did not die after its first part")
+			}
+			req.Abort()
+		}()
+		_, _, _ = svc.Release(rctx, biz.ID, ev.ID, 30, "cancellation")
+	}()
+	svc.Crash = nil
+	first := 40 - booked()
+	if first <= 0 || first >= 30 {
+		t.Fatalf("the first part freed %d seats, want some of the 30", first)
+	}
+	// The retry, same key: it resumes with the seats freed so far.
+	rctx, req, replay, err := svc.Begin(ctx, key)
+	if err != nil || replay != nil {
+		t.Fatalf("the retry: %v %v, want it to run", replay, err)
+	}
+	sl, _, err := svc.Release(rctx, biz.ID, ev.ID, 30, "cancellation")
+	if err != nil {
+		t.Fatalf("the retry's release: %v", err)
+	}
+	if _, _, err := req.End(waitlist.Response{Status: 200, Body: []byte("released")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := booked(); got != 10 || sl.BookedSeats != 10 {
+		t.Fatalf("after the retry: %d booked (answer %d), want 10: 30 freed in all", got, sl.BookedSeats)
+	}
+	if _, _, replay, _ := svc.Begin(ctx, key); replay == nil || string(replay.Body) != "released" {
+		t.Fatalf("the key again: %+v, want the answer replayed", replay)
+	}
+}

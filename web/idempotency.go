@@ -146,6 +146,9 @@ func (s *Server) run(next http.Handler, w http.ResponseWriter, r *http.Request, 
 		}
 		out, rerun, err := req.End(waitlist.Response{Status: rec.status, Header: stored, Body: rec.body.Bytes()})
 		if rerun && attempt < maxReruns {
+			// A request one of whose phases committed runs again with
+			// its key (its own, when it had none), and resumes.
+			idem = req.Resume()
 			rerunPause(r.Context(), attempt)
 			continue
 		}

@@ -246,24 +246,18 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	if reason == ReasonNoShow {
 		bookingTo = nextup.BookingNoShow
 	}
-	if limit := w.Room(bookingEndWrites); limit >= 0 && ending(bookings, toEnd) > max(limit, 1) {
-		limit = max(limit, 1)
-		// A bounded store (nextup.Bounded): end the newest limit
-		// bookings now, and free only their seats (and those booked
-		// outside nextup).
-		cut := 0
-		for i := len(bookings) - 1; i >= 0 && limit > 0; i-- {
-			if bookings[i].State == nextup.BookingBooked {
-				cut += bookings[i].Seats
-				limit--
-			}
-		}
-		n, toEnd = n-toEnd+cut, cut
-	}
+	outside, ended := n-max(toEnd, 0), 0 // seats booked outside nextup freed; seats of bookings ended
 	for i := len(bookings) - 1; i >= 0 && toEnd > 0; i-- {
 		b := bookings[i]
 		if b.State != nextup.BookingBooked {
 			continue
+		}
+		if ended > 0 && w.Room(bookingEndWrites) == 0 {
+			// A bounded store (nextup.Bounded): this transaction has
+			// no room to end another booking. Free the seats of those
+			// ended; the caller frees the rest in another.
+			n = outside + ended
+			break
 		}
 		if _, err := w.setBookingEnded(ctx, b.ID, bookingTo); err != nil {
 			return 0, err
@@ -278,6 +272,7 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 		if err := w.registrationEnded(ctx, bi, sl, b, reason); err != nil {
 			return 0, err
 		}
+		ended += b.Seats
 		toEnd -= b.Seats
 		if toEnd < 0 {
 			n -= toEnd // the whole booking is freed, not part of it
@@ -301,19 +296,6 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 // writes: the booking, its sync timer and key, an audit row, and for an
 // event's registration the entry and a message.
 const bookingEndWrites = 7
-
-// ending counts the bookings, newest first, that freeing toEnd of their
-// seats ends (freeSeats's order).
-func ending(bookings []nextup.Booking, toEnd int) int {
-	n := 0
-	for i := len(bookings) - 1; i >= 0 && toEnd > 0; i-- {
-		if bookings[i].State == nextup.BookingBooked {
-			n++
-			toEnd -= bookings[i].Seats
-		}
-	}
-	return n
-}
 
 // reopen takes a handed-back slot back from staff when fresh capacity
 // frees up, so the engine tries the list again: its open hand-backs are

@@ -17,6 +17,7 @@ const (
 	attrVersion = "v"   // the item's version, 1 when created
 	attrData    = "d"   // the record, as JSON
 	attrTTL     = "ttl" // epoch seconds after which DynamoDB may delete the item
+	attrWriter  = "w"   // the token of the commit that wrote this version
 )
 
 // indexes are the table's global secondary indexes, each with a partition

@@ -247,9 +247,8 @@ func (s *Store) commitErr(err error) error {
 		return &errRetry{err: err}
 	}
 	var ccf *types.ConditionalCheckFailedException
-	var tip *types.TransactionInProgressException
 	var tce *types.TransactionConflictException
-	if errors.As(err, &ccf) || errors.As(err, &tip) || errors.As(err, &tce) || throttled(err) {
+	if errors.As(err, &ccf) || errors.As(err, &tce) || throttled(err) {
 		return &errRetry{err: err}
 	}
 	return fmt.Errorf("dynamodb: commit: %w", err)

@@ -203,8 +203,8 @@ func (t *Tx) buffer(pk string, w write) {
 	u := undo{pk: pk, had: had}
 	if had {
 		u.w = *old
-		if old.blind && w.it != nil {
-			w.blind = true
+		if old.blind {
+			w.blind = true // still not in the table: nothing to delete or check
 		}
 	} else {
 		t.order = append(t.order, pk)
@@ -349,6 +349,10 @@ func (e *errRetry) Unwrap() error { return e.err }
 func (t *Tx) commit(ctx context.Context) error {
 	var acts []types.TransactWriteItem
 	size := 0
+	token, err := requestToken()
+	if err != nil {
+		return err
+	}
 	for _, pk := range t.order {
 		w := t.writes[pk]
 		if w == nil {
@@ -376,6 +380,7 @@ func (t *Tx) commit(ctx context.Context) error {
 		default:
 			it := maps(w.it)
 			it[attrVersion] = &types.AttributeValueMemberN{Value: strconv.FormatInt(base+1, 10)}
+			it[attrWriter] = &types.AttributeValueMemberS{Value: token}
 			n := itemSize(it)
 			if n > MaxItemBytes {
 				return fmt.Errorf("%w: item %s is %d bytes, more than %d", ErrTooLarge, pk, n, MaxItemBytes)
@@ -412,18 +417,28 @@ func (t *Tx) commit(ctx context.Context) error {
 		return fmt.Errorf("%w: %d bytes, more than %d", ErrTooLarge, size, MaxTxBytes)
 	}
 	if len(acts) == 1 {
-		return t.commitOne(ctx, acts[0])
+		return t.commitOne(ctx, acts[0], token)
 	}
-	token, err := requestToken()
-	if err != nil {
-		return err
-	}
-	out, err := t.s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+	in := &dynamodb.TransactWriteItemsInput{
 		TransactItems:          acts,
 		ClientRequestToken:     &token,
 		ReturnConsumedCapacity: t.s.rcc(),
-	})
+	}
+	out, err := t.s.api.TransactWriteItems(ctx, in)
+	for tries := 1; inProgress(err) && tries <= 10; tries++ {
+		// The service is still applying this very call (the SDK's
+		// retry of it met the first attempt): its outcome is unknown,
+		// so the function must not run again. The same call, with the
+		// same token, is answered with that outcome once it is known.
+		if berr := t.s.backoff(ctx, tries); berr != nil {
+			return berr
+		}
+		out, err = t.s.api.TransactWriteItems(ctx, in)
+	}
 	if err != nil {
+		if inProgress(err) {
+			return fmt.Errorf("dynamodb: commit: the outcome is still unknown after retries: %w", err)
+		}
 		return t.s.commitErr(err)
 	}
 	for _, c := range out.ConsumedCapacity {
@@ -434,7 +449,7 @@ func (t *Tx) commit(ctx context.Context) error {
 
 // commitOne writes a transaction of one action with the single-item call
 // of the same condition.
-func (t *Tx) commitOne(ctx context.Context, a types.TransactWriteItem) error {
+func (t *Tx) commitOne(ctx context.Context, a types.TransactWriteItem, token string) error {
 	var (
 		c   *types.ConsumedCapacity
 		err error
@@ -445,21 +460,30 @@ func (t *Tx) commitOne(ctx context.Context, a types.TransactWriteItem) error {
 		out, err = t.s.api.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: a.Put.TableName, Item: a.Put.Item, ConditionExpression: a.Put.ConditionExpression,
 			ExpressionAttributeNames: a.Put.ExpressionAttributeNames, ExpressionAttributeValues: a.Put.ExpressionAttributeValues,
-			ReturnConsumedCapacity: t.s.rcc(),
+			ReturnConsumedCapacity:              t.s.rcc(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		if out != nil {
 			c = out.ConsumedCapacity
+		}
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) && ccf.Item != nil && str(ccf.Item, attrWriter) == token {
+			// The item is this commit's own write (its token): the SDK's
+			// retry of a call that succeeded, its answer lost.
+			err = nil
 		}
 	case a.Delete != nil:
 		var out *dynamodb.DeleteItemOutput
 		out, err = t.s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: a.Delete.TableName, Key: a.Delete.Key, ConditionExpression: a.Delete.ConditionExpression,
 			ExpressionAttributeNames: a.Delete.ExpressionAttributeNames, ExpressionAttributeValues: a.Delete.ExpressionAttributeValues,
-			ReturnConsumedCapacity: t.s.rcc(),
+			ReturnConsumedCapacity:              t.s.rcc(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		if out != nil {
 			c = out.ConsumedCapacity
 		}
+
 	default:
 		return nil // a lone check of an item read as absent and "deleted"
 	}
@@ -468,6 +492,13 @@ func (t *Tx) commitOne(ctx context.Context, a types.TransactWriteItem) error {
 	}
 	t.sink.add("commit", c)
 	return nil
+}
+
+// inProgress reports the service's answer to a transaction retried with
+// its token while the first attempt is still being applied.
+func inProgress(err error) bool {
+	var tip *types.TransactionInProgressException
+	return errors.As(err, &tip)
 }
 
 // versionCond is the condition that an item still has the version base (0:
@@ -550,6 +581,10 @@ type query struct {
 	keep     func(item) bool // nil keeps every item of the range
 }
 
+// empty says q's range holds nothing (from at or past to): the service
+// refuses such a BETWEEN.
+func (q query) empty() bool { return q.from != "" && q.to != "" && q.from >= q.to }
+
 func (q query) member(it item) bool {
 	if it == nil || str(it, q.index+"pk") != q.part {
 		return false
@@ -577,6 +612,9 @@ func (q query) less(a, b item) int {
 
 // query runs q: see type query.
 func (t *Tx) query(ctx context.Context, q query) ([]item, error) {
+	if q.empty() {
+		return nil, nil
+	}
 	want := 0
 	if q.limit > 0 {
 		// The buffered writes can take items out of the result: read
@@ -596,7 +634,11 @@ func (t *Tx) query(ctx context.Context, q query) ([]item, error) {
 			return nil, err
 		}
 		for _, it := range its {
-			seen[str(it, attrPK)] = true
+			pk := str(it, attrPK)
+			if seen[pk] {
+				continue // moved to a later page while the pages were read
+			}
+			seen[pk] = true
 			if q.member(it) {
 				out = append(out, it)
 			}
@@ -712,6 +754,9 @@ func (t *Tx) fetch(ctx context.Context, pks []string) ([]item, error) {
 // it) with a COUNT query of the index, corrected by the transaction's
 // own buffered writes.
 func (t *Tx) count(ctx context.Context, q query) (int, error) {
+	if q.empty() {
+		return 0, nil
+	}
 	n := 0
 	var start item
 	for {

@@ -420,3 +420,80 @@ func TestActions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// lostAnswerAPI applies a write and then loses its answer, as a timeout
+// after the service applied it would: the SDK's retry of the same call
+// gets the service's answer to a call already applied.
+type lostAnswerAPI struct {
+	API
+	puts, transacts int
+	inProgress      int // TransactWriteItems answered "in progress" this many times after applying
+}
+
+func (l *lostAnswerAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	l.puts++
+	if l.puts == 1 {
+		if _, err := l.API.PutItem(ctx, in, opts...); err != nil {
+			return nil, err
+		}
+		// The retry: it meets its own write.
+	}
+	return l.API.PutItem(ctx, in, opts...)
+}
+
+func (l *lostAnswerAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	l.transacts++
+	if l.transacts == 1 {
+		if _, err := l.API.TransactWriteItems(ctx, in, opts...); err != nil {
+			return nil, err
+		}
+	}
+	if l.inProgress > 0 {
+		l.inProgress--
+		return nil, &types.TransactionInProgressException{Message: aws.String("the transaction with this token is in progress")}
+	}
+	return l.API.TransactWriteItems(ctx, in, opts...)
+}
+
+// A commit whose answer was lost, and whose retry meets its own write, is
+// a commit, not a conflict: the function is not run again (a join would
+// make a second entry).
+func TestLostAnswerIsNotRunTwice(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	setup(t, s, business("biz_1"))
+	if err := s.InTx(ctx, func(tx nextup.Tx) error {
+		return tx.SlotCreate(ctx, nextup.Slot{ID: "slot_1", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 5, CreatedAt: t0})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	l := &lostAnswerAPI{API: s.api, inProgress: 2}
+	s.api = l
+	// One item: a conditional PutItem.
+	runs := 0
+	err := s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		_, err := tx.SlotSeats(ctx, "slot_1", nextup.SeatDelta{Booked: 1})
+		return err
+	})
+	if err != nil || runs != 1 || getSlot(t, s, "slot_1").BookedSeats != 1 {
+		t.Fatalf("a put whose answer was lost: %v after %d runs, booked %d; want nil after 1, booked 1", err, runs, getSlot(t, s, "slot_1").BookedSeats)
+	}
+	// Several items: TransactWriteItems, its retry told "in progress"
+	// twice, then answered by its token.
+	runs = 0
+	err = s.InTx(ctx, func(tx nextup.Tx) error {
+		runs++
+		if _, err := tx.SlotSeats(ctx, "slot_1", nextup.SeatDelta{Booked: 1}); err != nil {
+			return err
+		}
+		return tx.SlotCreate(ctx, nextup.Slot{ID: "slot_2", BusinessID: "biz_1", Service: "cut", StartsAt: t0.Add(time.Hour), Capacity: 1, CreatedAt: t0})
+	})
+	if err != nil || runs != 1 || getSlot(t, s, "slot_1").BookedSeats != 2 {
+		t.Fatalf("a transaction in progress: %v after %d runs, booked %d; want nil after 1, booked 2", err, runs, getSlot(t, s, "slot_1").BookedSeats)
+	}
+	if l.transacts != 3 {
+		t.Errorf("%d TransactWriteItems calls, want 3 (applied and told in progress, in progress again, then its answer by its token)", l.transacts)
+	}
+}

@@ -358,6 +358,16 @@ func (s *Service) BeforeRemote(ctx context.Context) error {
 		r.closePhase(errDiscard)
 		return nil
 	}
+	if r.idem == nil {
+		// A request without an Idempotency-Key that splits gets a key of
+		// its own here, its record committed with this phase, so that
+		// when a later phase is refused the server can run it again and
+		// it resumes (Resume) instead of doing this phase's work twice.
+		if err := r.internalKey(ctx); err != nil {
+			r.poison = err
+			return err
+		}
+	}
 	if r.idem != nil && r.recorded {
 		if err := r.saveStash(ctx); err != nil {
 			r.poison = err
@@ -374,6 +384,32 @@ func (s *Service) BeforeRemote(ctx context.Context) error {
 		s.Crash("after_phase_commit")
 	}
 	return nil
+}
+
+// internalKey gives a request without an Idempotency-Key one of its own,
+// its record started in the open phase.
+func (r *Request) internalKey(ctx context.Context) error {
+	tok, _ := r.s.Random.Token()
+	r.idem = &Idempotency{Scope: "internal", Key: tok, Fingerprint: "internal"}
+	now := r.s.Clock.Now()
+	r.rec = nextup.IdempotencyRecord{Scope: r.idem.Scope, Key: nextup.HashToken("idempotency-key:" + tok),
+		Fingerprint: r.idem.Fingerprint, CreatedAt: now, ExpiresAt: now.Add(nextup.IdempotencyTTL(nextup.DefaultRules()))}
+	if _, err := r.ph.tx.IdempotencyStart(ctx, r.rec); err != nil {
+		return fmt.Errorf("start the record of a request that splits: %w", err)
+	}
+	r.recorded, r.inserted = true, true
+	return nil
+}
+
+// Resume is what to Begin again with when End asked for the request to
+// run again: its Idempotency-Key (the caller's, or its own from its first
+// split), whose record resumes a request one of whose phases committed.
+func (r *Request) Resume() *Idempotency { return r.idem }
+
+// resumable says a request may run again: nothing of it committed, or it
+// has a record to resume from.
+func (r *Request) resumable() bool {
+	return !r.committed || (r.idem != nil && r.recorded)
 }
 
 // Yield ends the open phase as before a call to another system: it
@@ -494,7 +530,7 @@ func (r *Request) End(resp Response) (out Response, rerun bool, err error) {
 	}
 	if r.ph != nil {
 		if err := r.closePhase(nil); err != nil {
-			if r.rerun && !r.committed {
+			if r.rerun && r.resumable() {
 				return Response{}, true, nil
 			}
 			return Response{}, false, r.partly(fmt.Errorf("commit the request: %w", err))
@@ -526,11 +562,11 @@ func (r *Request) settled() (out Response, rerun bool, err error, ok bool) {
 		if r.ph != nil {
 			r.closePhase(r.poison)
 		}
-		if r.rerun && !r.committed {
+		if r.rerun && r.resumable() {
 			return Response{}, true, nil, true
 		}
 		return Response{}, false, r.partly(fmt.Errorf("the request's transaction failed: %w", r.poison)), true
-	case r.rerun && !r.committed:
+	case r.rerun && r.resumable():
 		return Response{}, true, nil, true
 	case r.rerun:
 		return Response{}, false, r.partly(errors.New("the request's last part was refused by the store")), true

@@ -113,12 +113,12 @@ func Decide(in Input) Decision {
 			offered[e.ID] = true
 			channel, ok := ChooseChannel(e, c.Suppressed)
 			if !ok {
-				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipNoChannel})
+				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipNoChannel, Before: len(dec.Offers)})
 				continue
 			}
 			key := e.ContactKey()
 			if capDay := rules.MaxOffersPerPersonPerDay; capDay > 0 && c.OffersToday+madeTo[key] >= capDay {
-				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipDailyCap})
+				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipDailyCap, Before: len(dec.Offers)})
 				continue
 			}
 			seats := e.PartySize

@@ -140,7 +140,7 @@ func TestDecide(t *testing.T) {
 			sharedSlot(4, 0, 0),
 			cands(entry("e1", sameEmail), entry("e2", func(e *nextup.Entry) { e.Email = "pat@example.com" }), entry("e3")),
 			func(in *Input) { in.Cands[0].OffersToday, in.Cands[1].OffersToday = 2, 2 }, // one person, one count
-		}, want{move: nextup.MoveOffer, offers: []string{"e1", "e3"}, seats: []int{1, 1}, skipped: []engine.Skip{{EntryID: "e2", Reason: engine.SkipDailyCap}}}},
+		}, want{move: nextup.MoveOffer, offers: []string{"e1", "e3"}, seats: []int{1, 1}, skipped: []engine.Skip{{EntryID: "e2", Reason: engine.SkipDailyCap, Before: 1}}}},
 		{"no channel: skipped", []func(*Input){
 			cands(entry("e1", func(e *nextup.Entry) { e.Email = "" }), entry("e2"), entry("e3")),
 			func(in *Input) { in.Cands[1].Suppressed = []nextup.Channel{nextup.ChannelEmail} },

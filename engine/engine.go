@@ -53,6 +53,10 @@ type Offer struct {
 type Skip struct {
 	EntryID string
 	Reason  string // SkipNoChannel or SkipDailyCap
+	// Before is how many of the decision's offers come before this entry
+	// in fair order: a decision cut after its first n offers passed over
+	// the skips with Before < n, and the rest not yet.
+	Before int
 }
 
 // Guardrail skip reasons.

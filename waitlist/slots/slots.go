@@ -163,8 +163,12 @@ func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats in
 	// those seats, and commits (Checkpoint) before the next part. A
 	// request with an Idempotency-Key that stops halfway resumes with the
 	// seats it had freed (a note kept with its record).
-	note := releasedNote(slotID)
+	note, asOfNote := releasedNote(slotID), releaseAsOfNote(slotID)
 	done, _ := strconv.Atoi(s.Stashed(ctx, note))
+	// The bookings a release ends are those that stood when it began: a
+	// booking made between its parts (a claim of a seat an earlier part
+	// offered) is not ended by a later one.
+	asOf, _ := time.Parse(time.RFC3339Nano, s.Stashed(ctx, asOfNote))
 	var out nextup.Slot
 	var moves []nextup.Move
 	for total := -1; total < 0 || done < total; {
@@ -194,7 +198,10 @@ func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats in
 			if n-done > sl.BookedSeats {
 				return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotEnoughBooked, "slot has %d booked seats, cannot release %d", sl.BookedSeats, n-done)
 			}
-			if freed, err = w.freeSeats(ctx, sl, n-done, reason); err != nil {
+			if asOf.IsZero() {
+				asOf = w.Now
+			}
+			if freed, err = w.freeSeats(ctx, sl, n-done, reason, asOf); err != nil {
 				return err
 			}
 			if err := w.DecideSlot(ctx, sl.ID); err != nil {
@@ -207,9 +214,15 @@ func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats in
 		if err != nil {
 			return out, moves, err
 		}
+		if freed == 0 && done < n {
+			// Nothing left that stood when the release began: stop
+			// rather than go round.
+			break
+		}
 		total, done = n, done+freed
 		moves = append(moves, partMoves...)
 		s.StashNote(ctx, note, strconv.Itoa(done))
+		s.StashNote(ctx, asOfNote, asOf.Format(time.RFC3339Nano))
 	}
 	return out, moves, nil
 }
@@ -217,6 +230,10 @@ func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats in
 // releasedNote names the seats a release of slotID has freed so far, in
 // the notes of its request.
 func releasedNote(slotID string) string { return "released:" + slotID }
+
+// releaseAsOfNote names when a release of slotID began, in the notes of
+// its request.
+func releaseAsOfNote(slotID string) string { return "released-as-of:" + slotID }
 
 // freeSeats releases n booked seats of a slot and returns how many it
 // freed. Seats booked outside nextup go first; then bookings made through
@@ -226,7 +243,7 @@ func releasedNote(slotID string) string { return "released:" + slotID }
 // and frees fewer seats (at least one booking's): the caller frees the
 // rest in another. It also ends an open hand-back: fresh capacity goes
 // through the engine again.
-func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason string) (int, error) {
+func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason string, asOf time.Time) (int, error) {
 	bi, err := w.Business(ctx, sl.BusinessID)
 	if err != nil {
 		return 0, err
@@ -249,7 +266,7 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	outside, ended := n-max(toEnd, 0), 0 // seats booked outside nextup freed; seats of bookings ended
 	for i := len(bookings) - 1; i >= 0 && toEnd > 0; i-- {
 		b := bookings[i]
-		if b.State != nextup.BookingBooked {
+		if b.State != nextup.BookingBooked || b.CreatedAt.After(asOf) {
 			continue
 		}
 		if ended > 0 && w.Room(bookingEndWrites) == 0 {

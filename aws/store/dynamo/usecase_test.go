@@ -165,3 +165,77 @@ func TestSplitReleaseResumes(t *testing.T) {
 		t.Fatalf("the key again: %+v, want the answer replayed", replay)
 	}
 }
+
+// TestPromotionWithManySkips: people passed over (opted out of their only
+// channel) cost writes too; a promotion of 60 seats over 60 people, every
+// other one opted out, fits its transactions: the 30 who can be reached
+// are offered, the rest audited as skipped, and nothing fails.
+func TestPromotionWithManySkips(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
+	svc := waitlist.New(st, clock, "https://nextup.test")
+	svc.Logger = slog.New(slog.DiscardHandler)
+	rules := nextup.DefaultRules()
+	rules.QuietHours = nil
+	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Talk", clock.Now().Add(72*time.Hour), clock.Now().Add(74*time.Hour), 1
+	ev, err := svc.CreateEvent(ctx, biz.ID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 61 {
+		email := fmt.Sprintf("g%02d@example.com", i)
+		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %02d", i), Email: email}); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			if err := st.InTx(ctx, func(tx nextup.Tx) error {
+				return tx.SuppressionAdd(ctx, nextup.Suppression{BusinessID: biz.ID, Channel: nextup.ChannelEmail,
+					Address: nextup.AddressKey(nextup.ChannelEmail, email), Reason: "bounced", At: clock.Now()})
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, _, err := svc.Resize(ctx, biz.ID, ev.ID, 61); err != nil {
+		t.Fatalf("grow by 60 with 30 people unreachable: %v", err)
+	}
+	sweep := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "test", Logger: svc.Logger}
+	if err := timer.Advance(ctx, clock, sweep, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var slot nextup.Slot
+	var audit []nextup.AuditEvent
+	if err := st.Read(ctx, func(tx nextup.Tx) error {
+		if slot, err = tx.SlotGet(ctx, ev.ID); err != nil {
+			return err
+		}
+		audit, err = tx.AuditList(ctx, nextup.AuditFilter{SlotID: ev.ID})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if slot.HeldSeats != 30 {
+		t.Fatalf("held %d seats, want the 30 reachable people offered", slot.HeldSeats)
+	}
+	skipped := map[string]bool{}
+	for _, e := range audit {
+		if e.Reason == "skipped:"+"no_channel" {
+			skipped[e.SubjectID] = true
+		}
+		if e.Reason == "skipped:many" {
+			for _, s := range e.Detail["skipped"].([]any) {
+				skipped[s.(map[string]any)["entry_id"].(string)] = true
+			}
+		}
+	}
+	if len(skipped) != 30 {
+		t.Errorf("%d people audited as skipped, want the 30 unreachable", len(skipped))
+	}
+}

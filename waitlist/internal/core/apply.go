@@ -168,20 +168,25 @@ func (w *Work) suppressed(ctx context.Context, e nextup.Entry) ([]nextup.Channel
 // are the store's conditional writes: if one fails, the state changed under
 // the decision and the whole use case is re-run.
 func (w *Work) apply(ctx context.Context, bi *Biz, slot nextup.Slot, history []nextup.Offer, d engine.Decision) error {
-	if n := w.Room(writesPerOffer); n >= 0 && len(d.Offers) > n {
-		// Bounded stores: a batch promotion larger than what is left of
-		// one transaction is split. The first n people in fair order are
-		// offered now (none, when what freed the seats used the room);
-		// the seats left over stay free and the slot is decided again at
-		// once in a transaction of its own (a slot_decide timer committed
-		// with these offers), which offers the next ones, and so on. Each
-		// transaction holds only seats that are free, so each keeps the
-		// invariant on its own; the order is the same as in one go,
-		// because the people offered now are no longer waiting.
-		d.Offers = d.Offers[:n]
-		if err := w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerSlotDecide, SubjectID: slot.ID,
-			Key: nextup.TimerSlotDecide + ":" + slot.ID, DueAt: w.Now}); err != nil {
-			return err
+	var overflow []engine.Skip
+	if room := w.Room(1); room >= 0 {
+		// Bounded stores: a decision larger than what is left of one
+		// transaction is split. The first people in fair order are
+		// offered now, with the skips that come before them (none, when
+		// what freed the seats used the room); the seats left over stay
+		// free and the slot is decided again at once in a transaction of
+		// its own (a slot_decide timer committed with these offers),
+		// which offers the next ones, and so on. Each transaction holds
+		// only seats that are free, so each keeps the invariant on its
+		// own; the order is the same as in one go, because the people
+		// offered now are no longer waiting.
+		var cut bool
+		d, overflow, cut = fit(d, room)
+		if cut {
+			if err := w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerSlotDecide, SubjectID: slot.ID,
+				Key: nextup.TimerSlotDecide + ":" + slot.ID, DueAt: w.Now}); err != nil {
+				return err
+			}
 		}
 	}
 	// Lock the chosen entries before writing anything: one that a
@@ -226,6 +231,19 @@ func (w *Work) apply(ctx context.Context, bi *Biz, slot nextup.Slot, history []n
 			}
 		}
 	}
+	if len(overflow) > 0 {
+		// More people passed over than the transaction has room to
+		// audit one by one: one row names them all.
+		skipped := make([]map[string]string, 0, len(overflow))
+		for _, sk := range overflow {
+			skipped = append(skipped, map[string]string{"entry_id": sk.EntryID, "reason": sk.Reason})
+		}
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,
+			From: string(nextup.SlotOpen), To: string(nextup.SlotOpen), Reason: "skipped:many",
+			Detail: map[string]any{"skipped": skipped}}); err != nil {
+			return err
+		}
+	}
 	switch d.Move {
 	case "":
 		return nil
@@ -246,6 +264,50 @@ func (w *Work) apply(ctx context.Context, bi *Biz, slot nextup.Slot, history []n
 		return nil
 	}
 	return fmt.Errorf("engine returned unknown move %q", d.Move)
+}
+
+// fit cuts decision d to what room actions take (a bounded store's
+// transaction), walking it in fair order: each skip costs its audit row
+// (and a daily-cap skip its rematch timer and key), each offer
+// writesPerOffer. Skips there is no room for go to overflow, audited in
+// one row; room for the first offer is kept from them, so that a round
+// that has room for one makes one (else the next round would meet the
+// same skips again and again). Offers there is no room for are cut (cut
+// reports it), with the skips after them, which they have not yet passed
+// over: the slot is decided again, and meets them then.
+func fit(d engine.Decision, room int) (out engine.Decision, overflow []engine.Skip, cut bool) {
+	budget := room - 3 // a slot_decide timer and its key, the overflow's row
+	out = d
+	out.Offers, out.Skipped = nil, nil
+	si := 0
+	for i := 0; i <= len(d.Offers); i++ {
+		for ; si < len(d.Skipped) && d.Skipped[si].Before <= i; si++ {
+			sk := d.Skipped[si]
+			cost := 1
+			if sk.Reason == engine.SkipDailyCap {
+				cost = 3
+			}
+			keep := 0 // kept for the first offer: every round offers one at least
+			if len(out.Offers) == 0 && i < len(d.Offers) {
+				keep = writesPerOffer
+			}
+			if budget-keep < cost {
+				overflow = append(overflow, sk)
+				continue
+			}
+			budget -= cost
+			out.Skipped = append(out.Skipped, sk)
+		}
+		if i == len(d.Offers) {
+			break
+		}
+		if budget < writesPerOffer {
+			return out, overflow, true
+		}
+		budget -= writesPerOffer
+		out.Offers = append(out.Offers, d.Offers[i])
+	}
+	return out, overflow, false
 }
 
 // MakeOffer holds seats of slot for entry (read and locked by apply).

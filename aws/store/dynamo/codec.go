@@ -1,10 +1,13 @@
 package dynamo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,11 +58,29 @@ func newItem(rec any, attrs ...string) (item, error) {
 	}
 	it := item{attrData: &types.AttributeValueMemberS{Value: string(b)}}
 	for i := 0; i+1 < len(attrs); i += 2 {
-		if attrs[i+1] != "" {
-			it[attrs[i]] = &types.AttributeValueMemberS{Value: attrs[i+1]}
+		if v := attrs[i+1]; v != "" {
+			if strings.HasSuffix(attrs[i], "pk") {
+				v = partValue(v)
+			}
+			it[attrs[i]] = &types.AttributeValueMemberS{Value: v}
 		}
 	}
 	return it, nil
+}
+
+// maxPart is the longest index partition value kept as it is: the service
+// takes 2048 bytes, and a value holds free text (an address, a webhook
+// URL) that a caller may make long.
+const maxPart = 1024
+
+// partValue is an index partition value as stored: itself, or when longer than
+// maxPart its SHA-256 (the same for every item and query of that value).
+func partValue(v string) string {
+	if len(v) <= maxPart {
+		return v
+	}
+	sum := sha256.Sum256([]byte(v))
+	return "h#" + hex.EncodeToString(sum[:])
 }
 
 // decode reads the record of an item into rec. Its times come back in

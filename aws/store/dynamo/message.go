@@ -481,7 +481,7 @@ func (t *Tx) MessageCancelByOffer(ctx context.Context, offerID string) error {
 func (t *Tx) msgKeys(ctx context.Context, index, part, op, val string) ([]item, error) {
 	cond := "#p = :p"
 	names := map[string]string{"#p": index + "pk"}
-	vals := map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: part}}
+	vals := map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: partValue(part)}}
 	if op != "" && val != "" {
 		names["#s"] = index + "sk"
 		vals[":s"] = &types.AttributeValueMemberS{Value: val}

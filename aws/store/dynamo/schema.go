@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // TableDefinition is the table, its indexes and its billing mode: the one
@@ -42,21 +44,23 @@ func TableDefinition(table string) *dynamodb.CreateTableInput {
 }
 
 // Migrate creates the table when it does not exist, waits until it is
-// active and turns on expiry by the ttl attribute. It changes nothing of
-// a table that exists.
+// active and turns on expiry by the ttl attribute (also on a table that
+// exists without it: a Migrate that stopped between the two). It changes
+// nothing else of a table that exists, and several instances may run it
+// at once.
 func (s *Store) Migrate(ctx context.Context) error {
 	_, err := s.api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &s.table})
 	var nf *types.ResourceNotFoundException
 	switch {
 	case err == nil:
-		return nil
 	case !errors.As(err, &nf):
 		return fmt.Errorf("dynamodb: describe table %s: %w", s.table, err)
-	}
-	if _, err := s.api.CreateTable(ctx, TableDefinition(s.table)); err != nil {
-		var inUse *types.ResourceInUseException
-		if !errors.As(err, &inUse) {
-			return fmt.Errorf("dynamodb: create table %s: %w", s.table, err)
+	default:
+		if _, err := s.api.CreateTable(ctx, TableDefinition(s.table)); err != nil {
+			var inUse *types.ResourceInUseException
+			if !errors.As(err, &inUse) {
+				return fmt.Errorf("dynamodb: create table %s: %w", s.table, err)
+			}
 		}
 	}
 	deadline := time.Now().Add(5 * time.Minute)
@@ -74,10 +78,21 @@ func (s *Store) Migrate(ctx context.Context) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+	ttl, err := s.api.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: &s.table})
+	if err != nil {
+		return fmt.Errorf("dynamodb: expiry of table %s: %w", s.table, err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return nil
+	}
 	_, err = s.api.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               &s.table,
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(attrTTL), Enabled: aws.Bool(true)},
 	})
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && strings.Contains(strings.ToLower(ae.ErrorMessage()), "already enabled") {
+		return nil // another instance turned it on meanwhile
+	}
 	if err != nil {
 		return fmt.Errorf("dynamodb: turn on expiry of table %s: %w", s.table, err)
 	}

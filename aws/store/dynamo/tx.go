@@ -586,7 +586,7 @@ type query struct {
 func (q query) empty() bool { return q.from != "" && q.to != "" && q.from >= q.to }
 
 func (q query) member(it item) bool {
-	if it == nil || str(it, q.index+"pk") != q.part {
+	if it == nil || str(it, q.index+"pk") != partValue(q.part) {
 		return false
 	}
 	sk, ok := it[q.index+"sk"].(*types.AttributeValueMemberS)
@@ -670,7 +670,7 @@ func (t *Tx) query(ctx context.Context, q query) ([]item, error) {
 func (t *Tx) indexPage(ctx context.Context, q query, start item) ([]string, item, error) {
 	cond := "#p = :p"
 	names := map[string]string{"#p": q.index + "pk"}
-	vals := map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: q.part}}
+	vals := map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: partValue(q.part)}}
 	switch {
 	case q.from != "" && q.to != "":
 		cond += " AND #s BETWEEN :f AND :t"
@@ -762,7 +762,7 @@ func (t *Tx) count(ctx context.Context, q query) (int, error) {
 	for {
 		cond := "#p = :p"
 		names := map[string]string{"#p": q.index + "pk"}
-		vals := map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: q.part}}
+		vals := map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: partValue(q.part)}}
 		if q.from != "" {
 			cond += " AND #s >= :f"
 			vals[":f"] = &types.AttributeValueMemberS{Value: q.from}

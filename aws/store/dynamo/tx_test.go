@@ -497,3 +497,46 @@ func TestLostAnswerIsNotRunTwice(t *testing.T) {
 		t.Errorf("%d TransactWriteItems calls, want 3 (applied and told in progress, in progress again, then its answer by its token)", l.transacts)
 	}
 }
+
+// An index partition value longer than the service takes (a webhook URL
+// of 3,000 characters as an address) is stored as its hash, the same in
+// every item and query: the message is kept and listed by its address.
+func TestLongPartitionValue(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	setup(t, s, business("biz_1"))
+	to := "https://hooks.example.com/" + strings.Repeat("x", 3000)
+	m := nextup.Message{ID: "msg_long", BusinessID: "biz_1", Kind: "offer", Channel: nextup.ChannelWebhook, To: to,
+		State: nextup.MessageQueued, NotBefore: t0, NextAttemptAt: t0, CreatedAt: t0}
+	if err := s.InTx(ctx, func(tx nextup.Tx) error { return tx.MessageCreate(ctx, m) }); err != nil {
+		t.Fatalf("a message to a 3 KB address: %v", err)
+	}
+	var got []nextup.Message
+	if err := s.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		got, err = tx.MessageList(ctx, nextup.MessageFilter{BusinessID: "biz_1", To: to})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].To != to {
+		t.Fatalf("listed by its address: %d messages", len(got))
+	}
+	// The item as stored keeps the service's key limits (the emulator
+	// does not check them): 2048 bytes a partition value, 1024 a sort
+	// value.
+	raw, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key("msg#msg_long")})
+	if err != nil || raw.Item == nil {
+		t.Fatalf("the raw item: %v", err)
+	}
+	for name, v := range raw.Item {
+		sv, ok := v.(*types.AttributeValueMemberS)
+		if !ok {
+			continue
+		}
+		if (strings.HasSuffix(name, "pk") && len(sv.Value) > 2048) || (strings.HasSuffix(name, "sk") && len(sv.Value) > 1024) {
+			t.Errorf("index attribute %s is %d bytes, over the service's limit", name, len(sv.Value))
+		}
+	}
+}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/timer"
@@ -237,5 +240,76 @@ func TestPromotionWithManySkips(t *testing.T) {
 	}
 	if len(skipped) != 30 {
 		t.Errorf("%d people audited as skipped, want the 30 unreachable", len(skipped))
+	}
+}
+
+// failNextAPI refuses the next TransactWriteItems as a conflict when armed.
+type failNextAPI struct {
+	API
+	armed atomic.Bool
+}
+
+func (f *failNextAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if f.armed.CompareAndSwap(true, false) {
+		return nil, canceled("ConditionalCheckFailed")
+	}
+	return f.API.TransactWriteItems(ctx, in, opts...)
+}
+
+// A request without an Idempotency-Key that splits (a release in parts)
+// gets a key of its own at its first split: when its last part loses its
+// commit to another transaction, it is run again with that key and
+// resumes, freeing the seats left and no more.
+func TestSplitRequestWithoutKeyResumes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	f := &failNextAPI{API: st.api}
+	st.api = f
+	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
+	svc := waitlist.New(st, clock, "https://nextup.test")
+	svc.Logger = slog.New(slog.DiscardHandler)
+	rules := nextup.DefaultRules()
+	rules.QuietHours = nil
+	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Talk", clock.Now().Add(72*time.Hour), clock.Now().Add(74*time.Hour), 40
+	ev, err := svc.CreateEvent(ctx, biz.ID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %02d", i), Email: fmt.Sprintf("g%02d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rctx, req, _, err := svc.Begin(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Release(rctx, biz.ID, ev.ID, 30, "cancellation"); err != nil {
+		t.Fatal(err)
+	}
+	f.armed.Store(true) // the last part's commit loses
+	_, rerun, err := req.End(waitlist.Response{Status: 200})
+	if err != nil || !rerun || req.Resume() == nil {
+		t.Fatalf("End after the last part lost: rerun %t, key %v, %v; want a rerun with a key of its own", rerun, req.Resume(), err)
+	}
+	rctx, req, replay, err := svc.Begin(ctx, req.Resume())
+	if err != nil || replay != nil {
+		t.Fatalf("the rerun: %v %v", replay, err)
+	}
+	sl, _, err := svc.Release(rctx, biz.ID, ev.ID, 30, "cancellation")
+	if err != nil {
+		t.Fatalf("the rerun's release: %v", err)
+	}
+	if _, rerun, err := req.End(waitlist.Response{Status: 200}); err != nil || rerun {
+		t.Fatalf("the rerun's End: %v %t", err, rerun)
+	}
+	if sl.BookedSeats != 10 {
+		t.Fatalf("after the rerun: %d booked, want 10 (30 freed in all)", sl.BookedSeats)
 	}
 }

@@ -217,3 +217,15 @@ func BenchmarkClaims(b *testing.B) {
 	b.ReportMetric(bare, "bare-updates/s")
 	b.ReportMetric(claims/bare, "ratio")
 }
+
+// event creates an event of capacity seats three days ahead.
+func (s *salon) event(tb testing.TB, title string, capacity int) nextup.Slot {
+	tb.Helper()
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = title, s.clock.Now().Add(72*time.Hour), s.clock.Now().Add(74*time.Hour), capacity
+	ev, err := s.svc.CreateEvent(s.ctx, s.biz.ID, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ev
+}

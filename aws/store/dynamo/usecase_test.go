@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,24 +21,10 @@ import (
 // fair order, and the seats held never pass the capacity.
 func TestBatchPromotionSplits(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	st := open(t)
+	h := newSalon(t)
+	ctx, st, clock, svc, biz := h.ctx, h.st, h.clock, h.svc, h.biz
 	measured := st.Measure()
-	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
-	svc := waitlist.New(st, clock, "https://nextup.test")
-	svc.Logger = slog.New(slog.DiscardHandler)
-	rules := nextup.DefaultRules()
-	rules.QuietHours = nil
-	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := waitlist.NewEventParams()
-	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Concert", clock.Now().Add(72*time.Hour), clock.Now().Add(75*time.Hour), 1
-	ev, err := svc.CreateEvent(ctx, biz.ID, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := h.event(t, "Concert", 1)
 	const waiting = 200
 	for i := range waiting + 1 {
 		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %03d", i),
@@ -55,8 +40,7 @@ func TestBatchPromotionSplits(t *testing.T) {
 	if n := st.TxWrites(); len(moves) == 0 || len(moves) >= waiting || slot.HeldSeats != len(moves) {
 		t.Fatalf("the resize's own transaction: %d moves, %d held; want a first share of the 200 (store bound %d)", len(moves), slot.HeldSeats, n)
 	}
-	sweep := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "test", Logger: svc.Logger}
-	if err := timer.Advance(ctx, clock, sweep, time.Second); err != nil {
+	if err := timer.Advance(ctx, clock, h.sweep, time.Second); err != nil {
 		t.Fatalf("the split's follow-up transactions: %v", err)
 	}
 	var offers []nextup.Offer
@@ -94,23 +78,9 @@ func TestBatchPromotionSplits(t *testing.T) {
 // remaining seats only, not 30 more, nor refuses.
 func TestSplitReleaseResumes(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	st := open(t)
-	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
-	svc := waitlist.New(st, clock, "https://nextup.test")
-	svc.Logger = slog.New(slog.DiscardHandler)
-	rules := nextup.DefaultRules()
-	rules.QuietHours = nil
-	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := waitlist.NewEventParams()
-	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Talk", clock.Now().Add(72*time.Hour), clock.Now().Add(74*time.Hour), 40
-	ev, err := svc.CreateEvent(ctx, biz.ID, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newSalon(t)
+	ctx, st, svc, biz := h.ctx, h.st, h.svc, h.biz
+	ev := h.event(t, "Talk", 40)
 	for i := range 40 {
 		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %02d", i), Email: fmt.Sprintf("g%02d@example.com", i)}); err != nil {
 			t.Fatal(err)
@@ -118,7 +88,11 @@ func TestSplitReleaseResumes(t *testing.T) {
 	}
 	booked := func() int {
 		var sl nextup.Slot
-		if err := st.Read(ctx, func(tx nextup.Tx) error { sl, err = tx.SlotGet(ctx, ev.ID); return err }); err != nil {
+		if err := st.Read(ctx, func(tx nextup.Tx) error {
+			var err error
+			sl, err = tx.SlotGet(ctx, ev.ID)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 		return sl.BookedSeats
@@ -175,23 +149,9 @@ func TestSplitReleaseResumes(t *testing.T) {
 // are offered, the rest audited as skipped, and nothing fails.
 func TestPromotionWithManySkips(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	st := open(t)
-	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
-	svc := waitlist.New(st, clock, "https://nextup.test")
-	svc.Logger = slog.New(slog.DiscardHandler)
-	rules := nextup.DefaultRules()
-	rules.QuietHours = nil
-	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := waitlist.NewEventParams()
-	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Talk", clock.Now().Add(72*time.Hour), clock.Now().Add(74*time.Hour), 1
-	ev, err := svc.CreateEvent(ctx, biz.ID, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newSalon(t)
+	ctx, st, clock, svc, biz := h.ctx, h.st, h.clock, h.svc, h.biz
+	ev := h.event(t, "Talk", 1)
 	for i := range 61 {
 		email := fmt.Sprintf("g%02d@example.com", i)
 		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %02d", i), Email: email}); err != nil {
@@ -209,13 +169,13 @@ func TestPromotionWithManySkips(t *testing.T) {
 	if _, _, err := svc.Resize(ctx, biz.ID, ev.ID, 61); err != nil {
 		t.Fatalf("grow by 60 with 30 people unreachable: %v", err)
 	}
-	sweep := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "test", Logger: svc.Logger}
-	if err := timer.Advance(ctx, clock, sweep, time.Second); err != nil {
+	if err := timer.Advance(ctx, clock, h.sweep, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	var slot nextup.Slot
 	var audit []nextup.AuditEvent
 	if err := st.Read(ctx, func(tx nextup.Tx) error {
+		var err error
 		if slot, err = tx.SlotGet(ctx, ev.ID); err != nil {
 			return err
 		}
@@ -262,25 +222,11 @@ func (f *failNextAPI) TransactWriteItems(ctx context.Context, in *dynamodb.Trans
 // resumes, freeing the seats left and no more.
 func TestSplitRequestWithoutKeyResumes(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	st := open(t)
+	h := newSalon(t)
+	ctx, st, svc, biz := h.ctx, h.st, h.svc, h.biz
 	f := &failNextAPI{API: st.api}
 	st.api = f
-	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
-	svc := waitlist.New(st, clock, "https://nextup.test")
-	svc.Logger = slog.New(slog.DiscardHandler)
-	rules := nextup.DefaultRules()
-	rules.QuietHours = nil
-	biz, _, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Hall", Timezone: "UTC", Rules: &rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := waitlist.NewEventParams()
-	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Talk", clock.Now().Add(72*time.Hour), clock.Now().Add(74*time.Hour), 40
-	ev, err := svc.CreateEvent(ctx, biz.ID, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := h.event(t, "Talk", 40)
 	for i := range 40 {
 		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %02d", i), Email: fmt.Sprintf("g%02d@example.com", i)}); err != nil {
 			t.Fatal(err)

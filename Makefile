@@ -22,13 +22,20 @@ export NEXTUP_SKIP_LOG := $(SKIP_LOG)
 # (./aws/...), which ./... does not reach.
 PKGS := ./... ./aws/...
 
-.PHONY: all run demo test test-suites skipped lint staticcheck race sim sim-dynamo fuzz bench build
+.PHONY: all run demo test test-suites skipped lint staticcheck race sim sim-dynamo fuzz bench build lambda
 
 all: lint test
 
 build:
 	$(GO) build -o bin/nextup ./cmd/nextup
 	$(GO) build -o bin/nextup-aws ./aws/cmd/nextup-aws
+
+# The Lambda bootstrap for the provided.al2023 arm64 runtime, zipped as
+# Lambda takes it: dist/lambda-arm64.zip holding bootstrap.
+lambda:
+	@mkdir -p dist
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags '-s -w' -o dist/bootstrap ./aws/cmd/lambda
+	cd dist && rm -f lambda-arm64.zip && $(GO) run ../aws/cmd/lambda/zipbootstrap bootstrap lambda-arm64.zip
 
 # A guided run of the engine on a fresh embedded store.
 run demo:

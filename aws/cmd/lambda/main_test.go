@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/nextup-dev/nextup/aws/internal/dynotest"
+	"github.com/nextup-dev/nextup/aws/store/dynamo"
+)
+
+// fn is the bootstrap's handler over a table of its own on the test
+// server, invoked as Lambda invokes it: with the event's JSON.
+type fn struct {
+	t *testing.T
+	h *handler
+}
+
+func newFn(t *testing.T) *fn {
+	t.Helper()
+	ctx := context.Background()
+	db := fmt.Sprintf("dynamodb://%s/%s-?region=us-east-1", dynotest.Addr(t), dynotest.Table(t))
+	st, err := dynamo.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err := newHandler(ctx, config{DB: db, BaseURL: "https://abc.lambda-url.eu-west-2.on.aws", AdminToken: "adm", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fn{t: t, h: h}
+}
+
+// url sends a Function URL request (payload format 2.0) and returns the
+// status and body.
+func (f *fn) url(method, path, key, body string) (int, string) {
+	f.t.Helper()
+	raw, query, _ := strings.Cut(path, "?")
+	ev := events.LambdaFunctionURLRequest{
+		Version: "2.0", RawPath: raw, RawQueryString: query, Body: body,
+		Headers: map[string]string{"content-type": "application/json", "host": "abc.lambda-url.eu-west-2.on.aws"},
+		RequestContext: events.LambdaFunctionURLRequestContext{
+			DomainName: "abc.lambda-url.eu-west-2.on.aws",
+			HTTP:       events.LambdaFunctionURLRequestContextHTTPDescription{Method: method, Path: raw, Protocol: "HTTP/1.1", SourceIP: "203.0.113.7", UserAgent: "test"},
+		},
+	}
+	if key != "" {
+		ev.Headers["authorization"] = "Bearer " + key
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	out, err := f.h.Invoke(context.Background(), payload)
+	if err != nil {
+		f.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	var res events.LambdaFunctionURLResponse
+	if err := json.Unmarshal(out, &res); err != nil {
+		f.t.Fatalf("%s %s: the response is not a Function URL response: %v\n%s", method, path, err, out)
+	}
+	text := res.Body
+	if res.IsBase64Encoded {
+		b, err := base64.StdEncoding.DecodeString(res.Body)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		text = string(b)
+	}
+	return res.StatusCode, text
+}
+
+func (f *fn) json(method, path, key, body string, want int) map[string]any {
+	f.t.Helper()
+	code, text := f.url(method, path, key, body)
+	if code != want {
+		f.t.Fatalf("%s %s: %d %s, want %d", method, path, code, text, want)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		f.t.Fatalf("%s %s: %v\n%s", method, path, err, text)
+	}
+	return out
+}
+
+// TestFunctionURL: the API and the claim page through Function URL events
+// into the same web handler as nextup serve, on DynamoDB: a business, a
+// slot released to the person waiting, the claim page, the claim.
+func TestFunctionURL(t *testing.T) {
+	t.Parallel()
+	f := newFn(t)
+	biz := f.json("POST", "/v1/businesses", "adm", `{"name":"Lambda Cuts","timezone":"Europe/London","rules":{"quiet_hours":null}}`, 201)
+	bid, key := biz["id"].(string), biz["api_key"].(string)
+	f.json("POST", "/v1/businesses/"+bid+"/waitlist:join", key, `{"name":"Ada","email":"ada@example.com","service":"haircut"}`, 201)
+	slot := f.json("POST", "/v1/businesses/"+bid+"/slots", key, `{"service":"haircut","starts_at":"2099-03-05T14:00:00Z","ends_at":"2099-03-05T14:45:00Z"}`, 201)
+	rel := f.json("POST", "/v1/slots/"+slot["id"].(string)+":release", key, `{"reason":"cancellation"}`, 200)
+	moves := rel["moves"].([]any)
+	if len(moves) != 1 || moves[0].(map[string]any)["move"] != "offer" {
+		t.Fatalf("release: %v", rel)
+	}
+	msgs := f.json("GET", "/v1/businesses/"+bid+"/messages", key, "", 200)["messages"].([]any)
+	var link string
+	for _, m := range msgs {
+		if u, _ := m.(map[string]any)["claim_url"].(string); u != "" {
+			link = u
+		}
+	}
+	if !strings.HasPrefix(link, "https://abc.lambda-url.eu-west-2.on.aws/c/") {
+		t.Fatalf("the offer's claim link %q is not on the Function URL", link)
+	}
+	tok := link[strings.LastIndex(link, "/")+1:]
+	if code, page := f.url("GET", "/c/"+tok, "", ""); code != 200 || !strings.Contains(page, "Claim") {
+		t.Fatalf("claim page: %d\n%s", code, page)
+	}
+	claim := f.json("POST", "/v1/claims/"+tok+":accept", "", "", 200)
+	if claim["state"] != "claimed" {
+		t.Fatalf("claim: %v", claim)
+	}
+	if code, _ := f.url("GET", "/v1/businesses/"+bid, "nxk_wrong", ""); code != 401 {
+		t.Errorf("a wrong key: %d, want 401", code)
+	}
+}
+
+func TestUnknownEventIsAnError(t *testing.T) {
+	t.Parallel()
+	f := newFn(t)
+	if _, err := f.h.Invoke(context.Background(), []byte(`{"Records":[{"eventSource":"aws:kinesis"}]}`)); err == nil {
+		t.Error("an event of no known kind was answered")
+	}
+	if _, err := f.h.Invoke(context.Background(), []byte(`not json`)); err == nil {
+		t.Error("a payload that is not JSON was answered")
+	}
+}

@@ -63,7 +63,7 @@ skipped:
 	@if [ -s $(SKIP_LOG) ]; then \
 	  awk -F '\t' '!seen[$$1]++ { s = s sep $$1 " (" $$3 "; to enable: " $$2 ")"; sep = "; " } \
 	    END { print "*** SKIPPED, not tested: " s ". NEXTUP_REQUIRE_ALL=1 turns these skips into failures. ***" }' $(SKIP_LOG); \
-	else echo "make test: no suite skipped (PostgreSQL, Chromium, stripe-mock and DynamoDB all ran)"; fi
+	else echo "make test: no suite skipped (PostgreSQL, Chromium, stripe-mock, DynamoDB and the Lambda emulator all ran)"; fi
 
 lint: staticcheck
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

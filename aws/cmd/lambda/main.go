@@ -47,7 +47,9 @@ func main() {
 		logger.Error("nextup lambda: start", slog.Any("error", err))
 		os.Exit(1)
 	}
-	lambda.StartHandlerFunc(h.Invoke)
+	// h is a lambda.Handler: Invoke gets the event's bytes as they
+	// come, and tells the kinds apart itself.
+	lambda.Start(h)
 }
 
 // config is what a container is started with.
@@ -57,6 +59,8 @@ type config struct {
 	AdminToken string
 	Logger     *slog.Logger
 }
+
+var _ lambda.Handler = (*handler)(nil)
 
 // handler answers the deployment's events; one per container, made at
 // init (the store's client, the use cases and the web handler are reused

@@ -14,9 +14,11 @@
 // Function URL or the domain in front of it (claim and status links);
 // NEXTUP_ADMIN_TOKEN, the admin token.
 //
-// This is the deployment's first part: Function URL requests (the API,
-// the claim and public pages, the dashboard). Scheduler, SQS and S3
-// events come with the rest of the deployment.
+// Events so far: Function URL requests (the API, the claim and public
+// pages, the dashboard), and the timer event {"nextup":"timers"} that an
+// EventBridge Scheduler schedule sends (a one-time schedule at a timer's
+// due time, and the low-rate safety sweep): it runs every timer due. SQS
+// and S3 events come with the rest of the deployment.
 package main
 
 import (
@@ -34,6 +36,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/aws/store/dynamo"
+	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
 )
@@ -58,6 +61,8 @@ type config struct {
 	BaseURL    string
 	AdminToken string
 	Logger     *slog.Logger
+	// Clock is the real clock unless a test gives a fake one.
+	Clock nextup.Clock
 }
 
 var _ lambda.Handler = (*handler)(nil)
@@ -66,7 +71,8 @@ var _ lambda.Handler = (*handler)(nil)
 // init (the store's client, the use cases and the web handler are reused
 // by every invocation the container serves).
 type handler struct {
-	http *httpadapter.HandlerAdapterV2
+	http   *httpadapter.HandlerAdapterV2
+	timers *timer.Sweeper
 }
 
 func newHandler(ctx context.Context, c config) (*handler, error) {
@@ -77,10 +83,15 @@ func newHandler(ctx context.Context, c config) (*handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := waitlist.New(st, nextup.RealClock{}, c.BaseURL)
+	clock := c.Clock
+	if clock == nil {
+		clock = nextup.RealClock{}
+	}
+	svc := waitlist.New(st, clock, c.BaseURL)
 	svc.Logger = c.Logger
 	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: c.Logger}
-	return &handler{http: httpadapter.NewV2(api.Handler())}, nil
+	sweep := &timer.Sweeper{Store: st, Clock: clock, Handler: svc, Owner: "lambda", Logger: c.Logger}
+	return &handler{http: httpadapter.NewV2(api.Handler()), timers: sweep}, nil
 }
 
 // errUnknownEvent is an event of no shape the bootstrap knows.
@@ -91,6 +102,7 @@ var errUnknownEvent = errors.New("nextup lambda: an event of no known kind")
 // `nextup serve`.
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	var probe struct {
+		Nextup         string  `json:"nextup"`
 		RawPath        *string `json:"rawPath"`
 		RequestContext struct {
 			HTTP struct {
@@ -111,6 +123,16 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 			return nil, err
 		}
 		return json.Marshal(res)
+	}
+	if probe.Nextup == "timers" {
+		// Every timer due, not only the one the schedule was made for:
+		// one that is late (its schedule lost between the commit and its
+		// creation) goes too, which is what the safety sweep relies on.
+		n, err := h.timers.RunDue(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]int{"handled": n})
 	}
 	return nil, errUnknownEvent
 }

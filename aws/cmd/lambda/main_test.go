@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/nextup-dev/nextup"
 
 	"github.com/nextup-dev/nextup/aws/internal/dynotest"
 	"github.com/nextup-dev/nextup/aws/store/dynamo"
@@ -22,7 +25,7 @@ type fn struct {
 	h *handler
 }
 
-func newFn(t *testing.T) *fn {
+func newFn(t *testing.T, clock ...nextup.Clock) *fn {
 	t.Helper()
 	ctx := context.Background()
 	db := fmt.Sprintf("dynamodb://%s/%s-?region=us-east-1", dynotest.Addr(t), dynotest.Table(t))
@@ -33,7 +36,11 @@ func newFn(t *testing.T) *fn {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h, err := newHandler(ctx, config{DB: db, BaseURL: "https://abc.lambda-url.eu-west-2.on.aws", AdminToken: "adm", Logger: slog.New(slog.DiscardHandler)})
+	c := config{DB: db, BaseURL: "https://abc.lambda-url.eu-west-2.on.aws", AdminToken: "adm", Logger: slog.New(slog.DiscardHandler)}
+	if len(clock) > 0 {
+		c.Clock = clock[0]
+	}
+	h, err := newHandler(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,5 +145,49 @@ func TestUnknownEventIsAnError(t *testing.T) {
 	}
 	if _, err := f.h.Invoke(context.Background(), []byte(`not json`)); err == nil {
 		t.Error("a payload that is not JSON was answered")
+	}
+}
+
+// TestTimerEvent: the event a Scheduler schedule sends runs the timers
+// due: an offer whose claim window has passed expires and the slot is
+// handed back (nobody else waits); sent again, it finds nothing due.
+func TestTimerEvent(t *testing.T) {
+	t.Parallel()
+	clock := nextup.NewFakeClock(time.Date(2031, 3, 4, 10, 0, 0, 0, time.UTC))
+	f := newFn(t, clock)
+	biz := f.json("POST", "/v1/businesses", "adm", `{"name":"Timed Cuts","timezone":"Europe/London","rules":{"quiet_hours":null,"claim_window_seconds":600}}`, 201)
+	bid, key := biz["id"].(string), biz["api_key"].(string)
+	f.json("POST", "/v1/businesses/"+bid+"/waitlist:join", key, `{"name":"Ada","email":"ada@example.com","service":"haircut"}`, 201)
+	slot := f.json("POST", "/v1/businesses/"+bid+"/slots", key, `{"service":"haircut","starts_at":"2031-03-05T14:00:00Z","ends_at":"2031-03-05T14:45:00Z"}`, 201)
+	sid := slot["id"].(string)
+	rel := f.json("POST", "/v1/slots/"+sid+":release", key, `{"reason":"cancellation"}`, 200)
+	offer := rel["moves"].([]any)[0].(map[string]any)["offer_id"].(string)
+	timers := func() float64 {
+		t.Helper()
+		out, err := f.h.Invoke(context.Background(), []byte(`{"nextup":"timers"}`))
+		if err != nil {
+			t.Fatalf("the timer event: %v", err)
+		}
+		var res map[string]float64
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res["handled"]
+	}
+	if n := timers(); n != 0 {
+		t.Fatalf("before the window ends: %v timers handled, want 0", n)
+	}
+	clock.Advance(11 * time.Minute)
+	if n := timers(); n < 1 {
+		t.Fatalf("after the window: %v timers handled, want the offer's expiry", n)
+	}
+	if o := f.json("GET", "/v1/offers/"+offer, key, "", 200); o["state"] != "expired" {
+		t.Fatalf("the offer after its window: %v", o["state"])
+	}
+	if s := f.json("GET", "/v1/slots/"+sid, key, "", 200); s["state"] != "handed_back" {
+		t.Errorf("the slot after the expiry: %v, want handed_back (nobody else waits)", s["state"])
+	}
+	if n := timers(); n != 0 {
+		t.Errorf("the event again: %v timers handled, want 0", n)
 	}
 }

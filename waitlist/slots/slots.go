@@ -198,8 +198,8 @@ func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats in
 			if n-done > sl.BookedSeats {
 				return nextup.Errorf(nextup.ErrConflict, nextup.CodeNotEnoughBooked, "slot has %d booked seats, cannot release %d", sl.BookedSeats, n-done)
 			}
-			if asOf.IsZero() {
-				asOf = w.Now
+			if asOf.IsZero() && s.TxWrites > 0 {
+				asOf = w.Now // only a bounded store's release goes in parts
 			}
 			if freed, err = w.freeSeats(ctx, sl, n-done, reason, asOf); err != nil {
 				return err
@@ -222,7 +222,9 @@ func (s *Slots) Release(ctx context.Context, businessID, slotID string, seats in
 		total, done = n, done+freed
 		moves = append(moves, partMoves...)
 		s.StashNote(ctx, note, strconv.Itoa(done))
-		s.StashNote(ctx, asOfNote, asOf.Format(time.RFC3339Nano))
+		if !asOf.IsZero() {
+			s.StashNote(ctx, asOfNote, asOf.Format(time.RFC3339Nano))
+		}
 	}
 	return out, moves, nil
 }
@@ -266,7 +268,7 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 	outside, ended := n-max(toEnd, 0), 0 // seats booked outside nextup freed; seats of bookings ended
 	for i := len(bookings) - 1; i >= 0 && toEnd > 0; i-- {
 		b := bookings[i]
-		if b.State != nextup.BookingBooked || b.CreatedAt.After(asOf) {
+		if b.State != nextup.BookingBooked || (!asOf.IsZero() && b.CreatedAt.After(asOf)) {
 			continue
 		}
 		if ended > 0 && w.Room(bookingEndWrites) == 0 {

@@ -47,18 +47,7 @@ func (t *Tx) BusinessGet(ctx context.Context, id string) (nextup.Business, error
 
 // BusinessByAPIKey reads the business whose API key has this hash.
 func (t *Tx) BusinessByAPIKey(ctx context.Context, keyHash string) (nextup.Business, error) {
-	what := "business by api key"
-	if keyHash == "" {
-		return nextup.Business{}, notFound(what)
-	}
-	its, err := t.query(ctx, query{index: "gsi1", part: "apikey#" + keyHash, limit: 1})
-	if err != nil {
-		return nextup.Business{}, err
-	}
-	if len(its) == 0 {
-		return nextup.Business{}, notFound(what)
-	}
-	return load[nextup.Business](ctx, t, str(its[0], attrPK), what)
+	return byIndex[nextup.Business](ctx, t, "apikey#", keyHash, "business by api key")
 }
 
 // BusinessBySlug reads a business by its public slug.
@@ -67,14 +56,7 @@ func (t *Tx) BusinessBySlug(ctx context.Context, slug string) (nextup.Business, 
 	if slug == "" {
 		return nextup.Business{}, notFound(what)
 	}
-	id, err := t.markerGet(ctx, slugPK(slug))
-	if err != nil {
-		return nextup.Business{}, err
-	}
-	if id == "" {
-		return nextup.Business{}, notFound(what)
-	}
-	return load[nextup.Business](ctx, t, bizPK(id), what)
+	return byMarker[nextup.Business](ctx, t, slugPK(slug), bizPK, what)
 }
 
 // BusinessProfileSet replaces a business's profile; a slug another

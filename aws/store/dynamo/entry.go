@@ -153,18 +153,7 @@ func (t *Tx) EntryGet(ctx context.Context, id string) (nextup.Entry, error) {
 
 // EntryByStatusHash reads the entry whose status token has this hash.
 func (t *Tx) EntryByStatusHash(ctx context.Context, hash string) (nextup.Entry, error) {
-	what := "entry by status token"
-	if hash == "" {
-		return nextup.Entry{}, notFound(what)
-	}
-	its, err := t.query(ctx, query{index: "gsi1", part: "entstat#" + hash, limit: 1})
-	if err != nil {
-		return nextup.Entry{}, err
-	}
-	if len(its) == 0 {
-		return nextup.Entry{}, notFound(what)
-	}
-	return load[nextup.Entry](ctx, t, str(its[0], attrPK), what)
+	return byIndex[nextup.Entry](ctx, t, "entstat#", hash, "entry by status token")
 }
 
 // EntryUpdate rewrites what a person or staff may change: contact,

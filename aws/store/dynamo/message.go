@@ -204,11 +204,7 @@ func (t *Tx) MessageCreate(ctx context.Context, m nextup.Message) error {
 	if err != nil {
 		return err
 	}
-	if err := t.put(msgPK(m.ID), it); err != nil {
-		return err
-	}
-	t.wake = true
-	return nil
+	return t.put(msgPK(m.ID), it)
 }
 
 // MessageGet reads an outbox message.
@@ -425,7 +421,6 @@ func (t *Tx) MessageRequeue(ctx context.Context, id string, now time.Time) (next
 	if err := t.putMsg(it, m); err != nil {
 		return nextup.Message{}, err
 	}
-	t.wake = true
 	return m, nil
 }
 
@@ -441,10 +436,7 @@ func (t *Tx) MessageUndelivered(ctx context.Context, id, reason string) (nextup.
 		return nextup.Message{}, conflict(what + ": it is " + string(m.State))
 	}
 	m.State, m.LastError = nextup.MessageDead, reason
-	if err := t.putMsg(it, m); err != nil {
-		return nextup.Message{}, err
-	}
-	return m, nil
+	return m, t.putMsg(it, m)
 }
 
 // MessageCancelByOffer cancels the offer's messages that are still waiting

@@ -353,14 +353,7 @@ func (t *Tx) BookingByOffer(ctx context.Context, offerID string) (nextup.Booking
 	if offerID == "" {
 		return nextup.Booking{}, notFound(what)
 	}
-	id, err := t.markerGet(ctx, bookingOfferPK(offerID))
-	if err != nil {
-		return nextup.Booking{}, err
-	}
-	if id == "" {
-		return nextup.Booking{}, notFound(what)
-	}
-	return load[nextup.Booking](ctx, t, bookingPK(id), what)
+	return byMarker[nextup.Booking](ctx, t, bookingOfferPK(offerID), bookingPK, what)
 }
 
 // BookingSetState moves a booking from from to to, stamping EndedAt unless
@@ -453,18 +446,7 @@ func (t *Tx) PaymentCreate(ctx context.Context, p nextup.Payment) error {
 
 // PaymentBySession reads a payment by its provider's session id.
 func (t *Tx) PaymentBySession(ctx context.Context, sessionID string) (nextup.Payment, error) {
-	what := "payment by session " + sessionID
-	if sessionID == "" {
-		return nextup.Payment{}, notFound(what)
-	}
-	its, err := t.query(ctx, query{index: "gsi1", part: "paysid#" + sessionID, limit: 1})
-	if err != nil {
-		return nextup.Payment{}, err
-	}
-	if len(its) == 0 {
-		return nextup.Payment{}, notFound(what)
-	}
-	return load[nextup.Payment](ctx, t, str(its[0], attrPK), what)
+	return byIndex[nextup.Payment](ctx, t, "paysid#", sessionID, "payment by session "+sessionID)
 }
 
 // PaymentListByOffer lists an offer's payments newest first.

@@ -37,6 +37,33 @@ func loadWith[T any](ctx context.Context, t *Tx, pk, what string, get func(conte
 	return rec, decode(it, &rec)
 }
 
+// byIndex reads the record whose lookup partition (gsi1) is part: one
+// item, read again from the base table (Tx.query). ErrNotFound, naming
+// what, when part is only its prefix (an empty key) or nothing is there.
+func byIndex[T any](ctx context.Context, t *Tx, prefix, key, what string) (T, error) {
+	var zero T
+	if key == "" {
+		return zero, notFound(what)
+	}
+	its, err := t.query(ctx, query{index: "gsi1", part: prefix + key, limit: 1})
+	if err != nil || len(its) == 0 {
+		return zero, cmpErr(err, notFound(what))
+	}
+	return load[T](ctx, t, str(its[0], attrPK), what)
+}
+
+// byMarker reads the record the marker at markerPK points at (pk makes
+// the record's key from the id). ErrNotFound, naming what, when there is
+// no such marker.
+func byMarker[T any](ctx context.Context, t *Tx, markerPK string, pk func(id string) string, what string) (T, error) {
+	var zero T
+	id, err := t.markerGet(ctx, markerPK)
+	if err != nil || id == "" {
+		return zero, cmpErr(err, notFound(what))
+	}
+	return load[T](ctx, t, pk(id), what)
+}
+
 // loadAll decodes the items of a query.
 func loadAll[T any](its []item) ([]T, error) {
 	out := make([]T, 0, len(its))

@@ -105,15 +105,7 @@ func (t *Tx) StaffGet(ctx context.Context, id string) (nextup.Staff, error) {
 
 // StaffByEmail reads a staff account by its email, in any case.
 func (t *Tx) StaffByEmail(ctx context.Context, email string) (nextup.Staff, error) {
-	what := "staff by email"
-	id, err := t.markerGet(ctx, staffEmailPK(email))
-	if err != nil {
-		return nextup.Staff{}, err
-	}
-	if id == "" {
-		return nextup.Staff{}, notFound(what)
-	}
-	return load[nextup.Staff](ctx, t, staffPK(id), what)
+	return byMarker[nextup.Staff](ctx, t, staffEmailPK(email), staffPK, "staff by email")
 }
 
 // StaffList lists a business's staff accounts by email.
@@ -320,18 +312,7 @@ func (t *Tx) ProposalGet(ctx context.Context, id string) (nextup.Proposal, error
 
 // ProposalByActionHash reads the proposal whose action link has this hash.
 func (t *Tx) ProposalByActionHash(ctx context.Context, hash string) (nextup.Proposal, error) {
-	what := "proposal by link"
-	if hash == "" {
-		return nextup.Proposal{}, notFound(what)
-	}
-	its, err := t.query(ctx, query{index: "gsi1", part: "propact#" + hash, limit: 1})
-	if err != nil {
-		return nextup.Proposal{}, err
-	}
-	if len(its) == 0 {
-		return nextup.Proposal{}, notFound(what)
-	}
-	return load[nextup.Proposal](ctx, t, str(its[0], attrPK), what)
+	return byIndex[nextup.Proposal](ctx, t, "propact#", hash, "proposal by link")
 }
 
 // ProposalList lists a business's proposals in one state ("" for all),

@@ -132,13 +132,12 @@ func (s *Store) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 			}
 		}
 		tx := s.newTx(true)
-		err := s.run(tx, fn)
+		err := fn(tx)
 		if err == nil {
 			err = tx.commit(ctx)
 		} else {
 			err = tx.failed(ctx, err)
 		}
-		tx.done = true
 		var retry *errRetry
 		if !errors.As(err, &retry) {
 			return err
@@ -153,27 +152,13 @@ func (s *Store) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 	return fmt.Errorf("dynamodb: gave up after %d attempts: %w", MaxTxAttempts, last)
 }
 
-// run calls fn, letting its panic through after the transaction is marked
-// done.
-func (s *Store) run(tx *Tx, fn func(tx nextup.Tx) error) error {
-	defer func() {
-		if v := recover(); v != nil {
-			tx.done = true
-			panic(v)
-		}
-	}()
-	return fn(tx)
-}
-
 // Read runs fn over strongly consistent reads. An item read twice is seen
 // the same both times (doc.go, "Read").
 func (s *Store) Read(ctx context.Context, fn func(tx nextup.Tx) error) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	tx := s.newTx(false)
-	defer func() { tx.done = true }()
-	return fn(tx)
+	return fn(s.newTx(false))
 }
 
 // Ping checks that the table is there.

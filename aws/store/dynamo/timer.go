@@ -119,11 +119,7 @@ func (t *Tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
 		if ok {
 			old.BusinessID, old.Kind, old.SubjectID, old.DueAt = tm.BusinessID, tm.Kind, tm.SubjectID, tm.DueAt
 			old.ClaimedUntil, old.ClaimedBy, old.Attempts = nil, "", 0
-			if err := t.putTimer(old); err != nil {
-				return err
-			}
-			t.wake = true
-			return nil
+			return t.putTimer(old)
 		}
 	}
 	id, err := t.next(ctx, "seq#timers")
@@ -147,11 +143,7 @@ func (t *Tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
 	if err != nil {
 		return err
 	}
-	if err := t.create(timerPK(id), it); err != nil {
-		return err
-	}
-	t.wake = true
-	return nil
+	return t.create(timerPK(id), it)
 }
 
 // TimerCancel deletes the pending timer with this key; none is no error.

@@ -85,8 +85,6 @@ type Tx struct {
 	writes  map[string]*write // by pk
 	order   []string          // pks of writes in first-write order
 	journal []undo            // for savepoints
-	done    bool              // committed or rolled back: no more use
-	wake    bool              // a timer or message was written
 	sink    *Consumed         // consumed capacity, when measured
 }
 
@@ -223,7 +221,6 @@ func (t *Tx) buffer(pk string, w write) {
 // InTx runs it again.
 func (t *Tx) Savepoint(ctx context.Context, fn func() error) (err error) {
 	mark := len(t.journal)
-	wake := t.wake
 	rollback := func() {
 		for i := len(t.journal) - 1; i >= mark; i-- {
 			u := t.journal[i]
@@ -236,7 +233,6 @@ func (t *Tx) Savepoint(ctx context.Context, fn func() error) (err error) {
 		}
 		t.journal = t.journal[:mark]
 		t.order = slices.DeleteFunc(t.order, func(pk string) bool { _, ok := t.writes[pk]; return !ok })
-		t.wake = wake
 	}
 	defer func() {
 		if v := recover(); v != nil {

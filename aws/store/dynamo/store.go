@@ -53,6 +53,9 @@ type Store struct {
 	// consumed, when set (Measure), adds up the capacity every call
 	// reports.
 	consumed *Consumed
+	// onCommit, when set (OnCommit), is told what each committed
+	// transaction did to timers and messages.
+	onCommit func(ctx context.Context, c Committed)
 
 	mu     sync.Mutex
 	closed bool
@@ -134,7 +137,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 		tx := s.newTx(true)
 		err := fn(tx)
 		if err == nil {
-			err = tx.commit(ctx)
+			if err = tx.commit(ctx); err == nil && s.onCommit != nil {
+				tx.tell(ctx)
+			}
 		} else {
 			err = tx.failed(ctx, err)
 		}

@@ -132,20 +132,23 @@ func (s *Sender) Account() string {
 // outbox message with the given id.
 func (s *Sender) MessageID(id string) string { return id + "@" + s.domain }
 
-// Send delivers msg over one SMTP connection. An address the server or
-// the parser refuses for good is ErrInvalid (the relay gives up at once);
-// anything else, including a temporary refusal, is retried.
-func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
+// Compose builds the mail of msg from the address from, its Message-ID
+// messageID (without angle brackets): the text, the HTML alternative, the
+// invite attachment, the X-Nextup-Message-Id header naming the outbox
+// message and, for mail a person may stop, the one-click unsubscribe
+// headers. Send sends it over SMTP; the SES sender (aws/notify/ses) sends
+// the same message's bytes, so both channels deliver one mail. An address
+// the parser refuses is ErrInvalid bad_address.
+func Compose(from, messageID string, msg nextup.Message) (*gomail.Msg, error) {
 	m := gomail.NewMsg()
-	if err := m.From(s.cfg.From); err != nil {
-		return "", fmt.Errorf("smtp from: %w", err)
+	if err := m.From(from); err != nil {
+		return nil, fmt.Errorf("smtp from: %w", err)
 	}
 	if err := m.To(msg.To); err != nil {
-		return "", nextup.Errorf(nextup.ErrInvalid, "bad_address", "email address %q: %v", msg.To, err)
+		return nil, nextup.Errorf(nextup.ErrInvalid, "bad_address", "email address %q: %v", msg.To, err)
 	}
 	m.Subject(msg.Subject)
-	id := s.MessageID(msg.ID)
-	m.SetMessageIDWithValue(id)
+	m.SetMessageIDWithValue(messageID)
 	m.SetGenHeader("X-Nextup-Message-Id", msg.ID)
 	m.SetDateWithValue(msg.CreatedAt)
 	m.SetBodyString(gomail.TypeTextPlain, msg.Body)
@@ -160,7 +163,18 @@ func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
 		m.SetGenHeader("List-Unsubscribe", "<"+msg.UnsubscribeURL+">")
 		m.SetGenHeader("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
 	}
+	return m, nil
+}
 
+// Send delivers msg over one SMTP connection. An address the server or
+// the parser refuses for good is ErrInvalid (the relay gives up at once);
+// anything else, including a temporary refusal, is retried.
+func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
+	id := s.MessageID(msg.ID)
+	m, err := Compose(s.cfg.From, id, msg)
+	if err != nil {
+		return "", err
+	}
 	c, err := s.client()
 	if err != nil {
 		return "", err

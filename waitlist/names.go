@@ -250,6 +250,13 @@ const (
 	MessageFallback   = messages.MessageFallback
 )
 
+// Kinds of what a mail provider reports about a mail (MailFeedback).
+const (
+	MailPermanentBounce = messages.MailPermanentBounce
+	MailTransientBounce = messages.MailTransientBounce
+	MailComplaint       = messages.MailComplaint
+)
+
 // PermanentSMSError reports whether a carrier error code means the number
 // can never get a text.
 func PermanentSMSError(code string) bool { return messages.PermanentSMSError(code) }

@@ -8,7 +8,9 @@
 // schedules them). A message that could not be delivered: the address
 // opted out when it can never be reached, and the message sent again on
 // the person's other channel, or the offer ended when there is none
-// (fallback.go; the relay's dead letters and carriers' reports come here).
+// (fallback.go; the relay's dead letters and carriers' reports come here,
+// and a mail provider's bounces, feedback.go, which also opts out an
+// address whose owner reported a mail as spam).
 // Texts people send: STOP, START, HELP and a YES that claims their one
 // live offer (sms.go). The one-click unsubscribe of email (unsubscribe.go).
 //

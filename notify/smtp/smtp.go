@@ -7,12 +7,8 @@
 // recipient as two copies of one Message-ID, which mail clients fold into
 // one.
 //
-// A message is multipart/alternative text and HTML when it has an HTML
-// part, carries its iCalendar invite (a confirmation) as an invite.ics
-// attachment, and mail a person may stop carries the RFC 8058 one-click
-// unsubscribe headers: List-Unsubscribe with the HTTPS link and
-// List-Unsubscribe-Post: List-Unsubscribe=One-Click, so a mail client's
-// unsubscribe button POSTs to the link with no page in between.
+// The mail itself (text and HTML, the invite, the one-click unsubscribe
+// headers) is package mailout's, which the SES sender sends too.
 package smtp
 
 import (
@@ -29,6 +25,7 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/notify/mailout"
 )
 
 // Config says where and how to send. Parse it from a URL with ParseURL.
@@ -132,46 +129,12 @@ func (s *Sender) Account() string {
 // outbox message with the given id.
 func (s *Sender) MessageID(id string) string { return id + "@" + s.domain }
 
-// Compose builds the mail of msg from the address from, its Message-ID
-// messageID (without angle brackets): the text, the HTML alternative, the
-// invite attachment, the X-Nextup-Message-Id header naming the outbox
-// message and, for mail a person may stop, the one-click unsubscribe
-// headers. Send sends it over SMTP; the SES sender (aws/notify/ses) sends
-// the same message's bytes, so both channels deliver one mail. An address
-// the parser refuses is ErrInvalid bad_address.
-func Compose(from, messageID string, msg nextup.Message) (*gomail.Msg, error) {
-	m := gomail.NewMsg()
-	if err := m.From(from); err != nil {
-		return nil, fmt.Errorf("smtp from: %w", err)
-	}
-	if err := m.To(msg.To); err != nil {
-		return nil, nextup.Errorf(nextup.ErrInvalid, "bad_address", "email address %q: %v", msg.To, err)
-	}
-	m.Subject(msg.Subject)
-	m.SetMessageIDWithValue(messageID)
-	m.SetGenHeader("X-Nextup-Message-Id", msg.ID)
-	m.SetDateWithValue(msg.CreatedAt)
-	m.SetBodyString(gomail.TypeTextPlain, msg.Body)
-	if msg.HTML != "" {
-		m.AddAlternativeString(gomail.TypeTextHTML, msg.HTML)
-	}
-	if msg.Calendar != "" {
-		m.AttachReadSeeker("invite.ics", strings.NewReader(msg.Calendar),
-			gomail.WithFileContentType("text/calendar; charset=utf-8; method=PUBLISH"))
-	}
-	if msg.UnsubscribeURL != "" {
-		m.SetGenHeader("List-Unsubscribe", "<"+msg.UnsubscribeURL+">")
-		m.SetGenHeader("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
-	}
-	return m, nil
-}
-
 // Send delivers msg over one SMTP connection. An address the server or
 // the parser refuses for good is ErrInvalid (the relay gives up at once);
 // anything else, including a temporary refusal, is retried.
 func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
 	id := s.MessageID(msg.ID)
-	m, err := Compose(s.cfg.From, id, msg)
+	m, err := mailout.Compose(s.cfg.From, id, msg)
 	if err != nil {
 		return "", err
 	}

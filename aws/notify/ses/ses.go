@@ -2,7 +2,7 @@
 // API's SendEmail), and reads the bounces and complaints SES reports
 // back (feedback.go).
 //
-// A mail is the one the SMTP sender builds (smtp.Compose: text, HTML
+// A mail is the one the SMTP sender sends (mailout.Compose: text, HTML
 // alternative, invite.ics, the RFC 8058 unsubscribe headers and an
 // X-Nextup-Message-Id header), sent as Raw content so that both channels
 // deliver the same bytes. SES replaces the Message-ID and Date headers of
@@ -27,7 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2/types"
 
 	"github.com/nextup-dev/nextup"
-	"github.com/nextup-dev/nextup/notify/smtp"
+	"github.com/nextup-dev/nextup/notify/mailout"
 )
 
 // TagMessageID is the name of the SES message tag that carries the outbox
@@ -87,7 +87,7 @@ func (s *Sender) Account() string { return "ses:" + s.cfg.Client.Options().Regio
 // ErrInvalid mail_refused: no use trying again, but the address is not to
 // blame. Throttling and SES's own failures are retried.
 func (s *Sender) Send(ctx context.Context, msg nextup.Message) (string, error) {
-	m, err := smtp.Compose(s.cfg.From, msg.ID+"@"+s.domain, msg)
+	m, err := mailout.Compose(s.cfg.From, msg.ID+"@"+s.domain, msg)
 	if err != nil {
 		return "", err
 	}

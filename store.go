@@ -203,6 +203,17 @@ type Tx interface {
 	// and due (NotBefore and NextAttemptAt <= now, no live lease) until
 	// now+lease, and returns them with ClaimedUntil set.
 	MessageClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Message, error)
+	// MessageClaim leases one message until now+lease exactly when
+	// MessageClaimDue would have leased it (queued or failed, NotBefore
+	// and NextAttemptAt <= now, no live lease), and returns it with
+	// ClaimedUntil set; like MessageClaimDue it counts no attempt. It is
+	// for a queue that names each message to send (the Lambda
+	// deployment's SQS), which may name one twice: the second claim must
+	// find the message sent or leased and change nothing. A missing id is
+	// ErrNotFound; a message that may not be claimed now (sent, dead,
+	// cancelled, leased, not yet due) is ErrConflict, saying which, and
+	// is left as it was.
+	MessageClaim(ctx context.Context, id string, now time.Time, lease time.Duration) (Message, error)
 	// MessageFinish records the outcome of a send, only while the lease
 	// claimedUntil still holds (ErrConflict otherwise).
 	MessageFinish(ctx context.Context, id string, claimedUntil time.Time, r MessageResult) error

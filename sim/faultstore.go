@@ -574,6 +574,13 @@ func (t *faultTx) MessageClaimDue(ctx context.Context, now time.Time, lease time
 	return t.Tx.MessageClaimDue(ctx, now, lease, limit)
 }
 
+func (t *faultTx) MessageClaim(ctx context.Context, id string, now time.Time, lease time.Duration) (nextup.Message, error) {
+	if err := t.hit("MessageClaim"); err != nil {
+		return nextup.Message{}, err
+	}
+	return t.Tx.MessageClaim(ctx, id, now, lease)
+}
+
 func (t *faultTx) MessageFinish(ctx context.Context, id string, claimedUntil time.Time, r nextup.MessageResult) error {
 	if t.p.deadOnly && !t.bound && !t.p.used && r.State == nextup.MessageDead {
 		t.p.used, t.bound = true, true

@@ -461,3 +461,29 @@ func testConcurrentMessageClaim(t *testing.T, b *bundle) {
 		}
 	}
 }
+
+// testConcurrentMessageClaimOne: racers claim one message by id (a queue
+// that delivered its id several times at once). One lease wins; the rest
+// are ErrConflict. Each racer asks for a lease of its own length, so the
+// stored lease says whose it is.
+func testConcurrentMessageClaimOne(t *testing.T, b *bundle) {
+	biz := b.business()
+	m := b.message(biz.ID)
+	b.messages(m)
+	lease := func(i int) time.Duration { return time.Minute + time.Duration(i)*time.Second }
+	errs := b.race(racers, func(i int, tx nextup.Tx) error {
+		_, err := tx.MessageClaim(b.ctx, m.ID, b.now, lease(i))
+		return err
+	})
+	if wins := tally(t, "concurrent claims of one message", errs); wins != 1 {
+		t.Fatalf("%d of %d concurrent claims of one message succeeded, want exactly 1", wins, racers)
+	}
+	winner := slices.IndexFunc(errs, func(err error) bool { return err == nil })
+	got := b.getMessage(m.ID)
+	if want := b.now.Add(lease(winner)); got.ClaimedUntil == nil || !got.ClaimedUntil.Equal(want) {
+		t.Errorf("stored lease %s, want racer %d's, %s", fmtTimePtr(got.ClaimedUntil), winner, want.Format(time.RFC3339Nano))
+	}
+	if got.Attempts != 0 || got.State != nextup.MessageQueued {
+		t.Errorf("after the race: %s after %d attempts, want queued after 0", got.State, got.Attempts)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,6 +229,124 @@ func testMessageClaimDue(t *testing.T, b *bundle) {
 	}
 	if gotIDs, wantIDs := sortedIDs(all, messageID), sortedIDs(want, messageID); !sameStrings(gotIDs, wantIDs) {
 		t.Errorf("MessageClaimDue(limit 2) then (limit 20): got %v, want %v once each", gotIDs, wantIDs)
+	}
+}
+
+// claimMessage runs MessageClaim in its own transaction.
+func (b *bundle) claimMessage(id string, now time.Time, lease time.Duration) (nextup.Message, error) {
+	var m nextup.Message
+	err := b.s.InTx(b.ctx, func(tx nextup.Tx) error {
+		var err error
+		m, err = tx.MessageClaim(b.ctx, id, now, lease)
+		return err
+	})
+	return m, err
+}
+
+func testMessageClaim(t *testing.T, b *bundle) {
+	biz := b.business()
+	queued := b.message(biz.ID)
+	retry := b.message(biz.ID, func(m *nextup.Message) {
+		m.State, m.Attempts, m.LastError, m.NextAttemptAt = nextup.MessageFailed, 2, "timeout", b.at(-time.Second)
+	})
+	b.messages(queued, retry)
+	lease := time.Minute
+	until := b.now.Add(lease)
+	for _, want := range []nextup.Message{queued, retry} {
+		got, err := b.claimMessage(want.ID, b.now, lease)
+		if !wantOK(t, err, "MessageClaim(%s %s)", want.State, want.ID) {
+			continue
+		}
+		want.ClaimedUntil = &until // and nothing else: a claim counts no attempt
+		checkEqual(t, "MessageClaim("+string(want.State)+") as returned", want, got)
+		checkEqual(t, "MessageClaim("+string(want.State)+") as stored", want, b.getMessage(want.ID))
+	}
+	if c := b.claimMessages(b.at(30*time.Second), lease, 10); len(c) != 0 {
+		t.Errorf("MessageClaimDue while MessageClaim's leases hold: got %v, want none", ids(c, messageID))
+	}
+	before := b.getMessage(queued.ID)
+	_, err := b.claimMessage(queued.ID, b.at(30*time.Second), lease)
+	if wantErr(t, err, nextup.ErrConflict, "MessageClaim of a leased message") && !strings.Contains(err.Error(), "leased") {
+		t.Errorf("MessageClaim of a leased message: %q does not say it is leased", err)
+	}
+	checkEqual(t, "message after a refused claim", before, b.getMessage(queued.ID))
+
+	// The lease lapses (the sender died): the message may be claimed
+	// again, and only the new lease finishes it.
+	got, err := b.claimMessage(queued.ID, until, lease)
+	if !wantOK(t, err, "MessageClaim when the lease lapsed") {
+		return
+	}
+	if until2 := until.Add(lease); got.ClaimedUntil == nil || !got.ClaimedUntil.Equal(until2) {
+		t.Errorf("claimed again: ClaimedUntil %s, want %s", fmtTimePtr(got.ClaimedUntil), until2.Format(time.RFC3339Nano))
+	}
+	finish := func(claimedUntil time.Time) error {
+		return b.s.InTx(b.ctx, func(tx nextup.Tx) error {
+			return tx.MessageFinish(b.ctx, queued.ID, claimedUntil, nextup.MessageResult{State: nextup.MessageSent, At: until})
+		})
+	}
+	wantErr(t, finish(until), nextup.ErrConflict, "MessageFinish under the lapsed lease")
+	wantOK(t, finish(*got.ClaimedUntil), "MessageFinish under the lease of the second claim")
+	if got := b.getMessage(queued.ID); got.State != nextup.MessageSent || got.Attempts != 1 {
+		t.Errorf("after two claims and one send: %s after %d attempts, want sent after 1", got.State, got.Attempts)
+	}
+	_, err = b.claimMessage(queued.ID, b.at(time.Hour), lease)
+	wantErr(t, err, nextup.ErrConflict, "MessageClaim of the message once sent")
+}
+
+// testMessageClaimRefused: what MessageClaimDue would not lease,
+// MessageClaim refuses, saying why, and changes nothing; the refusals
+// leave the transaction usable.
+func testMessageClaimRefused(t *testing.T, b *bundle) {
+	biz := b.business()
+	cases := []struct {
+		m   nextup.Message
+		why string    // in the error's text
+		due time.Time // when it may be claimed after all (zero: never)
+	}{
+		{b.message(biz.ID, func(m *nextup.Message) { m.State, m.Attempts, m.SentAt = nextup.MessageSent, 1, ptr(b.now) }), "sent", time.Time{}},
+		{b.message(biz.ID, func(m *nextup.Message) { m.State, m.Attempts = nextup.MessageDead, 8 }), "dead", time.Time{}},
+		{b.message(biz.ID, func(m *nextup.Message) { m.State = nextup.MessageCancelled }), "cancelled", time.Time{}},
+		{b.message(biz.ID, func(m *nextup.Message) { m.NotBefore = b.at(time.Microsecond) }), "due", b.at(time.Microsecond)},
+		{b.message(biz.ID, func(m *nextup.Message) {
+			m.State, m.Attempts, m.NextAttemptAt = nextup.MessageFailed, 1, b.at(time.Minute)
+		}), "due", b.at(time.Minute)},
+		{b.message(biz.ID, func(m *nextup.Message) { m.ClaimedUntil = ptr(b.at(time.Second)) }), "leased", b.at(time.Second)},
+	}
+	due := b.message(biz.ID)
+	for _, c := range cases {
+		b.messages(c.m)
+	}
+	b.messages(due)
+	b.tx(func(tx nextup.Tx) error {
+		for _, c := range cases {
+			_, err := tx.MessageClaim(b.ctx, c.m.ID, b.now, time.Minute)
+			if wantErr(t, err, nextup.ErrConflict, "MessageClaim(%s)", c.m.ID) && !strings.Contains(err.Error(), c.why) {
+				t.Errorf("MessageClaim(%s): %q does not say %q", c.m.ID, err, c.why)
+			}
+		}
+		_, err := tx.MessageClaim(b.ctx, "msg_missing", b.now, time.Minute)
+		wantErr(t, err, nextup.ErrNotFound, "MessageClaim(missing)")
+		_, err = tx.MessageClaim(b.ctx, due.ID, b.now, time.Minute)
+		wantOK(t, err, "MessageClaim(due) after refused claims in the same transaction")
+		return nil
+	})
+	for _, c := range cases {
+		checkEqual(t, "message after a refused claim", c.m, b.getMessage(c.m.ID))
+	}
+	if got := b.getMessage(due.ID); got.ClaimedUntil == nil {
+		t.Errorf("the claim after refused ones in one transaction did not commit")
+	}
+	// Due once NotBefore, NextAttemptAt and the lease are past: exactly
+	// when MessageClaimDue would lease them.
+	for _, c := range cases {
+		if c.due.IsZero() {
+			continue
+		}
+		_, err := b.claimMessage(c.m.ID, c.due.Add(-time.Microsecond), time.Minute)
+		wantErr(t, err, nextup.ErrConflict, "MessageClaim(%s) a microsecond before it is due", c.m.ID)
+		_, err = b.claimMessage(c.m.ID, c.due, time.Minute)
+		wantOK(t, err, "MessageClaim(%s) when it is due", c.m.ID)
 	}
 }
 

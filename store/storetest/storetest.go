@@ -161,6 +161,8 @@ var groups = []group{
 		{"List", testMessageList},
 		{"Counts", testMessageCounts},
 		{"ClaimDue", testMessageClaimDue},
+		{"Claim", testMessageClaim},
+		{"ClaimRefused", testMessageClaimRefused},
 		{"Finish", testMessageFinish},
 		{"Requeue", testMessageRequeue},
 		{"Undelivered", testMessageUndelivered},
@@ -220,5 +222,6 @@ var groups = []group{
 		{"EntryCreateSeq", testConcurrentEntryCreateSeq},
 		{"TimerClaim", testConcurrentTimerClaim},
 		{"MessageClaim", testConcurrentMessageClaim},
+		{"MessageClaimOne", testConcurrentMessageClaimOne},
 	}},
 }

@@ -55,7 +55,8 @@ import (
 // leasing moves a message's D to the lease's end, out of the range, until
 // the lease lapses. g4 and g5 are partitions of the whole store: each
 // message write is one write to each (a hot partition past ~1000 message
-// writes a second).
+// writes a second). MessageClaim, which leases one message by its id, is
+// one GetItem too.
 //
 // A suppression is the item sup#BID#CHANNEL#ADDRESS, in no index:
 // SuppressionList reads, for each address, one key per channel nextup has
@@ -347,8 +348,7 @@ func (t *Tx) MessageClaimDue(ctx context.Context, now time.Time, lease time.Dura
 			if err := decode(it, &m); err != nil {
 				return nil, err
 			}
-			if (m.State != nextup.MessageQueued && m.State != nextup.MessageFailed) || m.NotBefore.After(now) ||
-				m.NextAttemptAt.After(now) || (m.ClaimedUntil != nil && m.ClaimedUntil.After(now)) {
+			if msgUnclaimable(m, now) != "" {
 				continue
 			}
 			m.ClaimedUntil = &until
@@ -365,6 +365,50 @@ func (t *Tx) MessageClaimDue(ctx context.Context, now time.Time, lease time.Dura
 		return cmp.Or(a.NextAttemptAt.Compare(b.NextAttemptAt), a.CreatedAt.Compare(b.CreatedAt))
 	})
 	return out, nil
+}
+
+// MessageClaim leases one message, as MessageClaimDue would have, until
+// now+lease. Two claims of one message both read it unleased and both
+// buffer a lease; the commit of the second fails on the version the first
+// changed, and InTx runs it again: then it reads the first one's lease
+// and is ErrConflict, so the message is leased once.
+func (t *Tx) MessageClaim(ctx context.Context, id string, now time.Time, lease time.Duration) (nextup.Message, error) {
+	what := "claim message " + id
+	if !t.write {
+		return nextup.Message{}, errReadOnly
+	}
+	m, it, err := t.loadMsg(ctx, id, what)
+	if err != nil {
+		return nextup.Message{}, err
+	}
+	if why := msgUnclaimable(m, now); why != "" {
+		return nextup.Message{}, conflict(what + ": " + why)
+	}
+	until := now.Add(lease)
+	m.ClaimedUntil = &until
+	if err := t.putMsg(it, m); err != nil {
+		return nextup.Message{}, err
+	}
+	return m, nil
+}
+
+// msgUnclaimable says why m may not be claimed at now ("it is sent",
+// "leased until …", "not due until …"), or "" when it may: the condition
+// MessageClaimDue and MessageClaim share, in words.
+func msgUnclaimable(m nextup.Message, now time.Time) string {
+	switch {
+	case m.State != nextup.MessageQueued && m.State != nextup.MessageFailed:
+		return "it is " + string(m.State)
+	case m.ClaimedUntil != nil && m.ClaimedUntil.After(now):
+		return "leased until " + m.ClaimedUntil.Format(time.RFC3339Nano)
+	case m.NotBefore.After(now) || m.NextAttemptAt.After(now):
+		due := m.NotBefore
+		if m.NextAttemptAt.After(due) {
+			due = m.NextAttemptAt
+		}
+		return "not due until " + due.Format(time.RFC3339Nano)
+	}
+	return ""
 }
 
 // MessageFinish records a send's outcome under the lease it was sent

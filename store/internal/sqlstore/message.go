@@ -79,6 +79,39 @@ func MessageDueOrder(a, b nextup.Message) int {
 	return a.CreatedAt.Compare(b.CreatedAt)
 }
 
+// MessageClaim leases message ?1, when it is due at ?2 and its lease is
+// free, until ?3, and returns it. One statement serves both stores: the
+// row is named by its key, so there is no batch to choose. On PostgreSQL
+// a concurrent claim of the same row waits on the first one's row lock
+// and then, under READ COMMITTED, checks the WHERE again on the row as
+// committed: it finds the lease and changes nothing. On SQLite the
+// single writer does that.
+const MessageClaim = `UPDATE messages
+	SET claimed_until = ?3
+	WHERE id = ?1 AND state IN ('queued', 'failed') AND next_attempt_at <= ?2 AND not_before <= ?2
+	  AND (claimed_until IS NULL OR claimed_until <= ?2)
+	RETURNING ` + MessageCols
+
+// unclaimable says why m may not be claimed at now ("it is sent",
+// "leased until …", "not due until …"), or "" when it may: the
+// condition of MessageClaim, in words.
+func unclaimable(m nextup.Message, now time.Time) string {
+	now = FromTS(TS(now)) // as the statement compares it
+	switch {
+	case m.State != nextup.MessageQueued && m.State != nextup.MessageFailed:
+		return "it is " + string(m.State)
+	case m.ClaimedUntil != nil && m.ClaimedUntil.After(now):
+		return "leased until " + m.ClaimedUntil.Format(time.RFC3339Nano)
+	case m.NotBefore.After(now) || m.NextAttemptAt.After(now):
+		due := m.NotBefore
+		if m.NextAttemptAt.After(due) {
+			due = m.NextAttemptAt
+		}
+		return "not due until " + due.Format(time.RFC3339Nano)
+	}
+	return ""
+}
+
 // MessageFinish records a send's outcome on message ?6 under the lease
 // ?7 it was sent under; MessageFinishArgs gives its arguments. A message
 // cancelled while it was being sent stays cancelled unless the send went
@@ -179,6 +212,31 @@ func (t *Tx) MessageClaimDue(ctx context.Context, now time.Time, lease time.Dura
 	// message before its confirmation).
 	slices.SortStableFunc(out, MessageDueOrder)
 	return out, nil
+}
+
+// MessageClaim leases one message as MessageClaimDue would have. When
+// the statement changes no row, the message is read again to say why: it
+// is missing (ErrNotFound) or may not be claimed now (ErrConflict).
+func (t *Tx) MessageClaim(ctx context.Context, id string, now time.Time, lease time.Duration) (nextup.Message, error) {
+	op := "claim message " + id
+	m, err := ScanMessage(t.r.QueryRow(ctx, MessageClaim, id, TS(now), TS(now.Add(lease))))
+	switch {
+	case err == nil:
+		return m, nil
+	case !isNoRows(err):
+		return nextup.Message{}, t.err(op, err)
+	}
+	m, err = ScanMessage(t.r.QueryRow(ctx, MessageGet, id))
+	if err != nil {
+		return nextup.Message{}, t.err(op, err)
+	}
+	why := unclaimable(m, now)
+	if why == "" {
+		// Claimable when read again: it changed between the two
+		// statements (PostgreSQL's READ COMMITTED), so the claim lost.
+		why = "changed meanwhile"
+	}
+	return nextup.Message{}, fmt.Errorf("%s: %s: %w", op, why, nextup.ErrConflict)
 }
 
 // MessageFinish records a send's outcome under the lease it was sent under;

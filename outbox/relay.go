@@ -7,7 +7,9 @@
 // backoff), or dead (given up; staff see it and can requeue it). The message
 // ID is the idempotency key handed to the provider, so a message that is sent
 // again after a crash between the provider's answer and the commit is not
-// delivered twice by a provider that honours the key.
+// delivered twice by a provider that honours the key. Where a queue names
+// each message to send instead (the Lambda deployment's SQS), SendOne
+// claims and sends the one message named, the same way.
 //
 // Which messages are due, and when a failed one is next tried, is decided by
 // the injected nextup.Clock. So is pacing: a provider's messages-per-second
@@ -462,6 +464,74 @@ func (r *Relay) round(ctx context.Context) (sent, failed, limit int, err error) 
 	return sent, failed, limit, err
 }
 
+// OneResult is what SendOne did with one message.
+type OneResult struct {
+	// State is the outcome recorded: sent, failed (due again at
+	// NextAttemptAt) or dead (given up; OnDead ran with it). It is ""
+	// when nothing was recorded: the message was Skipped, or Lost.
+	State nextup.MessageState
+	// NextAttemptAt is when a failed message is due again, the zero time
+	// for any other State: when a queue that names messages to send
+	// should name this one again.
+	NextAttemptAt time.Time
+	// Skipped says the message was not claimed, so nothing was sent: it
+	// may not be sent now (sent, dead or cancelled already, leased by
+	// another relay, not due yet), or there is no such message. A second
+	// delivery of an id that was sent gets this, and so does an id the
+	// store does not have, which no later delivery would find either.
+	Skipped bool
+	// Lost says the message was sent (or tried) but its outcome was not
+	// recorded: its lease ran out during the send and another relay
+	// claimed it, whose outcome is the one that counts.
+	Lost bool
+	// Reason is why the message was Skipped: the store's refusal,
+	// wrapping nextup.ErrNotFound (no such message) or nextup.ErrConflict
+	// (not claimable now; its text says why). Nil otherwise; a send's
+	// error is logged and told to OnAttempt, as in a batch.
+	Reason error
+}
+
+// SendOne claims the message with this id and sends it just as RunOnce
+// sends a message of its batch: the opt-out check, the sender, the
+// outcome recorded under the lease, OnDead, OnAttempt. It is for a queue
+// that names each message to send (the Lambda deployment's SQS
+// consumer), which may name one more than once: the claim is what makes
+// the send happen once, since a message already sent, or leased by
+// another consumer, is Skipped. Limits do not apply: how many consumers
+// run at once paces the sends.
+//
+// The error is a store failure, a dead letter's OnDead that failed (the
+// message stays leased and is tried again, fallback and all, once the
+// lease lapses), or ctx ending: cases in which the id should be named
+// again. Neither a message that may not be claimed nor an id the store
+// does not have is an error (both are Skipped): naming them again would
+// change nothing.
+func (r *Relay) SendOne(ctx context.Context, id string) (OneResult, error) {
+	if r.Store == nil || r.Clock == nil {
+		return OneResult{}, errors.New("outbox: Relay needs a Store and a Clock")
+	}
+	var m nextup.Message
+	err := r.Store.InTx(ctx, func(tx nextup.Tx) error {
+		var err error
+		m, err = tx.MessageClaim(ctx, id, r.Clock.Now(), r.lease())
+		return err
+	})
+	switch {
+	case errors.Is(err, nextup.ErrNotFound), errors.Is(err, nextup.ErrConflict):
+		return OneResult{Skipped: true, Reason: err}, nil
+	case err != nil:
+		return OneResult{}, fmt.Errorf("outbox: claim message %s: %w", id, err)
+	}
+	out, res, err := r.send(ctx, m)
+	switch {
+	case err != nil:
+		return OneResult{}, err
+	case out == outcomeLost:
+		return OneResult{Lost: true}, nil
+	}
+	return OneResult{State: res.State, NextAttemptAt: res.NextAttemptAt}, nil
+}
+
 // work sends one account's share of a batch, in order.
 func (r *Relay) work(ctx context.Context, msgs []nextup.Message, lims map[nextup.Channel]*rate.Limiter) (sent, failed int, err error) {
 	var deadErr error // the first fallback that failed
@@ -483,7 +553,7 @@ func (r *Relay) work(ctx context.Context, msgs []nextup.Message, lims map[nextup
 				return sent, failed, nil
 			}
 		}
-		out, err := r.send(ctx, m)
+		out, _, err := r.send(ctx, m)
 		var fb *fallbackError
 		if errors.As(err, &fb) && ctx.Err() == nil {
 			// One message's fallback failed; the store answers, so
@@ -578,9 +648,10 @@ const (
 	outcomeLost           // the lease was lost; another relay's outcome counts
 )
 
-// send delivers one claimed message and records the outcome; the error is
-// a store failure or ctx ending.
-func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
+// send delivers one claimed message and records the outcome, which it
+// also returns (unless the outcome is outcomeLost); the error is a store
+// failure or ctx ending.
+func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, nextup.MessageResult, error) {
 	log := r.logger()
 	attempt := m.Attempts + 1
 	var providerID string
@@ -588,7 +659,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 	var call time.Duration
 	optedOut, err := r.optedOut(ctx, m)
 	if err != nil {
-		return outcomeLost, err
+		return outcomeLost, nextup.MessageResult{}, err
 	}
 	if s := r.sender(m.Channel); optedOut != "" {
 		// Checked at the last moment, so an opt-out (an SMS STOP, a
@@ -608,7 +679,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		if sendErr != nil && ctx.Err() != nil {
 			// Shutting down, not the provider's fault: leave the
 			// message leased; it is tried again when the lease lapses.
-			return outcomeLost, ctx.Err()
+			return outcomeLost, nextup.MessageResult{}, ctx.Err()
 		}
 	}
 
@@ -664,7 +735,7 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 			// all, when its lease lapses.
 			log.LogAttrs(ctx, slog.LevelError, "outbox: the fallback of a dead message failed; the message is tried again when its lease lapses",
 				slog.String("message_id", m.ID), slog.Any("error", deadErr))
-			return outcomeLost, &fallbackError{m.ID, deadErr}
+			return outcomeLost, nextup.MessageResult{}, &fallbackError{m.ID, deadErr}
 		}
 		// The fallback fails every time: it would send the message
 		// again at every lease. Record the dead letter alone, where
@@ -680,10 +751,10 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		// message; its outcome is the one that counts.
 		log.LogAttrs(ctx, slog.LevelWarn, "outbox lease lost before the outcome was recorded",
 			slog.String("message_id", m.ID), slog.String("state", string(res.State)))
-		return outcomeLost, nil
+		return outcomeLost, nextup.MessageResult{}, nil
 	}
 	if err != nil {
-		return outcomeLost, fmt.Errorf("outbox: finish message %s: %w", m.ID, err)
+		return outcomeLost, nextup.MessageResult{}, fmt.Errorf("outbox: finish message %s: %w", m.ID, err)
 	}
 	if r.Crash != nil {
 		r.Crash("after_finish", m)
@@ -695,9 +766,9 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, error) {
 		r.OnAttempt(Attempt{Message: m, State: res.State, At: now, Call: call, Err: sendErr})
 	}
 	if res.State == nextup.MessageSent {
-		return outcomeSent, nil
+		return outcomeSent, res, nil
 	}
-	return outcomeFailed, nil
+	return outcomeFailed, res, nil
 }
 
 // Run sends due messages until ctx is done: RunOnce, at once again while

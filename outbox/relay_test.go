@@ -1107,3 +1107,164 @@ func TestOnDeadFailingOnceIsTriedAgain(t *testing.T) {
 		t.Errorf("the fallback after %d tries: %v, want it committed at the second", tries, err)
 	}
 }
+
+// sendOne runs SendOne and fails the test on its error.
+func (b *bundle) sendOne(id string) outbox.OneResult {
+	b.t.Helper()
+	res, err := b.r.SendOne(b.ctx, id)
+	if err != nil {
+		b.t.Fatalf("SendOne(%s) at +%v: %v", id, b.clock.Now().Sub(t0), err)
+	}
+	return res
+}
+
+// wantSkipped checks that SendOne skipped a message, for a reason of
+// this kind.
+func wantSkipped(t *testing.T, res outbox.OneResult, kind error, what string) {
+	t.Helper()
+	if !res.Skipped || res.State != "" || !errors.Is(res.Reason, kind) {
+		t.Errorf("%s: %+v, want skipped for a reason wrapping %v", what, res, kind)
+	}
+}
+
+// A queue may deliver one message's id twice: the first delivery sends
+// it, the second finds it sent and sends nothing.
+func TestSendOneSendsOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var attempts []outbox.Attempt
+	b.r.OnAttempt = func(a outbox.Attempt) { attempts = append(attempts, a) }
+	m := b.message()
+	if res := b.sendOne(m.ID); res != (outbox.OneResult{State: nextup.MessageSent}) {
+		t.Errorf("SendOne = %+v, want sent", res)
+	}
+	got := b.get(m.ID)
+	if got.State != nextup.MessageSent || got.Attempts != 1 || got.ProviderID != "sms-"+m.ID+"-1" {
+		t.Errorf("stored: %s after %d attempts, provider id %q", got.State, got.Attempts, got.ProviderID)
+	}
+	if len(attempts) != 1 || attempts[0].State != nextup.MessageSent {
+		t.Errorf("OnAttempt told of %+v, want one sent", attempts)
+	}
+	wantSkipped(t, b.sendOne(m.ID), nextup.ErrConflict, "SendOne of a sent message")
+	if n := b.sms.callsFor(m.ID); n != 1 || len(attempts) != 1 {
+		t.Errorf("provider called %d times, %d attempts told; want 1, 1", n, len(attempts))
+	}
+}
+
+func TestSendOneUnknownIDIsSkipped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	wantSkipped(t, b.sendOne("msg_missing"), nextup.ErrNotFound, "SendOne of an id the store does not have")
+	if n := b.sms.total(); n != 0 {
+		t.Errorf("provider called %d times", n)
+	}
+}
+
+// A failed send says when it is due again, as the batch would schedule
+// it; named before then it is skipped, named then it is sent.
+func TestSendOneFailedIsDueAtItsBackoff(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	m := b.message()
+	b.sms.failNext(1, errProvider)
+	next := t0.Add(outbox.DefaultBackoff(m.ID, 1))
+	if res := b.sendOne(m.ID); res != (outbox.OneResult{State: nextup.MessageFailed, NextAttemptAt: next}) {
+		t.Fatalf("SendOne = %+v, want failed, next at +%v", res, next.Sub(t0))
+	}
+	if got := b.get(m.ID); got.State != nextup.MessageFailed || !got.NextAttemptAt.Equal(next) || got.ClaimedUntil != nil {
+		t.Errorf("stored: %s, next at +%v, lease %v; want failed, next at +%v, no lease", got.State, got.NextAttemptAt.Sub(t0), got.ClaimedUntil, next.Sub(t0))
+	}
+	b.clock.Set(next.Add(-time.Microsecond))
+	res := b.sendOne(m.ID)
+	wantSkipped(t, res, nextup.ErrConflict, "SendOne before the retry is due")
+	if res.Reason != nil && !strings.Contains(res.Reason.Error(), "not due") {
+		t.Errorf("the reason %q does not say the message is not due", res.Reason)
+	}
+	b.clock.Set(next)
+	if res := b.sendOne(m.ID); res != (outbox.OneResult{State: nextup.MessageSent}) {
+		t.Errorf("SendOne when due = %+v, want sent", res)
+	}
+	if n := b.sms.callsFor(m.ID); n != 2 {
+		t.Errorf("provider called %d times, want 2", n)
+	}
+}
+
+// A permanent refusal and an opted-out address go dead through SendOne as
+// in a batch, with the dead letter's fallback.
+func TestSendOneDead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var dead []string
+	b.r.OnDead = func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (func(), error) {
+		dead = append(dead, m.ID)
+		return nil, nil
+	}
+	refused := b.message()
+	b.sms.failNext(1, fmt.Errorf("%w: not a mobile number", nextup.ErrInvalid))
+	if res := b.sendOne(refused.ID); res != (outbox.OneResult{State: nextup.MessageDead}) {
+		t.Errorf("SendOne of a refused message = %+v, want dead", res)
+	}
+
+	stopped := b.message(func(m *nextup.Message) { m.To = "+447700900999" })
+	if err := b.st.InTx(b.ctx, func(tx nextup.Tx) error {
+		return tx.SuppressionAdd(b.ctx, nextup.Suppression{BusinessID: "biz_1", Channel: nextup.ChannelSMS, Address: stopped.To, Reason: "STOP", At: t0})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if res := b.sendOne(stopped.ID); res != (outbox.OneResult{State: nextup.MessageDead}) {
+		t.Errorf("SendOne to an opted-out address = %+v, want dead", res)
+	}
+	if got := b.get(stopped.ID); got.State != nextup.MessageDead || !strings.Contains(got.LastError, "opted out") || b.sms.callsFor(stopped.ID) != 0 {
+		t.Errorf("the opted-out address's message: %s %q after %d sends", got.State, got.LastError, b.sms.callsFor(stopped.ID))
+	}
+	if len(dead) != 2 || dead[0] != refused.ID || dead[1] != stopped.ID {
+		t.Errorf("OnDead ran for %v, want [%s %s]", dead, refused.ID, stopped.ID)
+	}
+}
+
+// A fallback that fails is SendOne's error: the queue names the message
+// again, and once the lease lapses it is sent, fallback and all.
+func TestSendOneFallbackFailureIsAnError(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tries := 0
+	b.r.OnDead = func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (func(), error) {
+		if tries++; tries == 1 {
+			return nil, errors.New("connection reset")
+		}
+		return nil, nil
+	}
+	m := b.message()
+	refused := fmt.Errorf("%w: not a mobile number", nextup.ErrInvalid)
+	b.sms.failNext(1, refused)
+	if res, err := b.r.SendOne(b.ctx, m.ID); err == nil || !strings.Contains(err.Error(), "connection reset") {
+		t.Fatalf("SendOne with a failing fallback = %+v, %v; want the fallback's error", res, err)
+	}
+	wantSkipped(t, b.sendOne(m.ID), nextup.ErrConflict, "SendOne while the message is still leased")
+	b.clock.Advance(outbox.DefaultLease)
+	b.sms.failNext(1, refused)
+	if res := b.sendOne(m.ID); res != (outbox.OneResult{State: nextup.MessageDead}) || tries != 2 {
+		t.Errorf("SendOne after the lease lapsed = %+v after %d fallback tries, want dead after 2", res, tries)
+	}
+}
+
+// A send whose lease ran out, and was taken over, meanwhile is Lost: the
+// other relay's outcome counts.
+func TestSendOneLostLease(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	other := &outbox.Relay{Store: b.st, Clock: b.clock, Default: capture.New(), Senders: map[nextup.Channel]nextup.Sender{}}
+	m := b.message()
+	b.sms.during = func(nextup.Message) {
+		b.clock.Advance(2 * outbox.DefaultLease)
+		if res, err := other.SendOne(b.ctx, m.ID); err != nil || res.State != nextup.MessageSent {
+			t.Errorf("the other relay's SendOne = %+v, %v; want sent", res, err)
+		}
+	}
+	if res := b.sendOne(m.ID); res != (outbox.OneResult{Lost: true}) {
+		t.Errorf("SendOne = %+v, want lost", res)
+	}
+	if got := b.get(m.ID); got.State != nextup.MessageSent || got.ProviderID != "capture:"+m.ID {
+		t.Errorf("state %s, provider id %q; want the other relay's outcome", got.State, got.ProviderID)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/aws/notify/ses"
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
@@ -171,11 +172,48 @@ func recipients(raw []byte, domain string) []string {
 
 // snsEvent reads SES's bounce and complaint events, which an SES
 // configuration set publishes to an SNS topic the function is subscribed
-// to.
+// to: a permanent bounce opts the address out of the business's email and
+// reaches the person on their other channel; a complaint opts it out; a
+// transient bounce is logged (SES has retried already). Feedback about a
+// mail nextup did not send (no message id, or one it does not have) is
+// logged and dropped; a store failure fails the event, which Lambda tries
+// again (the same feedback twice changes nothing the second time).
 func (h *handler) snsEvent(ctx context.Context, payload []byte) ([]byte, error) {
 	var ev events.SNSEvent
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return nil, fmt.Errorf("nextup lambda: an SNS event: %w", err)
 	}
-	return nil, errors.New("nextup lambda: SES feedback: not yet")
+	recorded := 0
+	for _, r := range ev.Records {
+		fbs, err := ses.ParseFeedback([]byte(r.SNS.Message))
+		if err != nil {
+			h.log.Warn("SNS message not an SES notification; dropped", "topic", r.SNS.TopicArn, "sns_message_id", r.SNS.MessageID, "error", err)
+			continue
+		}
+		for _, fb := range fbs {
+			log := h.log.With("message_id", fb.MessageID, "ses_message_id", fb.SESMessageID, "kind", string(fb.Kind), "reason", fb.Reason)
+			if fb.Kind == ses.TransientBounce {
+				log.Info("mail bounced for now")
+				continue
+			}
+			if fb.MessageID == "" {
+				log.Warn("feedback on a mail nextup did not send; dropped")
+				continue
+			}
+			kind := waitlist.MailPermanentBounce
+			if fb.Kind == ses.Complaint {
+				kind = waitlist.MailComplaint
+			}
+			err := h.svc.MailFeedback(ctx, fb.MessageID, fb.Address, kind, fb.Reason)
+			if errors.Is(err, nextup.ErrNotFound) || errors.Is(err, nextup.ErrInvalid) {
+				log.Warn("feedback on no mail of ours; dropped", "error", err)
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("nextup lambda: mail feedback on %s: %w", fb.MessageID, err)
+			}
+			recorded++
+		}
+	}
+	return json.Marshal(map[string]int{"recorded": recorded})
 }

@@ -351,6 +351,32 @@ func TestLambdaStory(t *testing.T) {
 		t.Fatalf("%d proposals after the inbound mail, want 1", len(props))
 	}
 
+	// SES reports that Ada's confirmation bounced for good (an SES event
+	// through the configuration set's SNS topic): the message is dead and
+	// her address opted out of the business's email.
+	confirmation := mails[1]
+	bounce, _ := json.Marshal(map[string]any{"eventType": "Bounce",
+		"bounce": map[string]any{"bounceType": "Permanent", "bounceSubType": "General",
+			"bouncedRecipients": []map[string]string{{"emailAddress": "ada@example.com", "diagnosticCode": "smtp; 550 5.1.1 user unknown"}}},
+		"mail": map[string]any{"messageId": confirmation.MessageID, "destination": []string{"ada@example.com"},
+			"tags": map[string][]string{"nextup_message_id": {confirmation.Tags["nextup_message_id"]}}}})
+	sns, _ := json.Marshal(events.SNSEvent{Records: []events.SNSEventRecord{{EventSource: "aws:sns", EventVersion: "1.0",
+		SNS: events.SNSEntity{Type: "Notification", MessageID: "sns-1", TopicArn: "arn:aws:sns:us-east-1:123456789012:nextup-mail-feedback", Message: string(bounce)}}}})
+	for range 2 { // SNS delivers at least once
+		if out := string(e.invoke(sns)); !strings.Contains(out, `"recorded":1`) {
+			t.Fatalf("SES feedback: %s", out)
+		}
+	}
+	var dead bool
+	for _, m := range e.http("GET", "/v1/businesses/"+bid+"/messages?to=ada@example.com", key, "", 200)["messages"].([]any) {
+		if m := m.(map[string]any); m["id"] == confirmation.Tags["nextup_message_id"] {
+			dead = m["state"] == "dead"
+		}
+	}
+	if !dead {
+		t.Errorf("Ada's bounced confirmation is not dead")
+	}
+
 	init := regexp.MustCompile(`Init Duration: ([0-9.]+) ms`).FindStringSubmatch(e.logs.String())
 	if init == nil {
 		t.Fatalf("the emulator reported no Init Duration:\n%s", e.logs.String())

@@ -22,7 +22,7 @@ export NEXTUP_SKIP_LOG := $(SKIP_LOG)
 # (./aws/...), which ./... does not reach.
 PKGS := ./... ./aws/...
 
-.PHONY: all run demo test test-suites skipped lint staticcheck race sim sim-dynamo fuzz bench build lambda
+.PHONY: all run demo test test-suites skipped lint staticcheck race sim sim-dynamo fuzz bench build lambda coldstart
 
 all: lint test
 
@@ -36,6 +36,14 @@ lambda:
 	@mkdir -p dist
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags '-s -w' -o dist/bootstrap ./aws/cmd/lambda
 	cd dist && rm -f lambda-arm64.zip && $(GO) run ../aws/cmd/lambda/zipbootstrap bootstrap lambda-arm64.zip
+
+# The Lambda bootstrap's cold start (init: exec to its first GET of the
+# next invocation) and warm durations, and a minimal Python function's
+# init for comparison, under a Lambda Runtime API of our own on dynoxide
+# (aws/internal/coldstart). Not part of make test: it times things.
+COLDSTART_STARTS ?= 20
+coldstart:
+	$(GO) test -count=1 -timeout 30m -run '^TestMeasure$$' -v ./aws/internal/coldstart -args -coldstart.starts=$(COLDSTART_STARTS)
 
 # A guided run of the engine on a fresh embedded store.
 run demo:

@@ -55,6 +55,9 @@ Usage:
   nextup bench [-n N] [-entries N]           measure join, decide, release→offer and claim
                                              against a baseline write on a fresh store
   nextup bench -http [-n N] [-clients C]     joins/s and claims/s over HTTP on loopback
+  nextup cost [--entries N] [--sms-share F] [--region R] [--country CC] [--json]
+                                             the AWS deployment's monthly bill, line by line, from
+                                             public prices and measured figures (--help: assumptions)
   nextup version                             print the version
 
 Every flag can also be set as an environment variable NEXTUP_<FLAG> (e.g. NEXTUP_DB).
@@ -116,6 +119,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runMigrate(ctx, args[1:], stdout)
 	case "bench":
 		return runBench(ctx, args[1:], stdout)
+	case "cost":
+		return runCost(args[1:], stdout)
 	case "serve":
 		return runServe(ctx, args[1:], stdout)
 	case "copy":

@@ -14,12 +14,15 @@
 //     cases, the web handler). The first start after a build is not
 //     counted (it fills the page cache, as a deployed image's is).
 //   - Warm durations of the invocations the cost model needs (cost
-//     package, Invocations): a Function URL join, status page, release,
+//     package, its Inv… figures): a Function URL join, status page, release,
 //     claim page and claim, and a timer event with nothing due and with an
 //     offer's expiry due; each as Lambda bills it (from the event handed
 //     over to the answer) and as CPU time of the function process
 //     (/proc/PID/task/*/schedstat), which is what scales on Lambda's
-//     smaller CPU share.
+//     smaller CPU share. And a status page after a minute idle: a process
+//     idle that long answers its next event tens of milliseconds slower
+//     here (cold caches; the Go runtime has handed memory back), which a
+//     Lambda environment thawed after a pause shares in part.
 //   - The same init for a minimal Python function (handler.py): the same
 //     Runtime API loop with urllib, importing boto3 and making a DynamoDB
 //     client at init, as the seed's Python 3.14 functions would; and with

@@ -84,9 +84,9 @@
 // billed by the millisecond, rounded up. Invocations the harness does not
 // run (a send, a decline, a reminder, the daily housekeeping, the sheet
 // mirror, inbound mail) take a like invocation's CPU, as their comments
-// say. A cold start adds the init: 39 ms of CPU measured, stretched the
+// say. A cold start adds the init: 44 ms of CPU measured, stretched the
 // same way (an upper bound: Lambda is said to give init more CPU) and a
-// Secrets Manager read, about 0.3 s, billed since AWS began billing the
+// Secrets Manager read, about a third of a second, billed since AWS began billing the
 // init of every runtime in August 2025. Cold starts are counted as if
 // each function's invocations arrived evenly over 12 hours a day and a
 // container lived 10 minutes idle (approximate: AWS does not publish it);

@@ -82,27 +82,26 @@ type Invocation struct {
 }
 
 // The invocations priced. CPU figures: `make coldstart`, 20 rounds,
-// medians (the bootstrap at this package's commit; the machine's other
-// load moves them by a few tenths of a millisecond).
+// medians, on a quiet machine (under other load they came out up to half
+// again higher); the expiry is one sample, after a warming request.
 var (
-	InvJoin      = Invocation{Name: "join (Function URL)", CPU: 2400 * time.Microsecond, Measured: true, Calls: Join.Calls}
+	InvJoin      = Invocation{Name: "join (Function URL)", CPU: 2800 * time.Microsecond, Measured: true, Calls: Join.Calls}
 	InvPage      = Invocation{Name: "status page or staff request (Function URL)", CPU: 1400 * time.Microsecond, Measured: true, Calls: StatusPage.Calls}
-	InvClaimPage = Invocation{Name: "claim page (Function URL)", CPU: 2300 * time.Microsecond, Measured: true, Calls: ClaimPage.Calls}
-	InvRelease   = Invocation{Name: "release → offer (Function URL)", CPU: 4500 * time.Microsecond, Measured: true, Calls: ReleaseOffer.Calls}
-	InvClaim     = Invocation{Name: "claim (Function URL)", CPU: 4700 * time.Microsecond, Measured: true, Calls: Claim.Calls}
-	InvExpiry    = Invocation{Name: "timer: an offer's expiry", CPU: 13500 * time.Microsecond, Measured: true, Calls: ExpiryTimer.Calls}
-	InvSweep     = Invocation{Name: "timer: the sweep, nothing due", CPU: 400 * time.Microsecond, Measured: true, Calls: IdleSweep.Calls}
+	InvClaimPage = Invocation{Name: "claim page (Function URL)", CPU: 2800 * time.Microsecond, Measured: true, Calls: ClaimPage.Calls}
+	InvRelease   = Invocation{Name: "release → offer (Function URL)", CPU: 5300 * time.Microsecond, Measured: true, Calls: ReleaseOffer.Calls}
+	InvClaim     = Invocation{Name: "claim (Function URL)", CPU: 5300 * time.Microsecond, Measured: true, Calls: Claim.Calls}
+	InvExpiry    = Invocation{Name: "timer: an offer's expiry", CPU: 28700 * time.Microsecond, Measured: true, Calls: ExpiryTimer.Calls}
+	InvSweep     = Invocation{Name: "timer: the sweep, nothing due", CPU: 500 * time.Microsecond, Measured: true, Calls: IdleSweep.Calls}
 
 	// InvFormStep is each of a form join's three requests (the form, its
 	// POST, the confirmation link): a join's CPU, a third of its calls.
-	InvFormStep = Invocation{Name: "form join, each of its 3 requests (Function URL)", CPU: 2400 * time.Microsecond, Calls: FormJoin.Calls / 3}
+	InvFormStep = Invocation{Name: "form join, each of its 3 requests (Function URL)", CPU: 2800 * time.Microsecond, Calls: FormJoin.Calls / 3}
 	// InvDecline: a claim's CPU.
-	InvDecline = Invocation{Name: "decline → roll on (Function URL)", CPU: 4700 * time.Microsecond, Calls: Decline.Calls}
-	// InvReminder: a little under a release's CPU (it composes and
-	// queues one message).
-	InvReminder = Invocation{Name: "timer: a booking's reminder", CPU: 3 * time.Millisecond, Calls: ReminderTimer.Calls}
+	InvDecline = Invocation{Name: "decline → roll on (Function URL)", CPU: 5300 * time.Microsecond, Calls: Decline.Calls}
+	// InvReminder: a release's CPU (it composes and queues a message).
+	InvReminder = Invocation{Name: "timer: a booking's reminder", CPU: 5300 * time.Microsecond, Calls: ReminderTimer.Calls}
 	// InvSend: a join's CPU, and the SES or SNS call.
-	InvSend = Invocation{Name: "send one message (SQS)", CPU: 2400 * time.Microsecond, Calls: Send.Calls, Providers: 1}
+	InvSend = Invocation{Name: "send one message (SQS)", CPU: 2800 * time.Microsecond, Calls: Send.Calls, Providers: 1}
 	// InvHousekeeping: the daily purges and expiries, a few dozen calls.
 	InvHousekeeping = Invocation{Name: "timer: housekeeping", CPU: 20 * time.Millisecond, Calls: 50}
 	// InvSheetSync: fetching the sheet from Google (about 400 ms) and
@@ -124,7 +123,7 @@ const BedrockLatency = 2 * time.Second
 // SecretsLatency the Secrets Manager read the deployment's init adds (an
 // estimate).
 const (
-	InitCPU        = 39 * time.Millisecond
+	InitCPU        = 44 * time.Millisecond
 	SecretsLatency = 30 * time.Millisecond
 )
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -127,5 +128,29 @@ func TestCostBadFlags(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Errorf("cost %v: err = %v, want a usage error (exit 2)", args, err)
 		}
+	}
+}
+
+// TestCostREADME: the table in README.md's "What it costs on AWS" is what
+// the command it names prints today.
+func TestCostREADME(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "`nextup cost --entries 200,2000,10000`:\n\n```text\n"
+	readme := string(raw)
+	i := strings.Index(readme, cmd)
+	if i < 0 {
+		t.Fatal("README.md has no table of `nextup cost --entries 200,2000,10000`")
+	}
+	table, _, _ := strings.Cut(readme[i+len(cmd):], "```")
+	out, err := runCLI(t, "cost", "--entries", "200,2000,10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table != out {
+		t.Errorf("README.md's table is not what the command prints now; paste this:\n%s", out)
 	}
 }

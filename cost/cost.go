@@ -27,6 +27,11 @@ type Assumptions struct {
 	// FreeTier subtracts the always-free monthly allowances (not the
 	// first-year ones); the bill is without them otherwise.
 	FreeTier bool
+	// NoSMSNumber leaves out the number of one's own that texts to some
+	// countries need (the US and Canada: a toll-free number): texts from
+	// SNS's shared pool, as before 2023. The seed's figures assume it; a
+	// US deployment today cannot.
+	NoSMSNumber bool
 
 	// Per entry, in its month:
 	FormShare     float64 // joins through the public form, not by staff, the API or an import
@@ -285,7 +290,7 @@ func Estimate(a Assumptions) (Bill, error) {
 		mails/1000*p.SESPerThousandIn+mails*math.Ceil(a.KBPerMail/chunkKB)/1000*p.SESPerThousandInChunk, p.approx("SESPerThousandIn"))
 	add(fmt.Sprintf("SNS texts to %s", sms.Name), fmt.Sprintf("%s texts, %s parts at $%.4f", count(texts), count(parts), sms.PerPart),
 		parts*sms.PerPart, sms.Approx)
-	if sms.OriginMonth > 0 && a.SMSShare > 0 {
+	if sms.OriginMonth > 0 && a.SMSShare > 0 && !a.NoSMSNumber {
 		add("SMS origination: "+sms.Origination, "1 a month", sms.OriginMonth, sms.Approx)
 	}
 

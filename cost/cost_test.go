@@ -110,6 +110,30 @@ func TestSeedFigures(t *testing.T) {
 	}
 }
 
+// TestSeedFiguresReproduced: under the seed's own assumptions — texts
+// without a number of one's own (--no-sms-number) and about one text part
+// for every one and a half entries (--sms-share 0.15), the rest the
+// defaults — the model gives the seed's figures: about $2 at 200 entries
+// and about $13 at 2,000 (within 15%).
+func TestSeedFiguresReproduced(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		entries int
+		seed    float64
+	}{{200, 2}, {2000, 13}} {
+		a := with(c.entries, 0.15)
+		a.NoSMSNumber = true
+		b := estimate(t, a)
+		t.Logf("%d entries under the seed's assumptions: $%.2f; the seed says about $%g", c.entries, b.TotalUSD, c.seed)
+		if b.TotalUSD < c.seed*0.85 || b.TotalUSD > c.seed*1.15 {
+			t.Errorf("%d entries: $%.2f under the seed's assumptions, want within 15%% of $%g", c.entries, b.TotalUSD, c.seed)
+		}
+		if line(b, "SMS origination") != 0 {
+			t.Errorf("%d entries: a number's line without a number", c.entries)
+		}
+	}
+}
+
 func TestMonotonic(t *testing.T) {
 	t.Parallel()
 	for _, country := range []string{"US", "GB"} {

@@ -24,6 +24,7 @@ func runCost(args []string, stdout io.Writer) error {
 	sheet := fs.Bool("sheet-sync", false, "the sheet mirror is on (a sync every 3 minutes)")
 	model := fs.Bool("model-parser", false, "forwarded booking requests are read by a Bedrock model")
 	free := fs.Bool("free-tier", false, "subtract AWS's always-free monthly allowances")
+	noNumber := fs.Bool("no-sms-number", false, "texts from SNS's shared pool, without the number of one's own that US and Canadian texts need since 2023 (the seed's assumption)")
 	asJSON := fs.Bool("json", false, `print {"entries","total_usd","lines":[{"item","usd",…}],…} (one object a line for several)`)
 	if err := parseFlags(fs, args); err != nil {
 		var help helpRequest
@@ -46,7 +47,7 @@ func runCost(args []string, stdout io.Writer) error {
 	for _, n := range ns {
 		a := d
 		a.Entries, a.SMSShare, a.Region, a.Country = n, *smsShare, *region, strings.ToUpper(*country)
-		a.SheetSync, a.ModelParser, a.FreeTier = *sheet, *model, *free
+		a.SheetSync, a.ModelParser, a.FreeTier, a.NoSMSNumber = *sheet, *model, *free, *noNumber
 		b, err := cost.Estimate(a)
 		if err != nil {
 			return usageError{"cost: " + strings.ReplaceAll(err.Error(), "\n", "; ")}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -21,8 +22,11 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/aws/intake/bedrock"
 	"github.com/nextup-dev/nextup/aws/store/dynamo"
+	"github.com/nextup-dev/nextup/intake/anthropic"
 	"github.com/nextup-dev/nextup/outbox"
+	"github.com/nextup-dev/nextup/pay/stripepay"
 	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
@@ -44,6 +48,10 @@ type config struct {
 	SMSSenderID, SMSOrigination   string
 
 	InboundDomain string
+	// BedrockModel, when set, has the inbox lane read forwarded requests
+	// with this Bedrock model (the Anthropic key in the secret does the
+	// same with Anthropic's API; Bedrock wins when both are set).
+	BedrockModel string
 
 	Logger *slog.Logger
 	// Clock is the real clock unless a test gives one, or FakeClock asks
@@ -66,9 +74,9 @@ func configFromEnv(logger *slog.Logger) config {
 		SendQueue: os.Getenv("NEXTUP_SEND_QUEUE_URL"),
 		MailFrom:  os.Getenv("NEXTUP_MAIL_FROM"), SESConfigurationSet: os.Getenv("NEXTUP_SES_CONFIGURATION_SET"),
 		SMSSenderID: os.Getenv("NEXTUP_SMS_SENDER_ID"), SMSOrigination: os.Getenv("NEXTUP_SMS_ORIGINATION_NUMBER"),
-		InboundDomain: os.Getenv("NEXTUP_INBOUND_DOMAIN"),
-		FakeClock:     os.Getenv("NEXTUP_CLOCK") == "fake",
-		Logger:        logger,
+		InboundDomain: os.Getenv("NEXTUP_INBOUND_DOMAIN"), BedrockModel: os.Getenv("NEXTUP_BEDROCK_MODEL"),
+		FakeClock: os.Getenv("NEXTUP_CLOCK") == "fake",
+		Logger:    logger,
 	}
 }
 
@@ -105,9 +113,10 @@ func newHandler(ctx context.Context, c config) (*handler, error) {
 		}
 		cfg = &loaded
 	}
+	var sec secrets
 	if c.SecretsARN != "" {
-		sec, err := readSecrets(ctx, secretsmanager.NewFromConfig(*cfg), c.SecretsARN)
-		if err != nil {
+		var err error
+		if sec, err = readSecrets(ctx, secretsmanager.NewFromConfig(*cfg), c.SecretsARN); err != nil {
 			return nil, err
 		}
 		c.AdminToken = sec.AdminToken
@@ -143,6 +152,22 @@ func newHandler(ctx context.Context, c config) (*handler, error) {
 
 	h.svc = waitlist.New(st, h.clock, c.BaseURL)
 	h.svc.Logger = c.Logger
+	switch {
+	case c.BedrockModel != "":
+		h.svc.MailParser = &bedrock.Parser{Client: bedrockruntime.NewFromConfig(*cfg), ModelID: c.BedrockModel}
+	case sec.AnthropicAPIKey != "":
+		h.svc.MailParser = anthropic.New(sec.AnthropicAPIKey, "", "")
+	}
+	api := &web.Server{Svc: h.svc, Store: st, AdminToken: c.AdminToken, Logger: c.Logger}
+	if sec.StripeSecretKey != "" {
+		sc, err := stripepay.New(stripepay.Config{SecretKey: sec.StripeSecretKey, WebhookSecret: sec.StripeWebhookSecret,
+			BackendURL: os.Getenv("NEXTUP_STRIPE_API_BASE")})
+		if err != nil {
+			return nil, fmt.Errorf("stripe: %w", err)
+		}
+		pay := stripepay.Checkouts{Client: sc}
+		h.svc.Payments, api.PaymentWebhook = pay, pay.Webhook
+	}
 	h.relay = &outbox.Relay{Store: st, Clock: h.clock, Logger: c.Logger, Senders: map[nextup.Channel]nextup.Sender{}}
 	if err := h.channels(ctx, c, *cfg); err != nil {
 		return nil, err
@@ -154,7 +179,6 @@ func newHandler(ctx context.Context, c config) (*handler, error) {
 		return nil, err
 	}
 	h.timers = &timer.Sweeper{Store: st, Clock: h.clock, Handler: h.svc, Owner: "lambda", Logger: c.Logger}
-	api := &web.Server{Svc: h.svc, Store: st, AdminToken: c.AdminToken, Logger: c.Logger}
 	h.http = httpadapter.NewV2(api.Handler())
 	return h, nil
 }

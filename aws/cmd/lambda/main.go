@@ -36,7 +36,10 @@
 // schedules; NEXTUP_SEND_QUEUE_URL, the send queue; NEXTUP_MAIL_FROM and
 // NEXTUP_SES_CONFIGURATION_SET, email by SES; NEXTUP_SMS_SENDER_ID and
 // NEXTUP_SMS_ORIGINATION_NUMBER, texts by SNS; NEXTUP_INBOUND_DOMAIN, the
-// domain inbound mail is addressed to ({slug}@domain). The AWS clients
+// domain inbound mail is addressed to ({slug}@domain); NEXTUP_BEDROCK_MODEL,
+// the inbox lane's model parser on Bedrock (the secret's Anthropic key does
+// the same with Anthropic's API; its Stripe keys turn paid events on). The
+// AWS clients
 // take the SDK's own settings (region, credentials, and
 // AWS_ENDPOINT_URL_<SERVICE> for local stand-ins). NEXTUP_CLOCK=fake runs on
 // a clock that moves only when a {"nextup":"clock"} event says (tests).

@@ -56,10 +56,25 @@ func TestSecretsReadOncePerContainer(t *testing.T) {
 	if n := reads.Load(); n != 1 {
 		t.Errorf("the secret was read %d times for one container, want 1", n)
 	}
+	// No Stripe key in the secret: payments are off.
+	if code, _ := f.url("POST", "/v1/payments/stripe", "", `{}`); code != 404 {
+		t.Errorf("the Stripe webhook without a key: %d, want 404", code)
+	}
+
 	// A second container reads it again.
 	s.function(t, func(c *config) { c.SecretsARN = arn })
 	if n := reads.Load(); n != 2 {
 		t.Errorf("two containers read the secret %d times, want 2", n)
+	}
+
+	// The Stripe keys in the secret turn payments on: the webhook is
+	// there, and checks its signature with the secret's signing key.
+	arn2 := arn + "-stripe"
+	srv2, _ := secretsServer(t, arn2, `{"admin_token":"x","stripe_secret_key":"sk_test_123","stripe_webhook_secret":"whsec_test"}`)
+	t.Setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", srv2.URL)
+	paid, _ := s.function(t, func(c *config) { c.SecretsARN = arn2 })
+	if code, body := paid.url("POST", "/v1/payments/stripe", "", `{}`); code != 400 || !strings.Contains(body, "signature") {
+		t.Errorf("the Stripe webhook unsigned, with a key: %d %s, want 400 bad signature", code, body)
 	}
 
 	// A secret that is not there stops the container at its start.

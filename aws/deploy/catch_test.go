@@ -105,6 +105,8 @@ func TestChecksCatch(t *testing.T) {
 		{"triggers", "a short visibility timeout", to(res+"SendQueue.Properties.VisibilityTimeout", 60)},
 		{"triggers", "no dead-letter queue", to(res+"SendQueue.Properties.RedrivePolicy", nil)},
 		{"triggers", "inbound mail from anywhere in the bucket", to(res+"InboundMailFunction.Properties.Events.Mail.Properties.Filter", nil)},
+		{"triggers", "inbound mail dropped after its retries", to(res+"InboundMailFunction.Properties.EventInvokeConfig", nil)},
+		{"triggers", "feedback failures sent elsewhere", to(res+"MailFeedbackFunction.Properties.EventInvokeConfig.DestinationConfig.OnFailure.Destination", getAtt("SendDLQ", "Arn"))},
 		{"triggers", "feedback from another topic", to(res+"MailFeedbackFunction.Properties.Events.Feedback.Properties.Topic", ref("Other"))},
 
 		{"logs", "a month of logs", to(res+"SendLogGroup.Properties.RetentionInDays", 30)},

@@ -74,17 +74,18 @@ func logGroupOf(fn string) string { return strings.TrimSuffix(fn, "Function") + 
 
 // Values as the template writes them (render).
 const (
-	arnPrefix    = "arn:${AWS::Partition}:"
-	regionAcct   = "${AWS::Region}:${AWS::AccountId}:"
-	tableArn     = "${Table.Arn}"
-	indexArn     = "${Table.Arn}/index/*"
-	secretArn    = "${Secrets}"
-	schedulesArn = arnPrefix + "scheduler:" + regionAcct + "schedule/${TimerScheduleGroup}/*"
-	schedRoleArn = "${SchedulerRole.Arn}"
-	sendQueueArn = "${SendQueue.Arn}"
-	timerArn     = arnPrefix + "lambda:" + regionAcct + "function:${AWS::StackName}-timer"
-	mailDomain   = "${Fn::Select(1,${Fn::Split(@,${MailFrom})})}"
-	inboundObjs  = "${MailBucket.Arn}/inbound/*"
+	arnPrefix       = "arn:${AWS::Partition}:"
+	regionAcct      = "${AWS::Region}:${AWS::AccountId}:"
+	tableArn        = "${Table.Arn}"
+	indexArn        = "${Table.Arn}/index/*"
+	secretArn       = "${Secrets}"
+	schedulesArn    = arnPrefix + "scheduler:" + regionAcct + "schedule/${TimerScheduleGroup}/*"
+	schedRoleArn    = "${SchedulerRole.Arn}"
+	sendQueueArn    = "${SendQueue.Arn}"
+	failedEventsArn = "${FailedEventsQueue.Arn}"
+	timerArn        = arnPrefix + "lambda:" + regionAcct + "function:${AWS::StackName}-timer"
+	mailDomain      = "${Fn::Select(1,${Fn::Split(@,${MailFrom})})}"
+	inboundObjs     = "${MailBucket.Arn}/inbound/*"
 )
 
 var sesResources = []string{
@@ -164,7 +165,7 @@ func wantGrants(fn string) grants {
 	g.add([]string{tableArn}, tableActions()...)
 	g.add([]string{tableArn, indexArn}, "dynamodb:Query")
 	g.add([]string{secretArn}, "secretsmanager:GetSecretValue")
-	g.add([]string{schedulesArn}, "scheduler:CreateSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule")
+	g.add([]string{schedulesArn}, "scheduler:CreateSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule")
 	g.add([]string{schedRoleArn}, "iam:PassRole")
 	g.add([]string{sendQueueArn}, "sqs:SendMessage")
 	g.add([]string{"${" + logGroupOf(fn) + ".Arn}"}, "logs:CreateLogStream", "logs:PutLogEvents")
@@ -182,6 +183,9 @@ func wantGrants(fn string) grants {
 		g.add([]string{sendQueueArn}, "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
 	case inboundFn:
 		g.add([]string{inboundObjs}, "s3:GetObject")
+		g.add([]string{failedEventsArn}, "sqs:SendMessage") // its on-failure destination
+	case feedbackFn:
+		g.add([]string{failedEventsArn}, "sqs:SendMessage") // its on-failure destination
 	}
 	return g
 }
@@ -796,6 +800,19 @@ func checkTriggers(tp *tmpl) (p problems) {
 		if rules := list(at(ev, "Filter.S3Key.Rules")); len(rules) != 1 || render(at(rules[0], "Name")) != "prefix" || render(at(rules[0], "Value")) != "inbound/" {
 			p.add("InboundMailFunction's S3 filter is %s, want prefix inbound/", render(rules))
 		}
+	}
+
+	// S3 and SNS invoke asynchronously: an event that still fails after
+	// Lambda's retries goes to FailedEventsQueue, not nowhere.
+	for _, fn := range []string{inboundFn, feedbackFn} {
+		cfg := at(tp.effective(fn), "EventInvokeConfig")
+		if got := render(at(cfg, "DestinationConfig.OnFailure.Destination")); got != failedEventsArn ||
+			render(at(cfg, "DestinationConfig.OnFailure.Type")) != "SQS" {
+			p.add("%s's failed events go to %q, want SQS %s", fn, got, failedEventsArn)
+		}
+	}
+	if typ, _ := tp.resource("FailedEventsQueue"); typ != "AWS::SQS::Queue" {
+		p.add("FailedEventsQueue is %q, not an AWS::SQS::Queue", typ)
 	}
 
 	if ev := event(tp.effective(feedbackFn), "SNS"); ev == nil {

@@ -51,9 +51,39 @@ func (h *handler) sqsEvent(ctx context.Context, payload []byte) ([]byte, error) 
 		}
 		if one.Skipped {
 			h.log.Info("send queue: nothing to send", "message_id", rec.MessageID, "reason", one.Reason)
+			if err := h.notYet(ctx, rec.MessageID); err != nil {
+				h.log.Error("send queue: a message not due yet not queued again; the record comes again", "message_id", rec.MessageID, "error", err)
+				res.BatchItemFailures = append(res.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
+			}
 		}
 	}
 	return json.Marshal(res)
+}
+
+// notYet queues the message again when it is waiting to be sent but not
+// due yet: due more than SQS's longest delay after its commit, its record
+// came early, and comes again for the rest of the wait. A message sent,
+// dead, cancelled or leased by another invocation needs nothing.
+func (h *handler) notYet(ctx context.Context, id string) error {
+	var m nextup.Message
+	err := h.relay.Store.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		m, err = tx.MessageGet(ctx, id)
+		return err
+	})
+	if errors.Is(err, nextup.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := h.clock.Now()
+	waiting := (m.State == nextup.MessageQueued || m.State == nextup.MessageFailed) &&
+		(m.ClaimedUntil == nil || !m.ClaimedUntil.After(now))
+	if !waiting || !dueAt(m).After(now) {
+		return nil
+	}
+	return h.triggers.enqueue(ctx, m, now)
 }
 
 // maxInboundMail is the largest mail read from S3: SES takes mail up to
@@ -139,7 +169,10 @@ var receivedFor = regexp.MustCompile(`(?i)\bfor\s+<?([^\s;<>]+@[^\s;<>]+)>?`)
 
 // recipients returns the business slugs at domain that raw is addressed
 // to: the envelope recipient in SES's Received header, and the To, Cc,
-// Delivered-To and X-Original-To headers, lower-cased and each once.
+// Delivered-To and X-Original-To headers (each of them, when a header comes
+// several times), lower-cased, without a +tag, and each once. A business
+// only Bcc'd on a mail sent to several recipients at once is not found
+// (SES then names no recipient in the headers it writes).
 func recipients(raw []byte, domain string) []string {
 	m, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
@@ -152,17 +185,20 @@ func recipients(raw []byte, domain string) []string {
 		}
 	}
 	for _, name := range []string{"To", "Cc", "Delivered-To", "X-Original-To"} {
-		list, err := m.Header.AddressList(name)
-		if err != nil {
-			continue
-		}
-		for _, a := range list {
-			addrs = append(addrs, a.Address)
+		for _, v := range m.Header[name] {
+			list, err := mail.ParseAddressList(v)
+			if err != nil {
+				continue
+			}
+			for _, a := range list {
+				addrs = append(addrs, a.Address)
+			}
 		}
 	}
 	var slugs []string
 	for _, a := range addrs {
 		local, dom, ok := strings.Cut(strings.ToLower(a), "@")
+		local, _, _ = strings.Cut(local, "+")
 		if ok && dom == domain && local != "" && !slices.Contains(slugs, local) {
 			slugs = append(slugs, local)
 		}

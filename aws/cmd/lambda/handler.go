@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -178,10 +179,17 @@ func newHandler(ctx context.Context, c config) (*handler, error) {
 	if err := h.relay.Check(); err != nil {
 		return nil, err
 	}
-	h.timers = &timer.Sweeper{Store: st, Clock: h.clock, Handler: h.svc, Owner: "lambda", Logger: c.Logger}
+	// A timer's lease outlasts the timer function's run (its timeout is
+	// 60 s in the template), so that two invocations firing together
+	// never run one timer twice.
+	h.timers = &timer.Sweeper{Store: st, Clock: h.clock, Handler: h.svc, Owner: "lambda", Logger: c.Logger, Lease: timerLease}
 	h.http = httpadapter.NewV2(api.Handler())
 	return h, nil
 }
+
+// timerLease is how long an invocation holds the timers it runs: more
+// than the longest a function may run (the template's largest timeout).
+const timerLease = 2 * time.Minute
 
 // errUnknownEvent is an event of no shape the bootstrap knows.
 var errUnknownEvent = errors.New("nextup lambda: an event of no known kind")
@@ -190,7 +198,7 @@ var errUnknownEvent = errors.New("nextup lambda: an event of no known kind")
 // event's commits left due at once (a timer due now has no schedule).
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	out, err := h.invoke(ctx, payload)
-	for round := 0; round < 10 && h.triggers.takeDueNow() && ctx.Err() == nil; round++ {
+	for round := 0; round < 10 && ctx.Err() == nil && h.triggers.takeDueNow(); round++ {
 		if _, derr := h.timers.RunDue(ctx); derr != nil {
 			// Not this event's failure: the sweep runs them.
 			h.log.Error("timers due now not run; the sweep will", "error", derr)
@@ -265,15 +273,22 @@ func (h *handler) sweep(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	sent, failed := 0, 0
-	for ctx.Err() == nil {
+	var first error
+	for round := 0; round < 100 && ctx.Err() == nil; round++ {
 		s, f, err := h.relay.RunOnce(ctx)
-		if err != nil {
-			return nil, err
-		}
 		sent, failed = sent+s, failed+f
+		if err != nil {
+			// One message's fallback failing must not hold the rest
+			// back: go on while batches make progress.
+			h.log.Error("sweep: a send round failed", "error", err)
+			first = cmp.Or(first, err)
+		}
 		if s+f == 0 {
 			break
 		}
+	}
+	if first != nil && sent+failed == 0 {
+		return nil, first
 	}
 	return json.Marshal(map[string]int{"timers": timers, "sent": sent, "failed": failed})
 }

@@ -98,9 +98,10 @@ func TestInboundMailFromS3(t *testing.T) {
 
 func TestRecipients(t *testing.T) {
 	raw := []byte("Received: from a by b for <Salon-One@In.Example>; now\r\n" +
-		"To: \"Desk\" <desk@in.example>, other@elsewhere.example\r\nCc: salon-one@in.example\r\nSubject: x\r\n\r\nbody")
+		"To: \"Desk\" <desk@in.example>, other@elsewhere.example\r\nCc: salon-one+fwd@in.example\r\n" +
+		"Delivered-To: first@elsewhere.example\r\nDelivered-To: second+x@in.example\r\nSubject: x\r\n\r\nbody")
 	got := recipients(raw, "in.example")
-	if want := []string{"salon-one", "desk"}; !slices.Equal(got, want) {
+	if want := []string{"salon-one", "desk", "second"}; !slices.Equal(got, want) {
 		t.Errorf("recipients: %v, want %v", got, want)
 	}
 	if got := recipients([]byte("not a mail"), "in.example"); len(got) != 0 {

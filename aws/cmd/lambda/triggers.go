@@ -23,15 +23,21 @@ import (
 // (dynamo.Store.OnCommit) triggers turns them into the services' own
 // triggers, in the same invocation:
 //   - a pending timer gets a one-time EventBridge Scheduler schedule at its
-//     due time (at(), in UTC, ActionAfterCompletion DELETE, with a
-//     dead-letter queue), named after the timer's id so that moving the
-//     timer updates it and cancelling it deletes it; the schedule invokes
-//     the timer function with {"nextup":"timers"}, which runs every timer
-//     due. A timer already due is run before the invocation ends instead;
+//     due time, rounded up to the whole minute (at(), in UTC,
+//     ActionAfterCompletion DELETE, with a dead-letter queue), named after
+//     the timer's id so that moving the timer updates it and cancelling it
+//     deletes it; the schedule invokes the timer function with
+//     {"nextup":"timers"}, which runs every timer due. Scheduler fires a
+//     schedule within the minute it names (at 1:00 means between 1:00:00
+//     and 1:00:59), so a schedule at the due time's own minute could fire
+//     before the timer is due, find nothing, and be deleted: the timer
+//     would wait for the sweep. Rounded up, it fires within two minutes of
+//     the due time, never before. A timer already due is run before the
+//     invocation ends instead;
 //   - a message to send (new, or a failed one's retry) gets an SQS message
-//     naming it, delayed until it is due (SQS delays at most 15 minutes; a
-//     message due later than that is left to the sweep, which finds it
-//     due).
+//     naming it, delayed until it is due; SQS delays at most 15 minutes, so
+//     one due later is delayed 15 minutes, and the send function, finding
+//     it not due yet, queues it again for the rest (sqsEvent).
 //
 // After the commit rather than from a DynamoDB Stream: a stream adds a
 // function, a poller billed per shard and up to a second of lag before
@@ -113,40 +119,57 @@ func (tr *triggers) takeDueNow() bool {
 	return due
 }
 
-// schedule makes (or moves) timer t's one-time schedule. The at() time is
-// rounded up to the whole second: a schedule must not fire before its
-// timer is due, or the timer would wait for the sweep.
+// scheduleAt is the at() time of a timer due at due: the whole minute at
+// or after it (see triggers).
+func scheduleAt(due time.Time) time.Time {
+	at := due.UTC()
+	if m := at.Truncate(time.Minute); !m.Equal(at) {
+		at = m.Add(time.Minute)
+	}
+	return at
+}
+
+// schedule makes (or moves) timer t's one-time schedule.
 func (tr *triggers) schedule(ctx context.Context, t nextup.Timer) error {
 	if tr.sched == nil {
 		return errors.New("no scheduler configured (NEXTUP_SCHEDULE_GROUP)")
 	}
-	at := t.DueAt.UTC()
-	if at.Truncate(time.Second) != at {
-		at = at.Truncate(time.Second).Add(time.Second)
-	}
+	at := scheduleAt(t.DueAt)
 	name := scheduleName(t.ID)
 	expr := "at(" + at.Format("2006-01-02T15:04:05") + ")"
 	target := &schedtypes.Target{
 		Arn: &tr.target, RoleArn: &tr.role, Input: aws.String(timersEvent),
-		// Scheduler retries a failed invocation; a timer that is still
-		// not run after an hour is the sweep's anyway.
+		// Scheduler invokes the function asynchronously: these cover
+		// delivering the event (throttling, a missing permission), after
+		// which it goes to the dead-letter queue; a function error is
+		// Lambda's to retry. Either way the sweep runs the timer.
 		RetryPolicy: &schedtypes.RetryPolicy{MaximumRetryAttempts: aws.Int32(5), MaximumEventAgeInSeconds: aws.Int32(3600)},
 	}
 	if tr.dlq != "" {
 		target.DeadLetterConfig = &schedtypes.DeadLetterConfig{Arn: &tr.dlq}
 	}
 	window := &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff}
-	_, err := tr.sched.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
-		Name: &name, GroupName: &tr.group, ScheduleExpression: &expr, ScheduleExpressionTimezone: aws.String("UTC"),
-		FlexibleTimeWindow: window, ActionAfterCompletion: schedtypes.ActionAfterCompletionDelete, Target: target,
-	})
-	var conflict *schedtypes.ConflictException
-	if errors.As(err, &conflict) {
-		// The timer was moved (or this is a retry): its schedule exists.
-		_, err = tr.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
+	create := func() error {
+		_, err := tr.sched.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
 			Name: &name, GroupName: &tr.group, ScheduleExpression: &expr, ScheduleExpressionTimezone: aws.String("UTC"),
 			FlexibleTimeWindow: window, ActionAfterCompletion: schedtypes.ActionAfterCompletionDelete, Target: target,
 		})
+		return err
+	}
+	err := create()
+	var conflict *schedtypes.ConflictException
+	if !errors.As(err, &conflict) {
+		return err
+	}
+	// The timer was moved (or this is a retry): its schedule exists.
+	_, err = tr.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
+		Name: &name, GroupName: &tr.group, ScheduleExpression: &expr, ScheduleExpressionTimezone: aws.String("UTC"),
+		FlexibleTimeWindow: window, ActionAfterCompletion: schedtypes.ActionAfterCompletionDelete, Target: target,
+	})
+	var gone *schedtypes.ResourceNotFoundException
+	if errors.As(err, &gone) {
+		// It fired and deleted itself in between: make it again.
+		err = create()
 	}
 	return err
 }
@@ -170,19 +193,21 @@ type sendRecord struct {
 	MessageID string `json:"message_id"`
 }
 
-// enqueue sends m's SQS message, delayed until m is due.
+// dueAt is when m may be sent.
+func dueAt(m nextup.Message) time.Time {
+	if m.NextAttemptAt.After(m.NotBefore) {
+		return m.NextAttemptAt
+	}
+	return m.NotBefore
+}
+
+// enqueue sends m's SQS message, delayed until m is due, or by SQS's
+// longest delay when m is due later than that.
 func (tr *triggers) enqueue(ctx context.Context, m nextup.Message, now time.Time) error {
 	if tr.sqs == nil {
 		return errors.New("no send queue configured (NEXTUP_SEND_QUEUE_URL)")
 	}
-	due := m.NotBefore
-	if m.NextAttemptAt.After(due) {
-		due = m.NextAttemptAt
-	}
-	delay := due.Sub(now)
-	if delay > maxSQSDelay {
-		return nil // the sweep sends it when it is due
-	}
+	delay := min(dueAt(m).Sub(now), maxSQSDelay)
 	secs := int32(0)
 	if delay > 0 {
 		secs = int32((delay + time.Second - 1) / time.Second)

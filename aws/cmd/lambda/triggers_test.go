@@ -51,7 +51,7 @@ func newStack(t *testing.T) *stack {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.sched = schedtest.New(t)
+	s.sched = schedtest.New(t, "nextup")
 	s.sqs = sqstest.New(t, "nextup-send")
 	s.sqs.Now = s.clock.Now
 	s.queue = s.sqs.QueueURL("nextup-send")
@@ -320,5 +320,148 @@ func TestSQSRecordSendsOnce(t *testing.T) {
 		if m := m.(map[string]any); m["state"] != "sent" || m["attempts"].(float64) != 1 {
 			t.Errorf("message %v: %v after %v attempts, want sent after 1", m["id"], m["state"], m["attempts"])
 		}
+	}
+}
+
+// TestScheduleNeverFiresEarly: Scheduler fires a schedule anywhere in the
+// minute its at() names, so a timer due in the middle of a minute gets the
+// next whole minute: fired at the earliest the service may fire it, the
+// schedule still finds its timer due.
+func TestScheduleNeverFiresEarly(t *testing.T) {
+	s := newStack(t)
+	f, _ := s.function(t)
+	_, key, sid := salon(t, f, 600)
+	s.clock.Advance(30 * time.Second)
+	first := offerOf(t, f.json("POST", "/v1/slots/"+sid+":release", key, `{"reason":"cancellation"}`, 200))
+	scheds := s.offerSchedules()
+	if len(scheds) != 1 || !scheds[0].At.Equal(time.Date(2031, 3, 4, 10, 11, 0, 0, time.UTC)) {
+		t.Fatalf("the expiry due at 10:10:30 got schedules %+v, want one at 10:11:00", scheds)
+	}
+	s.clock.Set(time.Date(2031, 3, 4, 10, 10, 0, 0, time.UTC)) // the earliest the 10:10 minute fires
+	if n := s.fire(t, f); n != 0 {
+		t.Fatalf("%d schedules fired in the minute before the due time's", n)
+	}
+	s.clock.Set(time.Date(2031, 3, 4, 10, 11, 0, 0, time.UTC))
+	if n := s.fire(t, f); n != 1 {
+		t.Fatalf("%d schedules fired at 10:11, want the expiry's", n)
+	}
+	if o := f.json("GET", "/v1/offers/"+first, key, "", 200); o["state"] != "expired" {
+		t.Fatalf("the offer after its schedule fired: %v, want expired", o["state"])
+	}
+}
+
+// TestMovedTimerMovesItsSchedule: a timer scheduled again at another time
+// (TimerSchedule on its key) updates its schedule rather than making a
+// second one.
+func TestMovedTimerMovesItsSchedule(t *testing.T) {
+	s := newStack(t)
+	f, _ := s.function(t)
+	ctx := context.Background()
+	move := func(due time.Time) {
+		t.Helper()
+		if err := f.h.relay.Store.InTx(ctx, func(tx nextup.Tx) error {
+			return tx.TimerSchedule(ctx, nextup.Timer{BusinessID: "b1", Kind: nextup.TimerEntryRematch, Key: "rematch:e1", DueAt: due, CreatedAt: s.clock.Now()})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	move(s.clock.Now().Add(time.Hour))
+	move(s.clock.Now().Add(2 * time.Hour))
+	scheds := s.sched.Schedules()
+	if len(scheds) != 1 || !scheds[0].At.Equal(s.clock.Now().Add(2*time.Hour)) {
+		t.Fatalf("schedules after the move: %+v, want one at the new time", scheds)
+	}
+	if c, u := s.sched.Calls("CreateSchedule"), s.sched.Calls("UpdateSchedule"); c != 2 || u != 1 {
+		t.Errorf("%d creates and %d updates, want 2 (the second one conflicting) and 1", c, u)
+	}
+}
+
+// TestTimerDueAtCommitRunsAtOnce: a timer already due when it commits gets
+// no schedule; it runs before the invocation that committed it ends.
+func TestTimerDueAtCommitRunsAtOnce(t *testing.T) {
+	s := newStack(t)
+	f, _ := s.function(t)
+	biz := f.json("POST", "/v1/businesses", "adm", `{"name":"Now Cuts","timezone":"Europe/London"}`, 201)
+	bid := biz["id"].(string)
+	ctx := context.Background()
+	before := s.sched.Calls("CreateSchedule")
+	// A housekeeping run due now, as a restarted business's would be.
+	if err := f.h.relay.Store.InTx(ctx, func(tx nextup.Tx) error {
+		return tx.TimerSchedule(ctx, nextup.Timer{BusinessID: bid, Kind: nextup.TimerHousekeeping, SubjectID: bid,
+			Key: nextup.TimerHousekeeping + ":" + bid, DueAt: s.clock.Now(), CreatedAt: s.clock.Now()})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.sched.Calls("CreateSchedule") - before; n != 0 {
+		t.Fatalf("%d schedules made for a timer due at its commit", n)
+	}
+	f.json("GET", "/v1/businesses/"+bid, biz["api_key"].(string), "", 200) // any invocation
+	var pending []nextup.Timer
+	if err := f.h.relay.Store.Read(ctx, func(tx nextup.Tx) (err error) {
+		pending, err = tx.TimerList(ctx, nextup.TimerFilter{BusinessID: bid, Kind: nextup.TimerHousekeeping, PendingOnly: true})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pending) != 1 || !pending[0].DueAt.After(s.clock.Now()) {
+		t.Fatalf("housekeeping after the invocation: %+v, want it run and the next day's pending", pending)
+	}
+}
+
+// TestSendsDueLaterThanSQSDelays: a message due later than SQS's longest
+// delay (15 minutes) is queued with that delay; its record comes early,
+// finds it not due, and queues it again for the rest; it is sent once,
+// when due.
+func TestSendsDueLaterThanSQSDelays(t *testing.T) {
+	s := newStack(t)
+	f, out := s.function(t)
+	ctx := context.Background()
+	due := s.clock.Now().Add(40 * time.Minute)
+	if err := f.h.relay.Store.InTx(ctx, func(tx nextup.Tx) error {
+		return tx.MessageCreate(ctx, nextup.Message{ID: "msg_later", BusinessID: "b1", Kind: "offer", Channel: nextup.ChannelEmail,
+			To: "ada@example.com", Subject: "later", Body: "later", State: nextup.MessageQueued, CreatedAt: s.clock.Now(), NotBefore: due})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for hop := 1; hop <= 3; hop++ {
+		if got := s.sqs.Take(s.queue, s.clock.Now()); len(got) != 0 {
+			t.Fatalf("hop %d: a record visible before its delay: %+v", hop, got)
+		}
+		next := s.clock.Now().Add(maxSQSDelay)
+		if next.After(due) {
+			next = due
+		}
+		s.clock.Set(next)
+		msgs := s.sqs.Take(s.queue, s.clock.Now())
+		if len(msgs) != 1 {
+			t.Fatalf("hop %d at %v: %d records visible, want 1", hop, s.clock.Now(), len(msgs))
+		}
+		if failed := s.deliver(t, f, msgs); len(failed) != 0 {
+			t.Fatalf("hop %d: batch item failures %v", hop, failed)
+		}
+		if sent := out.Len(); (sent == 1) != (hop == 3) {
+			t.Fatalf("hop %d at %v: %d sent; want it sent at its due time %v and not before", hop, s.clock.Now(), sent, due)
+		}
+	}
+	if n := s.sqs.Len(s.queue); n != 0 {
+		t.Errorf("%d records left after the send", n)
+	}
+}
+
+// TestFailedTriggersLeaveItToTheSweep: when SQS refuses the send's record
+// (after the SDK's retries) the message stays queued in the table, and
+// the sweep sends it.
+func TestFailedTriggersLeaveItToTheSweep(t *testing.T) {
+	s := newStack(t)
+	f, out := s.function(t)
+	_, key, sid := salon(t, f, 600)
+	s.sqs.FailNext(3) // the SDK's three attempts
+	f.json("POST", "/v1/slots/"+sid+":release", key, `{"reason":"cancellation"}`, 200)
+	if n := s.sqs.Len(s.queue); n != 0 || out.Len() != 0 {
+		t.Fatalf("%d records, %d sent; SQS was to refuse the record", n, out.Len())
+	}
+	res, err := f.h.Invoke(context.Background(), []byte(`{"nextup":"sweep"}`))
+	if err != nil || !strings.Contains(string(res), `"sent":1`) || out.Len() != 1 {
+		t.Fatalf("sweep: %s %v, %d sent; want the offer sent", res, err, out.Len())
 	}
 }

@@ -4,8 +4,9 @@
 // official SDK client pointed at it with BaseEndpoint. It keeps the
 // service's rules that nextup relies on (schedule names, the at()
 // expression, the required target and time window, one name per group,
-// ActionAfterCompletion DELETE) and, instead of a clock of its own, fires
-// when the test says what time it is (Fire). A test can also lose a
+// ActionAfterCompletion DELETE, the group must exist) and, instead of a
+// clock of its own, fires when the test says what time it is (Fire), as
+// early as the service may: from the start of the minute at() names. A test can also lose a
 // schedule on purpose (DropNext), as a crash between a commit and the
 // schedule's creation would.
 package schedtest
@@ -52,17 +53,19 @@ type Server struct {
 	*httptest.Server
 
 	mu        sync.Mutex
+	groups    map[string]bool
 	schedules map[string]Schedule // by group "/" name
 	dropNext  int
-	// Calls counts the API calls by operation.
-	calls map[string]int
-	// DeadLetters are the inputs of schedules whose target failed.
-	deadLetters []Schedule
+	calls     map[string]int // API calls by operation
 }
 
-// New starts a server, closed when the test ends.
-func New(t testing.TB) *Server {
-	s := &Server{schedules: map[string]Schedule{}, calls: map[string]int{}}
+// New starts a server with the default schedule group and the groups
+// named, closed when the test ends.
+func New(t testing.TB, groups ...string) *Server {
+	s := &Server{groups: map[string]bool{"default": true}, schedules: map[string]Schedule{}, calls: map[string]int{}}
+	for _, g := range groups {
+		s.groups[g] = true
+	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -96,36 +99,29 @@ func (s *Server) Calls(op string) int {
 	return s.calls[op]
 }
 
-// DeadLetters returns the schedules whose invocation failed.
-func (s *Server) DeadLetters() []Schedule {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.deadLetters)
-}
-
-// Fire invokes the target of every one-time schedule due at now (soonest
-// first), as the service does when their time comes: a schedule whose
-// ActionAfterCompletion is DELETE is deleted after its invocation; one
-// whose invocation fails goes to its dead-letter queue (DeadLetters).
-// It returns how many were fired.
+// Fire invokes the target of every one-time schedule that may fire at now
+// (soonest first): the service fires a schedule within the minute its
+// at() names ("at 1:00" is between 1:00:00 and 1:00:59), so one may fire
+// from that minute's start, even before the second it names. A schedule
+// whose ActionAfterCompletion is DELETE is deleted after its invocation.
+// A Lambda target is invoked asynchronously: the service has delivered
+// the event whatever the function then does, so an error of invoke (the
+// function's) is returned, not kept. It returns how many were fired.
 func (s *Server) Fire(ctx context.Context, now time.Time, invoke func(ctx context.Context, sc Schedule) error) (int, error) {
 	n := 0
 	for _, sc := range s.Schedules() {
-		if sc.At.After(now) {
+		if sc.At.Truncate(time.Minute).After(now) {
 			break
 		}
 		err := invoke(ctx, sc)
-		s.mu.Lock()
-		if err != nil {
-			s.deadLetters = append(s.deadLetters, sc)
-		}
-		if sc.ActionAfterCompletion == "DELETE" || err != nil {
+		if sc.ActionAfterCompletion == "DELETE" {
+			s.mu.Lock()
 			delete(s.schedules, sc.Group+"/"+sc.Name)
+			s.mu.Unlock()
 		}
-		s.mu.Unlock()
 		n++
-		if ctx.Err() != nil {
-			return n, ctx.Err()
+		if err != nil {
+			return n, fmt.Errorf("schedule %s: %w", sc.Name, err)
 		}
 	}
 	return n, nil
@@ -173,6 +169,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		group = in.GroupName
 		if group == "" {
 			group = "default"
+		}
+		if !s.groups[group] {
+			fail(w, http.StatusNotFound, "ResourceNotFoundException", "Schedule group "+group+" does not exist.")
+			return
 		}
 		sc, msg := check(name, group, in)
 		if msg != "" {

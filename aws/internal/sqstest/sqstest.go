@@ -3,7 +3,7 @@
 // SDK speaks; goaws v0.4.5, the stand-in DEPENDENCIES.md names, answers
 // only the older query protocol), for the official SDK client pointed at
 // it with BaseEndpoint. It answers SendMessage as the service does (the
-// queue must exist, DelaySeconds 0 to 900, a body of at most 256 KiB,
+// queue must exist, DelaySeconds 0 to 900, a body of 1 byte to 1 MiB,
 // MD5OfMessageBody that the SDK checks) and keeps the messages for the
 // test, which plays the Lambda event source mapping: Take returns the
 // messages visible at a time the test gives.
@@ -125,8 +125,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusBadRequest, "InvalidParameterValue", fmt.Sprintf("Value %d for parameter DelaySeconds is invalid. Reason: must be between 0 and 900, if provided.", in.DelaySeconds))
 			return
 		}
-		if in.MessageBody == "" || len(in.MessageBody) > 256<<10 {
-			fail(w, http.StatusBadRequest, "InvalidParameterValue", "The message body must be 1 byte to 256 KiB long.")
+		if in.MessageBody == "" || len(in.MessageBody) > 1<<20 {
+			fail(w, http.StatusBadRequest, "InvalidParameterValue", "The message body must be 1 byte to 1 MiB long.")
 			return
 		}
 		s.seq++
@@ -146,11 +146,20 @@ func reply(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// queryErrors are the legacy query protocol's codes the service sends
+// along in x-amzn-query-error (the SDK reports those as ErrorCode()).
+var queryErrors = map[string]string{
+	"QueueDoesNotExist":     "AWS.SimpleQueueService.NonExistentQueue;Sender",
+	"InvalidParameterValue": "InvalidParameterValue;Sender",
+	"InvalidAction":         "InvalidAction;Sender",
+	"InternalError":         "InternalError;Receiver",
+}
+
 // fail answers as the service does in its JSON protocol: the error's
 // shape in __type, the legacy query code in x-amzn-query-error.
 func fail(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.Header().Set("x-amzn-query-error", "AWS.SimpleQueueService."+code+";Sender")
+	w.Header().Set("x-amzn-query-error", queryErrors[code])
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.sqs#" + code, "message": msg})
 }

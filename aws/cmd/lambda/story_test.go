@@ -296,7 +296,7 @@ func TestLambdaStory(t *testing.T) {
 	if n := e.fire(); n != 0 {
 		t.Fatalf("%d schedules fired before the window's end", n)
 	}
-	e.sched.DropNext(1)                  // Linus's offer's schedule, made when Grace's fires, is lost
+	e.sched.DropNext(1)        // Linus's offer's schedule, made when Grace's fires, is lost
 	e.advance(2 * time.Minute) // a schedule is at the whole minute after its timer's due time
 	if n := e.fire(); n != 1 {
 		t.Fatalf("%d schedules fired at the window's end, want Grace's", n)

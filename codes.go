@@ -117,6 +117,11 @@ const (
 	// CodeNotConfirmed is 409: a check-in or no-show of a registration
 	// that is not confirmed.
 	CodeNotConfirmed = "not_confirmed"
+	// CodeNoOwnerEmail is 400: a test reminder of an event, for a
+	// business whose profile has no owner_email to send it to (set it with
+	// PATCH /v1/businesses/{bid}, or give it where the dashboard's event
+	// page sends the test).
+	CodeNoOwnerEmail = "no_owner_email"
 
 	// Paid events.
 

@@ -248,7 +248,13 @@ const (
 	MessageEscalation = messages.MessageEscalation
 	MessageReminder   = messages.MessageReminder
 	MessageFallback   = messages.MessageFallback
+	// MessageReminderTest is an event's reminder sent to the organiser to
+	// try it (Service.TestReminder).
+	MessageReminderTest = messages.MessageReminderTest
 )
+
+// SampleGuest is the name a test reminder greets (Service.TestReminder).
+const SampleGuest = messages.SampleGuest
 
 // Kinds of what a mail provider reports about a mail (MailFeedback).
 const (

@@ -124,6 +124,7 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/events/{id}/registrations/{rid}:no_show", s.key(s.registrationNoShow)},
 		{"GET", "/v1/events/{id}/waitlist", s.key(s.eventWaitlist)},
 		{"POST", "/v1/events/{id}/waitlist/{rid}:promote", s.key(s.promote)},
+		{"POST", "/v1/events/{id}/reminders:test", s.key(s.testReminder)},
 		{"GET", "/r/{bid}/{token}", s.cancelLinkPage},
 		{"POST", "/r/{bid}/{token}", s.cancelLinkPost},
 		{"POST", "/c/{token}/pay", s.payPost},

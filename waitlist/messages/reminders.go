@@ -61,10 +61,7 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 			ch = nextup.ChannelSMS
 		}
 	}
-	d := templates.SlotData(bi.Loc, sl, e, b.Seats)
-	if sl.Kind == nextup.KindEvent && w.Now.Before(sl.CancellationClosesAt()) {
-		d.CancelLink = w.s.CancelURL(bi.Business, b.ID)
-	}
+	d := w.reminderData(bi, sl, e, b)
 	m := nextup.Message{BusinessID: b.BusinessID, Kind: MessageReminder, Channel: ch, To: templates.AddressOf(e, ch),
 		OfferID: b.OfferID, EntryID: e.ID, BookingID: b.ID}
 	if m.To == "" {
@@ -72,6 +69,17 @@ func (w *work) remind(ctx context.Context, bookingID string) error {
 	}
 	templates.Compose(bi.Business, templates.TemplateReminder, d, &m)
 	return w.Queue(ctx, m)
+}
+
+// reminderData is what a booking's reminder says: the slot and the
+// person, and an event's self-service cancel link until its cancellation
+// cutoff. An event's test reminder says the same (TestReminder).
+func (w *work) reminderData(bi *core.Biz, sl nextup.Slot, e nextup.Entry, b nextup.Booking) templates.TemplateData {
+	d := templates.SlotData(bi.Loc, sl, e, b.Seats)
+	if sl.Kind == nextup.KindEvent && w.Now.Before(sl.CancellationClosesAt()) {
+		d.CancelLink = w.s.CancelURL(bi.Business, b.ID)
+	}
+	return d
 }
 
 // Remind runs a booking's reminder timer in w (see remind); waitlist's

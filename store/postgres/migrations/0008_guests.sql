@@ -1,0 +1,16 @@
+-- 0008: an event registration's guests, one row each, named by the
+-- registration and the guest's place in it (idx, from 1): the name given
+-- for them ('' for an unnamed guest) and their own check-in at the door.
+-- Rows stay when the registration is cancelled, as its entry does.
+CREATE TABLE guests (
+    business_id   text    NOT NULL REFERENCES businesses (id),
+    slot_id       text    NOT NULL REFERENCES slots (id),
+    entry_id      text    NOT NULL REFERENCES entries (id),
+    idx           integer NOT NULL CHECK (idx >= 1),
+    name          text    NOT NULL DEFAULT '',
+    checked_in_at bigint,
+    PRIMARY KEY (entry_id, idx)
+);
+
+-- The guest list of an event in one read, by registration and place.
+CREATE INDEX guests_slot ON guests (slot_id, entry_id, idx);

@@ -172,6 +172,22 @@ type Tx interface {
 	// check-in; a booking that is not booked is ErrConflict.
 	BookingCheckIn(ctx context.Context, id string, at *time.Time) (Booking, error)
 
+	// GuestsCreate stores new guests of registrations (a registration's
+	// guests are made in one call), in one write: a missing entry, slot
+	// or business is ErrNotFound; a guest whose entry and Index exist
+	// already, or an Index below 1, is ErrConflict; either way none of
+	// gs is stored.
+	GuestsCreate(ctx context.Context, gs []Guest) error
+	// GuestListByEntry lists a registration's guests by Index.
+	GuestListByEntry(ctx context.Context, entryID string) ([]Guest, error)
+	// GuestListBySlot lists the guests of every registration of an
+	// event, by EntryID, then Index: the guest list in one read.
+	GuestListBySlot(ctx context.Context, slotID string) ([]Guest, error)
+	// GuestCheckIn sets (at non-nil) or clears the check-in of guest
+	// index of a registration and returns the guest; a missing guest is
+	// ErrNotFound.
+	GuestCheckIn(ctx context.Context, entryID string, index int, at *time.Time) (Guest, error)
+
 	// PaymentCreate stores a new checkout of an offer.
 	PaymentCreate(ctx context.Context, p Payment) error
 	// PaymentBySession finds a payment by its provider's session id.

@@ -894,3 +894,31 @@ func (t *faultTx) PaymentSetState(ctx context.Context, id string, c nextup.Payme
 	}
 	return t.Tx.PaymentSetState(ctx, id, c)
 }
+
+func (t *faultTx) GuestsCreate(ctx context.Context, gs []nextup.Guest) error {
+	if err := t.hit("GuestsCreate"); err != nil {
+		return err
+	}
+	return t.Tx.GuestsCreate(ctx, gs)
+}
+
+func (t *faultTx) GuestListByEntry(ctx context.Context, entryID string) ([]nextup.Guest, error) {
+	if err := t.hit("GuestListByEntry"); err != nil {
+		return nil, err
+	}
+	return t.Tx.GuestListByEntry(ctx, entryID)
+}
+
+func (t *faultTx) GuestListBySlot(ctx context.Context, slotID string) ([]nextup.Guest, error) {
+	if err := t.hit("GuestListBySlot"); err != nil {
+		return nil, err
+	}
+	return t.Tx.GuestListBySlot(ctx, slotID)
+}
+
+func (t *faultTx) GuestCheckIn(ctx context.Context, entryID string, index int, at *time.Time) (nextup.Guest, error) {
+	if err := t.hit("GuestCheckIn"); err != nil {
+		return nextup.Guest{}, err
+	}
+	return t.Tx.GuestCheckIn(ctx, entryID, index, at)
+}

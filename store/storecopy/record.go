@@ -33,6 +33,7 @@ var kinds = map[string]struct {
 	"proposals":       {sqlstore.ProposalCols, scan(sqlstore.ScanProposal)},
 	"sheet_versions":  {sqlstore.SheetVersionCols, scan(sqlstore.ScanSheetVersion)},
 	"payments":        {sqlstore.PaymentCols, scan(sqlstore.ScanPayment)},
+	"guests":          {sqlstore.GuestCols, scan(sqlstore.ScanGuest)},
 }
 
 func scan[T any](f func(sqlstore.Scanner) (T, error)) func(sqlstore.Scanner) (any, error) {

@@ -44,8 +44,9 @@ type Destination interface {
 // record — nextup.Business, nextup.Slot, nextup.Entry, nextup.Offer,
 // nextup.Booking, nextup.HandBack, nextup.AuditEvent, nextup.Message,
 // nextup.Timer, nextup.Suppression, nextup.Staff, nextup.Session,
-// nextup.PasswordReset, nextup.Proposal, nextup.SheetVersion or
-// nextup.Payment, as values — read with the SQL stores' own scanners.
+// nextup.PasswordReset, nextup.Proposal, nextup.SheetVersion,
+// nextup.Payment or nextup.Guest, as values — read with the SQL stores'
+// own scanners.
 // Records come in the order of the rows: each business first, then its
 // history table by table, parents first, each table in insertion order.
 // Its lists may lag its writes for a moment (DynamoDB's indexes are
@@ -63,7 +64,7 @@ type RecordDestination interface {
 // Check compares one kind of record of one business in the two stores.
 type Check struct {
 	Business string
-	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals, sheet_versions, payments
+	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals, sheet_versions, payments, guests
 	From, To Digest
 }
 
@@ -226,6 +227,7 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		var offers []nextup.Offer
 		var bookings []nextup.Booking
 		var payments []nextup.Payment
+		var guests []nextup.Guest
 		for _, s := range slots {
 			o, err := tx.OfferListBySlot(ctx, s.ID)
 			if err != nil {
@@ -245,6 +247,11 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 			}
 			slices.SortFunc(bk, func(x, y nextup.Booking) int { return cmp.Compare(x.ID, y.ID) })
 			bookings = append(bookings, bk...)
+			gs, err := tx.GuestListBySlot(ctx, s.ID)
+			if err != nil {
+				return err
+			}
+			guests = append(guests, gs...)
 		}
 		var entries []nextup.Entry
 		for _, st := range []nextup.EntryState{"", nextup.EntryBooked, nextup.EntryLeft, nextup.EntryExpired} {
@@ -298,7 +305,7 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 			{"entries", len(entries), entries}, {"handbacks", len(hbs), hbs}, {"audit", len(audit), audit},
 			{"messages", len(msgs), msgs}, {"timers", len(timers), timers}, {"staff", len(staff), staff},
 			{"proposals", len(proposals), proposals}, {"sheet_versions", len(versions), versions},
-			{"payments", len(payments), payments}} {
+			{"payments", len(payments), payments}, {"guests", len(guests), guests}} {
 			if err := add(kv.kind, kv.n, kv.v); err != nil {
 				return err
 			}

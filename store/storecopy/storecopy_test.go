@@ -125,3 +125,96 @@ func TestCopyStaff(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCopyGuests copies an event's registrations with their guests —
+// names, check-ins, places — and verifies them as a kind of their own;
+// another business's guests stay behind.
+func TestCopyGuests(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	schema := pgtest.NewSchema(t, 4)
+	src, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "nextup.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := postgres.Open(ctx, schema.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if err := dst.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	now := time.Date(2031, 3, 10, 9, 0, 0, 123456000, time.UTC)
+	in := now.Add(time.Hour)
+	guests := map[string][]nextup.Guest{}
+	if err := src.InTx(ctx, func(tx nextup.Tx) error {
+		for _, bid := range []string{"biz_a", "biz_b"} {
+			if err := tx.BusinessCreate(ctx, nextup.Business{ID: bid, Name: bid, Timezone: "UTC", Rules: nextup.DefaultRules(),
+				CreatedAt: now}); err != nil {
+				return err
+			}
+			ev := nextup.Slot{ID: bid + "_ev", BusinessID: bid, Kind: nextup.KindEvent, Title: "Party", StartsAt: now.Add(48 * time.Hour),
+				EndsAt: now.Add(50 * time.Hour), Capacity: 10, Seating: nextup.SeatingShared, MinParty: 1, CreatedAt: now,
+				Event: &nextup.EventSettings{MaxGuests: 3, ClaimWindow: time.Hour, Currency: "eur"}}
+			if err := tx.SlotCreate(ctx, ev); err != nil {
+				return err
+			}
+			for i, party := range []int{3, 2} {
+				e, err := tx.EntryCreate(ctx, nextup.Entry{ID: fmt.Sprintf("%s_ent%d", bid, i), BusinessID: bid, Name: "Host",
+					Email: fmt.Sprintf("h%d@example.com", i), EventID: ev.ID, PartySize: party, Source: "api", JoinedAt: now,
+					State: nextup.EntryBooked, UpdatedAt: now})
+				if err != nil {
+					return err
+				}
+				for n := 1; n < party; n++ {
+					g := nextup.Guest{BusinessID: bid, SlotID: ev.ID, EntryID: e.ID, Index: n, Name: fmt.Sprintf("Guest %d.%d", i, n)}
+					if n == 2 {
+						g.Name, g.CheckedInAt = "", &in // unnamed, at the door
+					}
+					guests[bid] = append(guests[bid], g)
+				}
+				if err := tx.GuestsCreate(ctx, guests[bid][len(guests[bid])-(party-1):]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := storecopy.Copy(ctx, src, dst, []string{"biz_a"})
+	if err != nil {
+		t.Fatalf("Copy: %v\n%+v", err, rep.Checks)
+	}
+	checked := false
+	for _, c := range rep.Checks {
+		if c.Kind == "guests" {
+			checked = true
+			if c.From.N != 3 || !c.OK() {
+				t.Errorf("guests check: %+v, want 3 guests, verified", c)
+			}
+		}
+	}
+	if !checked {
+		t.Errorf("no guests check in %+v", rep.Checks)
+	}
+	if err := dst.Read(ctx, func(tx nextup.Tx) error {
+		got, err := tx.GuestListBySlot(ctx, "biz_a_ev")
+		if err != nil {
+			return err
+		}
+		if fmt.Sprint(got) != fmt.Sprint(guests["biz_a"]) {
+			t.Errorf("biz_a's guests in the copy:\n got %v\nwant %v", got, guests["biz_a"])
+		}
+		if got, err = tx.GuestListBySlot(ctx, "biz_b_ev"); err != nil || len(got) != 0 {
+			t.Errorf("biz_b's guests in the copy: %v, %v; want none: biz_b was not copied", got, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

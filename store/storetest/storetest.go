@@ -144,6 +144,11 @@ var groups = []group{
 		{"SetState", testBookingSetState},
 		{"CheckIn", testBookingCheckIn},
 	}},
+	{"Guest", []test{
+		{"RoundTrip", testGuestRoundTrip},
+		{"CreateRefused", testGuestCreateRefused},
+		{"CheckIn", testGuestCheckIn},
+	}},
 	{"Payment", []test{
 		{"RoundTrip", testPaymentRoundTrip},
 		{"SetState", testPaymentSetState},

@@ -34,6 +34,9 @@
 //	offer, booking,      off#ID, …         gsi1 by token hash / offer / session; gsi2-3 by    offer.go
 //	payment, hand-back                     slot, entry, person; marker: one live offer per
 //	                                       entry
+//	guest                gst#ENTRYID#N     gsi2 gstslot#SLOTID by registration and place      guest.go
+//	                                       (the guest list); gsi3 gstent#ENTRYID by place;
+//	                                       the key keeps a registration's places unique
 //	audit event          audit#R           gsi1 business, gsi2 slot, gsi3 subject            message.go
 //	message              msg#ID            gsi1 business, gsi2 address, gsi3 offer, gsi4 due  message.go
 //	                                       (sparse), gsi5 state

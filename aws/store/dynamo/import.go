@@ -27,9 +27,9 @@ import (
 // nextup.Slot, nextup.Entry, nextup.Offer, nextup.Booking, nextup.Payment,
 // nextup.HandBack, nextup.AuditEvent, nextup.Message, nextup.Timer,
 // nextup.Suppression, nextup.Staff, nextup.Session, nextup.PasswordReset,
-// nextup.Proposal or nextup.SheetVersion, as values; a business's records
-// after the business) as the items the store writes for it, ids kept
-// (store/storecopy.RecordDestination).
+// nextup.Proposal, nextup.SheetVersion or nextup.Guest, as values; a
+// business's records after the business) as the items the store writes
+// for it, ids kept (store/storecopy.RecordDestination).
 //
 // DynamoDB has no transaction as large as a business's history: items are
 // created with conditional puts (attribute_not_exists) in
@@ -150,6 +150,9 @@ func (im *importer) items(ctx context.Context, rec any) ([]pkItem, error) {
 		it, berr := paymentItem(r, order(nil, r.CreatedAt))
 		one(paymentPK(r.ID), it, berr)
 		mark(paymentSessionPK(r.Provider, r.SessionID), r.ID)
+	case nextup.Guest:
+		it, berr := guestItem(r)
+		one(guestPK(r.EntryID, r.Index), it, berr)
 	case nextup.HandBack:
 		it, berr := handBackItem(r, order(nil, r.CreatedAt))
 		one(handBackPK(r.ID), it, berr)

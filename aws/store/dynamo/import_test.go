@@ -38,6 +38,8 @@ func history(bid, email string, n int64) []any {
 			JoinedAt: at.Add(time.Duration(i) * time.Minute), State: st, StatusHash: nextup.HashToken(fmt.Sprint(bid, i)), UpdatedAt: at})
 	}
 	recs = append(recs,
+		nextup.Guest{BusinessID: bid, SlotID: bid + "_slot", EntryID: bid + "_ent1", Index: 1, Name: "Bea"},
+		nextup.Guest{BusinessID: bid, SlotID: bid + "_slot", EntryID: bid + "_ent1", Index: 2, CheckedInAt: &done},
 		nextup.AuditEvent{ID: 10*n + 5, BusinessID: bid, At: at, Actor: "system", SubjectType: "entry", SubjectID: bid + "_ent1",
 			SlotID: bid + "_slot", From: "waiting", To: "booked", Reason: "claim", Detail: map[string]any{"n": 1.0}},
 		nextup.AuditEvent{ID: 10*n + 9, BusinessID: bid, At: at, Actor: "system", SubjectType: "slot", SubjectID: bid + "_slot"},
@@ -131,6 +133,7 @@ func TestImportRecords(t *testing.T) {
 		var slots []nextup.Slot
 		var audit []nextup.AuditEvent
 		var timers []nextup.Timer
+		var guests []nextup.Guest
 		for _, r := range recs {
 			switch r := r.(type) {
 			case nextup.Entry:
@@ -146,6 +149,8 @@ func TestImportRecords(t *testing.T) {
 				audit = append(audit, r)
 			case nextup.Timer:
 				timers = append(timers, r)
+			case nextup.Guest:
+				guests = append(guests, r)
 			case nextup.Message:
 				got, err := tx.MessageGet(ctx, r.ID)
 				if err != nil {
@@ -204,6 +209,15 @@ func TestImportRecords(t *testing.T) {
 			return err
 		}
 		same(t, "timers", gotTimers, []nextup.Timer{timers[1], timers[0]}) // by due time
+		gotGuests, err := tx.GuestListBySlot(ctx, b.ID+"_slot")
+		if err != nil {
+			return err
+		}
+		same(t, "guests of the slot", gotGuests, guests)
+		if gotGuests, err = tx.GuestListByEntry(ctx, b.ID+"_ent1"); err != nil {
+			return err
+		}
+		same(t, "guests of the entry", gotGuests, guests)
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -308,6 +308,9 @@ type RegisterParams struct {
 	Channel nextup.Channel
 	Guests  int
 	Source  string // default "api"
+	// GuestNames are the names given for the guests, in order: at most
+	// Guests of them, each optional ("" for an unnamed guest).
+	GuestNames []string
 }
 
 // Registration is a person's registration for an event as organisers and
@@ -324,6 +327,9 @@ type Registration struct {
 	// StatusToken is the person's status link secret, known only to the
 	// request that registered them.
 	StatusToken string
+	// GuestList is the guests the person brings, one per guest (Guests),
+	// in place order, with their names and check-ins (guests.go).
+	GuestList []nextup.Guest
 }
 
 // Guests is the number of guests the person brings.
@@ -357,6 +363,8 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 	if p.Guests < 0 {
 		f = append(f, nextup.FieldError{Field: "guests", Message: "must not be negative"})
 	}
+	names, nf := guestNames(p.GuestNames, p.Guests)
+	f = append(f, nf...)
 	if len(f) > 0 {
 		return Registration{}, nil, core.Invalid(f...)
 	}
@@ -368,7 +376,7 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorCustomer
 		var err error
-		out, err = w.register(ctx, businessID, eventID, jp, p.Guests)
+		out, err = w.register(ctx, businessID, eventID, jp, p.Guests, names)
 		moves = w.Moves
 		return err
 	})
@@ -397,7 +405,7 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 // for a resumed run of the request that made it.
 func registeredNote(entryID string) string { return "registered:" + entryID }
 
-func (w *work) register(ctx context.Context, businessID, eventID string, p entries.JoinParams, guests int) (Registration, error) {
+func (w *work) register(ctx context.Context, businessID, eventID string, p entries.JoinParams, guests int, names []string) (Registration, error) {
 	sl, err := w.eventOf(ctx, businessID, eventID)
 	if err != nil {
 		return Registration{}, err
@@ -488,6 +496,9 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p entri
 				return Registration{}, err
 			}
 		}
+	}
+	if err := w.createGuests(ctx, e, names); err != nil {
+		return Registration{}, err
 	}
 	if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
 		return Registration{}, err
@@ -612,6 +623,10 @@ func (w *work) registrationOf(ctx context.Context, sl nextup.Slot, e nextup.Entr
 		r.Position = pos
 	}
 	r.State = registrationState(e, r.Booking)
+	var err error
+	if r.GuestList, err = w.guestsOf(ctx, e); err != nil {
+		return r, err
+	}
 	return r, w.paymentOf(ctx, sl, &r)
 }
 
@@ -786,6 +801,10 @@ func (w *work) registrations(ctx context.Context, sl nextup.Slot) ([]Registratio
 	if err != nil {
 		return nil, err
 	}
+	guests, err := w.guestsBySlot(ctx, sl)
+	if err != nil {
+		return nil, err
+	}
 	live := map[string]*nextup.Offer{}
 	for i := range offers {
 		if offers[i].State.Live() {
@@ -795,7 +814,7 @@ func (w *work) registrations(ctx context.Context, sl nextup.Slot) ([]Registratio
 	out := make([]Registration, 0, len(entries))
 	pos := 0
 	for _, e := range entries { // the active ones come first, in fair order
-		r := Registration{Entry: e, Booking: latestBooking(bookings, e.ID), Offer: live[e.ID]}
+		r := Registration{Entry: e, Booking: latestBooking(bookings, e.ID), Offer: live[e.ID], GuestList: partyOf(e, guests[e.ID])}
 		if e.State == nextup.EntryWaiting {
 			pos++
 			r.Position = pos
@@ -882,7 +901,8 @@ func (s *Events) Promote(ctx context.Context, businessID, eventID, regID, by, re
 	return out, moves, err
 }
 
-// CheckIn records (or, with undo, clears) that a confirmed registrant came.
+// CheckIn records (or, with undo, clears) that a confirmed registrant came
+// with their party: their guests are checked in too (guests.go).
 func (s *Events) CheckIn(ctx context.Context, businessID, eventID, regID string, undo bool) (Registration, error) {
 	var out Registration
 	err := s.tx(ctx, func(w *work) error {
@@ -910,12 +930,16 @@ func (s *Events) CheckIn(ctx context.Context, businessID, eventID, regID string,
 		if err != nil {
 			return fmt.Errorf("check in booking %s: %w", r.Booking.ID, err)
 		}
+		guests, err := w.checkInParty(ctx, &r, at)
+		if err != nil {
+			return err
+		}
 		bi, err := w.Business(ctx, sl.BusinessID)
 		if err != nil {
 			return err
 		}
 		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
-			From: from, To: to, Reason: "check_in"}); err != nil {
+			From: from, To: to, Reason: "check_in", Detail: map[string]any{"guests_changed": guests}}); err != nil {
 			return err
 		}
 		r.Booking = &b

@@ -39,9 +39,14 @@ func (s *Server) staffRoutes() []route {
 		{"POST", "/dash/events", s.signedIn(s.dashCreateEvent)},
 		{"GET", "/dash/events/{id}", s.signedIn(s.dashEvent)},
 		{"GET", "/dash/events/{id}/guests.csv", s.signedIn(s.dashGuestsCSV)},
+		{"GET", "/dash/events/{id}/live", s.signedIn(s.dashEventLive)},
 		{"POST", "/dash/events/{id}/capacity", s.signedIn(s.dashEventCapacity)},
+		{"POST", "/dash/events/{id}/settings", s.signedIn(s.dashEventSettings)},
+		{"POST", "/dash/events/{id}/registrations", s.signedIn(s.dashAddRegistrant)},
+		{"POST", "/dash/events/{id}/test-reminder", s.signedIn(s.dashTestReminder)},
 		{"POST", "/dash/events/{id}/waitlist/{rid}/promote", s.signedIn(s.dashPromote)},
 		{"POST", "/dash/events/{id}/guests/{rid}/check-in", s.signedIn(s.dashCheckIn)},
+		{"POST", "/dash/events/{id}/guests/{rid}/{n}/check-in", s.signedIn(s.dashCheckInGuest)},
 		{"POST", "/dash/events/{id}/guests/{rid}/no-show", s.signedIn(s.dashNoShow)},
 		{"GET", "/dash/handbacks", s.signedIn(s.dashHandBacks)},
 		{"POST", "/dash/handbacks/{hid}/resolve", s.signedIn(s.dashResolve)},
@@ -56,6 +61,12 @@ func (s *Server) staffRoutes() []route {
 		{"POST", "/b/{slug}/join", s.joinPost},
 		{"GET", "/b/{slug}/confirm", s.confirmPage},
 		{"POST", "/b/{slug}/confirm", s.confirmPost},
+		// The public event page and its RSVP (rsvp.go), forms like the
+		// join pages.
+		{"GET", "/e/{slug}/{event}", s.publicEventPage},
+		{"POST", "/e/{slug}/{event}", s.rsvpPost},
+		{"GET", "/e/{slug}/{event}/confirm", s.rsvpConfirmPage},
+		{"POST", "/e/{slug}/{event}/confirm", s.rsvpConfirmPost},
 	}
 }
 

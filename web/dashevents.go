@@ -39,6 +39,14 @@ type eventsData struct {
 	Waitlist                                            []eventReg
 	Guests                                              []eventReg
 	History                                             []eventPromotion
+	// The event page's forms (dasheventforms.go): each refused form is
+	// shown again with what was typed and, beside it, why.
+	Settings                eventSettingsForm
+	Add                     registrantForm
+	SettingsError, AddError string
+	// OwnerEmail is where test reminders go; without one the test
+	// reminder's form asks for it.
+	OwnerEmail, TestError string
 }
 
 // eventRow is an event as the organiser reads it.
@@ -67,6 +75,9 @@ type eventReg struct {
 	ID, Name, Contact, State, StateLabel, Registered, CheckedIn, HeldUntil string
 	Position, Guests, Seats                                                int
 	Confirmed                                                              bool
+	// Party is the guests the registrant brings, under them on the guest
+	// list, each with a check-in of their own (guests.go).
+	Party []eventGuest
 }
 
 // eventPromotion is one line of the promotion history.
@@ -253,32 +264,39 @@ func (s *Server) dashCreateEvent(w http.ResponseWriter, r *http.Request, sc staf
 
 // dashEvent is GET /dash/events/{id}: the organiser's page for one event.
 func (s *Server) dashEvent(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	d, err := s.eventPage(r, sc)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	d.Notice, d.Error = r.URL.Query().Get("notice"), r.URL.Query().Get("error")
+	s.renderStaff(w, http.StatusOK, "event", d)
+}
+
+// eventPage fills the event page of {id}, its forms as the event is now.
+func (s *Server) eventPage(r *http.Request, sc staffCtx) (eventsData, error) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	st, err := s.Svc.EventStats(ctx, sc.Business.ID, id)
 	if err != nil {
-		s.errorPage(w, r, err)
-		return
+		return eventsData{}, err
 	}
 	_, regs, err := s.Svc.Registrations(ctx, sc.Business.ID, id, "")
 	if err != nil {
-		s.errorPage(w, r, err)
-		return
+		return eventsData{}, err
 	}
 	queue, err := s.Svc.EventWaitlist(ctx, sc.Business.ID, id)
 	if err != nil {
-		s.errorPage(w, r, err)
-		return
+		return eventsData{}, err
 	}
 	loc, now := bizLoc(sc.Business), s.now()
 	sl := st.Event
 	d := s.eventsBase(sc, sl.Title)
-	d.Notice, d.Error = r.URL.Query().Get("notice"), r.URL.Query().Get("error")
+	d.Settings, d.OwnerEmail = eventSettingsOf(sl, loc), sc.Business.Profile.OwnerEmail
+	d.Add.Guests = "0"
 	d.Event = s.eventRowOf(sl, now, loc)
 	d.Event.Waitlisted, d.Event.WaitlistedSeats = st.Waitlisted, st.WaitlistedSeats
-	c := eventCounts{Confirmed: st.Confirmed, Held: st.Held, Waitlisted: st.Waitlisted, ConfirmedSeats: st.ConfirmedSeats,
-		HeldSeats: st.HeldSeats, WaitlistedSeats: st.WaitlistedSeats, Free: max(sl.FreeSeats(), 0), Capacity: sl.Capacity,
-		CheckedIn: st.CheckedIn, NoShows: st.NoShows, Cancelled: st.Cancelled}
+	c := eventCountsOf(st)
 	d.Counts = c
 
 	// The seats booked through nextup are the confirmed registrations';
@@ -322,14 +340,24 @@ func (s *Server) dashEvent(w http.ResponseWriter, r *http.Request, sc staffCtx) 
 		}
 		d.History = append(d.History, ep)
 	}
-	s.renderStaff(w, http.StatusOK, "event", d)
+	return d, nil
+}
+
+// eventCountsOf are an event's counts as its page shows them (and the
+// live fragment the page polls).
+func eventCountsOf(st waitlist.EventStats) eventCounts {
+	sl := st.Event
+	return eventCounts{Confirmed: st.Confirmed, Held: st.Held, Waitlisted: st.Waitlisted, ConfirmedSeats: st.ConfirmedSeats,
+		HeldSeats: st.HeldSeats, WaitlistedSeats: st.WaitlistedSeats, Free: max(sl.FreeSeats(), 0), Capacity: sl.Capacity,
+		CheckedIn: st.CheckedIn, NoShows: st.NoShows, Cancelled: st.Cancelled}
 }
 
 func (s *Server) eventRegOf(reg waitlist.Registration, loc *time.Location) eventReg {
 	e := reg.Entry
 	out := eventReg{ID: e.ID, Name: e.Name, Contact: strings.TrimSpace(e.Email + " " + e.Phone), State: reg.State,
 		StateLabel: regStateLabels[reg.State], Registered: e.JoinedAt.In(loc).Format("Mon 2 Jan 3:04 pm"),
-		Position: reg.Position, Guests: reg.Guests(), Seats: e.PartySize, Confirmed: reg.State == waitlist.RegConfirmed}
+		Position: reg.Position, Guests: reg.Guests(), Seats: e.PartySize, Confirmed: reg.State == waitlist.RegConfirmed,
+		Party: eventGuestsOf(reg, loc)}
 	if reg.Booking != nil && reg.Booking.CheckedInAt != nil && reg.State == waitlist.RegConfirmed {
 		out.CheckedIn = reg.Booking.CheckedInAt.In(loc).Format("3:04 pm")
 	}

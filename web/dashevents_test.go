@@ -301,7 +301,7 @@ func TestOrganiserEventPage(t *testing.T) {
 	api := eb.do("GET", "/v1/events/"+eb.eid+"/registrations?format=csv", eb.key, "")
 	lines := strings.Split(strings.TrimSpace(csv.body), "\n")
 	if csv.status != 200 || !strings.HasPrefix(csv.header.Get("Content-Type"), "text/csv") || csv.body != string(api.body) ||
-		lines[0] != "name,email,phone,guests,seats,state,position,registered_at,checked_in_at,id" || len(lines) != 5 {
+		lines[0] != "name,email,phone,guests,seats,state,position,registered_at,checked_in_at,id,guest,guest_of" || len(lines) != 6 {
 		t.Fatalf("guests.csv: %d %s\n%s\nthe API's:\n%s", csv.status, csv.header.Get("Content-Type"), csv.body, api.body)
 	}
 	for _, want := range []string{"Ann Lee,ann@example.com,,0,1,confirmed,,", "Bob Moss,bob@example.com,,0,1,no_show,",

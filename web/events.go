@@ -267,7 +267,8 @@ type registrationJSON struct {
 	Name         string       `json:"name"`
 	Email        string       `json:"email,omitempty"`
 	Phone        string       `json:"phone,omitempty"`
-	Guests       int          `json:"guests"`
+	GuestCount   int          `json:"guest_count"`
+	Guests       []guestJSON  `json:"guests"`
 	Seats        int          `json:"seats"`
 	State        string       `json:"state"`
 	Position     int          `json:"position,omitempty"`
@@ -295,8 +296,8 @@ type paymentJSON struct {
 
 func (s *Server) registrationOut(reg waitlist.Registration) registrationJSON {
 	e := reg.Entry
-	out := registrationJSON{ID: e.ID, EventID: e.EventID, Name: e.Name, Email: e.Email, Phone: e.Phone, Guests: reg.Guests(),
-		Seats: e.PartySize, State: reg.State, Position: reg.Position, RegisteredAt: e.JoinedAt}
+	out := registrationJSON{ID: e.ID, EventID: e.EventID, Name: e.Name, Email: e.Email, Phone: e.Phone, GuestCount: reg.Guests(),
+		Guests: guestsOut(reg.GuestList), Seats: e.PartySize, State: reg.State, Position: reg.Position, RegisteredAt: e.JoinedAt}
 	if reg.Booking != nil {
 		out.BookingID, out.CheckedInAt = reg.Booking.ID, reg.Booking.CheckedInAt
 		out.CheckedIn = reg.Booking.CheckedInAt != nil
@@ -318,19 +319,25 @@ func (s *Server) registrationOut(reg waitlist.Registration) registrationJSON {
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request, b nextup.Business) {
 	var in struct {
-		Name    string `json:"name"`
-		Email   string `json:"email"`
-		Phone   string `json:"phone"`
-		Channel string `json:"channel"`
-		Guests  int    `json:"guests"`
-		Source  string `json:"source"`
+		Name       string   `json:"name"`
+		Email      string   `json:"email"`
+		Phone      string   `json:"phone"`
+		Channel    string   `json:"channel"`
+		Guests     *int     `json:"guests"`
+		GuestNames []string `json:"guest_names"`
+		Source     string   `json:"source"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	// Guest names without a count bring as many guests as names.
+	guests := len(in.GuestNames)
+	if in.Guests != nil {
+		guests = *in.Guests
+	}
 	reg, _, err := s.Svc.Register(r.Context(), b.ID, r.PathValue("id"), waitlist.RegisterParams{Name: in.Name, Email: in.Email,
-		Phone: in.Phone, Channel: nextup.Channel(in.Channel), Guests: in.Guests, Source: in.Source})
+		Phone: in.Phone, Channel: nextup.Channel(in.Channel), Guests: guests, GuestNames: in.GuestNames, Source: in.Source})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -365,8 +372,13 @@ func (s *Server) cancelRegistration(w http.ResponseWriter, r *http.Request, b ne
 	s.writeRegistrationMoves(w, reg, moves)
 }
 
-// guestListColumns are the CSV export's columns.
-var guestListColumns = []string{"name", "email", "phone", "guests", "seats", "state", "position", "registered_at", "checked_in_at", "id"}
+// guestListColumns are the CSV export's columns. It is the door list: a
+// row per person expected, each registrant followed by their guests
+// (guests.go: guestCSVRows), whose rows carry their own name and check-in,
+// their place ("guest") and their registrant's name ("guest_of"), both
+// empty on a registrant's row.
+var guestListColumns = []string{"name", "email", "phone", "guests", "seats", "state", "position", "registered_at", "checked_in_at", "id",
+	"guest", "guest_of"}
 
 func (s *Server) listRegistrations(w http.ResponseWriter, r *http.Request, b nextup.Business) {
 	sl, regs, err := s.Svc.Registrations(r.Context(), b.ID, r.PathValue("id"), r.URL.Query().Get("state"))
@@ -406,8 +418,12 @@ func (s *Server) writeGuestCSV(w http.ResponseWriter, sl nextup.Slot, regs []wai
 		if o.Position > 0 {
 			pos = strconv.Itoa(o.Position)
 		}
-		_ = cw.Write([]string{csvSafe(o.Name), csvSafe(o.Email), csvSafe(o.Phone), strconv.Itoa(o.Guests), strconv.Itoa(o.Seats),
-			o.State, pos, o.RegisteredAt.Format(time.RFC3339), checked, o.ID})
+		registered := o.RegisteredAt.Format(time.RFC3339)
+		_ = cw.Write([]string{csvSafe(o.Name), csvSafe(o.Email), csvSafe(o.Phone), strconv.Itoa(o.GuestCount), strconv.Itoa(o.Seats),
+			o.State, pos, registered, checked, o.ID, "", ""})
+		for _, row := range guestCSVRows(o, pos, registered) {
+			_ = cw.Write(row)
+		}
 	}
 	cw.Flush()
 }

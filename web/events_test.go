@@ -177,7 +177,7 @@ func TestRegistrationRules(t *testing.T) {
 	id := ev["id"].(string)
 	ann := a.register(id, "Ann", 1) // 2 seats
 	wantState(t, ann, "confirmed", 0)
-	if ann["seats"] != 2.0 || ann["guests"] != 1.0 || ann["booking_id"] == nil || !strings.HasPrefix(ann["status_url"].(string), "https://nextup.test/s/") {
+	if ann["seats"] != 2.0 || ann["guest_count"] != 1.0 || len(ann["guests"].([]any)) != 1 || ann["booking_id"] == nil || !strings.HasPrefix(ann["status_url"].(string), "https://nextup.test/s/") {
 		t.Fatalf("ann: %v", ann)
 	}
 	wantState(t, a.register(id, "Ben", 0), "confirmed", 0)
@@ -457,7 +457,7 @@ func TestGuestList(t *testing.T) {
 	}
 	a.problem(a.do("POST", "/v1/events/"+id+"/registrations/"+cy["id"].(string)+":check_in", a.key, ""), 409, "not_confirmed")
 	_, regs := a.guestList(id, "")
-	if len(regs) != 3 || regs[0]["name"] != "Ann" || regs[0]["guests"] != 2.0 || regs[0]["checked_in"] != true ||
+	if len(regs) != 3 || regs[0]["name"] != "Ann" || regs[0]["guest_count"] != 2.0 || regs[0]["checked_in"] != true ||
 		regs[0]["email"] != "ann@example.com" || regs[0]["registered_at"] == nil || regs[2]["state"] != "waitlisted" {
 		t.Fatalf("guest list: %v", regs)
 	}
@@ -478,9 +478,12 @@ func TestGuestList(t *testing.T) {
 	if err != nil || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("csv: %v %s", err, res.Header.Get("Content-Type"))
 	}
-	if len(rows) != 4 || strings.Join(rows[0], ",") != "name,email,phone,guests,seats,state,position,registered_at,checked_in_at,id" ||
+	// Ann's row, then one for each of her two (unnamed) guests, checked
+	// in with her.
+	if len(rows) != 6 || strings.Join(rows[0], ",") != "name,email,phone,guests,seats,state,position,registered_at,checked_in_at,id,guest,guest_of" ||
 		rows[1][0] != "Ann" || rows[1][3] != "2" || rows[1][5] != "confirmed" || rows[1][8] == "" ||
-		rows[2][0] != "'=cmd()" || rows[3][5] != "waitlisted" || rows[3][6] != "1" {
+		rows[2][0] != "" || rows[2][4] != "" || rows[2][8] != rows[1][8] || rows[2][9] != rows[1][9] || rows[2][10] != "1" || rows[2][11] != "Ann" ||
+		rows[3][10] != "2" || rows[4][0] != "'=cmd()" || rows[5][5] != "waitlisted" || rows[5][6] != "1" {
 		t.Fatalf("csv rows: %q", rows)
 	}
 	// A no-show frees the seats and promotes.

@@ -121,6 +121,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/events/{id}/registrations/{rid}", s.key(s.getRegistration)},
 		{"DELETE", "/v1/events/{id}/registrations/{rid}", s.key(s.cancelRegistration)},
 		{"POST", "/v1/events/{id}/registrations/{rid}:check_in", s.key(s.checkIn)},
+		{"POST", "/v1/events/{id}/registrations/{rid}/guests/{n}:check_in", s.key(s.checkInGuest)},
 		{"POST", "/v1/events/{id}/registrations/{rid}:no_show", s.key(s.registrationNoShow)},
 		{"GET", "/v1/events/{id}/waitlist", s.key(s.eventWaitlist)},
 		{"POST", "/v1/events/{id}/waitlist/{rid}:promote", s.key(s.promote)},

@@ -21,7 +21,37 @@ type EventSettings struct {
 	ReminderMorningOf  string          // "HH:MM" in the business timezone on the day; "" for none
 	PriceCents         int64           // 0: free
 	Currency           string          // ISO 4217, lower case; "eur" by default
+	// Slug names the event in its public page's address,
+	// /e/{business slug}/{slug} (unique within the business; "" for
+	// none: the page is then at the event's id).
+	Slug string
+	// Public is what the public event page shows.
+	Public EventPublic
+	// TimeCriticalThroughQuiet, when set, is the event's own choice of the
+	// rules' time-critical exception to quiet hours (an offer for a seat
+	// that starts before quiet hours end is sent anyway); nil: the
+	// business's rule.
+	TimeCriticalThroughQuiet *bool
 }
+
+// EventPublic is what an event's public page shows.
+type EventPublic struct {
+	// ShowSeats is how much the page says of the seats left: "exact"
+	// (the number), "few" ("Few seats left" under five, else nothing),
+	// or "none". "" is "exact".
+	ShowSeats string
+	// Place and Notes are shown under the title (where, what to bring).
+	Place, Notes string
+	// NoIndex asks search engines not to list the page.
+	NoIndex bool
+}
+
+// The choices of EventPublic.ShowSeats.
+const (
+	ShowSeatsExact = "exact"
+	ShowSeatsFew   = "few"
+	ShowSeatsNone  = "none"
+)
 
 // Event defaults (API.md, "Events (RSVP)").
 const (

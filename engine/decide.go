@@ -168,6 +168,9 @@ func RulesFor(r nextup.Rules, slot nextup.Slot) nextup.Rules {
 	if slot.Event.ClaimWindow > 0 {
 		r.ClaimWindow = slot.Event.ClaimWindow
 	}
+	if tc := slot.Event.TimeCriticalThroughQuiet; tc != nil {
+		r.TimeCriticalThroughQuiet = *tc
+	}
 	r.MaxOffersPerSlot = 0
 	return r
 }

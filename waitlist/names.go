@@ -156,6 +156,9 @@ type (
 	EntryView = entries.EntryView
 )
 
+// MessageWaitlisted is the kind of an event's waitlist confirmation.
+const MessageWaitlisted = events.MessageWaitlisted
+
 // MessageJoined is the kind of the "you're on the list" message.
 const MessageJoined = entries.MessageJoined
 

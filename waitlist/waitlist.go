@@ -98,3 +98,13 @@ func (s *Service) CancelURL(b nextup.Business, bookingID string) string {
 // ProposalURL is the page behind an owner's one-tap link; do is
 // "approve" or "reject".
 func (s *Service) ProposalURL(token, do string) string { return s.core.ProposalURL(token, do) }
+
+// CheckContact checks a person's name, email and phone as registering and
+// joining do, normalising them (the phone to E.164), before anything is
+// sent to them (the public forms).
+func (s *Service) CheckContact(name, email, phone *string) []nextup.FieldError {
+	p := entries.JoinParams{Name: *name, Email: *email, Phone: *phone}
+	f := entries.ValidateContact(&p)
+	*name, *email, *phone = p.Name, p.Email, p.Phone
+	return f
+}

@@ -307,7 +307,7 @@ func TestJoinAndLeaveInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "her offer on the status page", `document.querySelector("h1").textContent === "You have an offer"`)
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.decline"))); err != nil { // Leave the waitlist
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[action$="/leave"] button`))); err != nil { // Leave the waitlist
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the left page", `document.querySelector("h1").textContent === "You left the waitlist"`)

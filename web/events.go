@@ -37,6 +37,23 @@ type eventJSON struct {
 	ReminderMorningOf  string     `json:"reminder_morning_of"`
 	PriceCents         int64      `json:"price_cents"`
 	Currency           string     `json:"currency"`
+	Slug               string     `json:"slug"`
+	Public             publicJSON `json:"public"`
+	// PublicURL is the public event page: /e/{business slug}/{slug or id}
+	// ("" while the business has no slug).
+	PublicURL string `json:"public_url,omitempty"`
+	// TimeCriticalThroughQuiet is the event's own choice of the rules'
+	// time-critical exception to quiet hours; null: the business's rule.
+	TimeCriticalThroughQuiet *bool `json:"time_critical_through_quiet"`
+}
+
+// publicJSON is what an event's public page shows (API.md "Events for
+// guests").
+type publicJSON struct {
+	ShowSeats string `json:"show_seats"`
+	Place     string `json:"place"`
+	Notes     string `json:"notes"`
+	NoIndex   bool   `json:"noindex"`
 }
 
 func eventOut(sl nextup.Slot, now time.Time) eventJSON {
@@ -49,7 +66,10 @@ func eventOut(sl nextup.Slot, now time.Time) eventJSON {
 		FreeSeats: sl.FreeSeats(), State: string(sl.State(now)), MaxGuests: ev.MaxGuests, WaitlistLimit: ev.WaitlistLimit,
 		RegistrationCutoff: ev.RegistrationCutoff, CancellationCutoff: ev.CancellationCutoff,
 		PromotionCutoff: int64(ev.PromotionCutoff / time.Second), ClaimWindow: int64(ev.ClaimWindow / time.Second),
-		ReminderOffsets: []int64{}, ReminderMorningOf: ev.ReminderMorningOf, PriceCents: ev.PriceCents, Currency: ev.Currency}
+		ReminderOffsets: []int64{}, ReminderMorningOf: ev.ReminderMorningOf, PriceCents: ev.PriceCents, Currency: ev.Currency,
+		TimeCriticalThroughQuiet: ev.TimeCriticalThroughQuiet,
+		Slug:                     ev.Slug, Public: publicJSON{ShowSeats: cmpOr(ev.Public.ShowSeats, nextup.ShowSeatsExact), Place: ev.Public.Place,
+			Notes: ev.Public.Notes, NoIndex: ev.Public.NoIndex}}
 	for _, o := range ev.ReminderOffsets {
 		out.ReminderOffsets = append(out.ReminderOffsets, int64(o/time.Second))
 	}
@@ -87,13 +107,51 @@ func applyEventJSON(p *waitlist.EventParams, raw map[string]json.RawMessage) err
 	ev := &p.Settings
 	for k, v := range raw {
 		switch k {
-		case "title", "reminder_morning_of", "currency":
+		case "public":
+			var pub struct {
+				ShowSeats *string `json:"show_seats"`
+				Place     *string `json:"place"`
+				Notes     *string `json:"notes"`
+				NoIndex   *bool   `json:"noindex"`
+			}
+			dec := json.NewDecoder(strings.NewReader(string(v)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&pub); err != nil {
+				bad(k, `must be an object of "show_seats", "place", "notes" and "noindex"`)
+				continue
+			}
+			if pub.ShowSeats != nil {
+				ev.Public.ShowSeats = *pub.ShowSeats
+			}
+			if pub.Place != nil {
+				ev.Public.Place = *pub.Place
+			}
+			if pub.Notes != nil {
+				ev.Public.Notes = *pub.Notes
+			}
+			if pub.NoIndex != nil {
+				ev.Public.NoIndex = *pub.NoIndex
+			}
+		case "time_critical_through_quiet":
+			if null(v) {
+				ev.TimeCriticalThroughQuiet = nil
+				continue
+			}
+			var b bool
+			if err := json.Unmarshal(v, &b); err != nil {
+				bad(k, "must be true, false or null (the business's rule)")
+				continue
+			}
+			ev.TimeCriticalThroughQuiet = &b
+		case "title", "reminder_morning_of", "currency", "slug":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
 				bad(k, "must be a string")
 				continue
 			}
 			switch k {
+			case "slug":
+				ev.Slug = s
 			case "title":
 				p.Title = s
 			case "reminder_morning_of":
@@ -190,7 +248,16 @@ func (s *Server) createEvent(w http.ResponseWriter, r *http.Request, b nextup.Bu
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, eventOut(sl, s.now()))
+	writeJSON(w, http.StatusCreated, s.eventOutOf(b, sl))
+}
+
+// eventOutOf is eventOut with the public page's address.
+func (s *Server) eventOutOf(b nextup.Business, sl nextup.Slot) eventJSON {
+	out := eventOut(sl, s.now())
+	if b.Profile.Slug != "" {
+		out.PublicURL = s.Svc.BaseURL + eventPagePath(b, sl)
+	}
+	return out
 }
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, b nextup.Business) {
@@ -203,7 +270,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, b nextup.Bus
 		Events []eventJSON `json:"events"`
 	}{[]eventJSON{}}
 	for _, sl := range evs {
-		out.Events = append(out.Events, eventOut(sl, s.now()))
+		out.Events = append(out.Events, s.eventOutOf(b, sl))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -214,7 +281,7 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, b nextup.Busin
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, eventOut(sl, s.now()))
+	writeJSON(w, http.StatusOK, s.eventOutOf(b, sl))
 }
 
 func (s *Server) patchEvent(w http.ResponseWriter, r *http.Request, b nextup.Business) {
@@ -241,7 +308,7 @@ func (s *Server) patchEvent(w http.ResponseWriter, r *http.Request, b nextup.Bus
 	writeJSON(w, http.StatusOK, struct {
 		eventJSON
 		Moves []nextup.Move `json:"moves"`
-	}{eventOut(sl, s.now()), movesOut(moves)})
+	}{s.eventOutOf(b, sl), movesOut(moves)})
 }
 
 // writeRegistrationMoves answers 200 with a registration and what the

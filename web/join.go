@@ -82,6 +82,8 @@ type joinData struct {
 	DayNames                                             []string
 	How                                                  []string
 	Code                                                 bool // the confirmation is a texted code
+	// Event is the public event page's (rsvp.go); nil on the join pages.
+	Event *eventPageData
 }
 
 var weekDays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}

@@ -11,12 +11,13 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/web"
 )
 
 // setupJoin is a business with a public slug and a catalogue.
-func setupJoin(t *testing.T) *api {
+func setupJoin(t *testing.T, opts ...func(*web.Server)) *api {
 	t.Helper()
-	a := setup(t)
+	a := setup(t, opts...)
 	a.must(a.do("PATCH", "/v1/businesses/"+a.bid, a.key, `{"slug":"corner-cuts","services":[{"name":"haircut"},{"name":"colour"}],"staff":["Ana","Ben"]}`), 200, nil)
 	return a
 }

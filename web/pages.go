@@ -12,6 +12,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 //go:embed templates/*.html templates/staff/*.html templates/join/*.html
@@ -100,6 +101,18 @@ type pageData struct {
 	Detail   string
 	CanLeave bool
 	How      []string
+	// Offer: the status page shows the live offer with Claim and Decline
+	// (Paid: the payment goes through the message's link).
+	Offer, Paid bool
+	// State, What and Rendered let the page's script follow the entry
+	// live: its state and place as the page was rendered, and what they
+	// wait for.
+	State, What, Rendered string
+	// Notice is a line above the rest (the outcome of a claim or decline
+	// from this page).
+	Notice string
+	// PollMS is how often the status page asks for its entry, in ms.
+	PollMS int64
 }
 
 // staffTemplates are the sign-in pages and the dashboard: one set per page
@@ -116,7 +129,7 @@ var staffTemplates = func() map[string]*template.Template {
 // joinTemplates are the public join pages, in the claim pages' layout.
 var joinTemplates = func() map[string]*template.Template {
 	m := map[string]*template.Template{}
-	for _, page := range []string{"join", "sent", "code", "confirm", "done"} {
+	for _, page := range []string{"join", "sent", "code", "confirm", "done", "event", "eventcode", "eventconfirm"} {
 		m[page] = template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/join/"+page+".html"))
 	}
 	return m
@@ -346,7 +359,17 @@ func (s *Server) statusPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	s.render(w, http.StatusOK, "status", statusPageData(v, b, token, s.now()))
+	d := statusPageData(v, b, token, s.now())
+	d.PollMS = s.pollMS()
+	s.render(w, http.StatusOK, "status", d)
+}
+
+// pollMS is StatusPoll in milliseconds.
+func (s *Server) pollMS() int64 {
+	if s.StatusPoll > 0 {
+		return s.StatusPoll.Milliseconds()
+	}
+	return 5000
 }
 
 func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now time.Time) pageData {
@@ -354,10 +377,17 @@ func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now t
 	if err != nil {
 		loc = time.UTC
 	}
-	d := pageData{Title: "Your place", Business: b.Name, Token: token, How: waitlist.HowTheOrderWorks(b.Rules)}
+	d := pageData{Title: "Your place", Business: b.Name, Token: token, How: waitlist.HowTheOrderWorks(b.Rules), State: string(v.Entry.State)}
 	what := v.Entry.Service
 	if what == "" {
 		what = "the event"
+		if v.Event != nil && v.Event.Title != "" {
+			what = v.Event.Title
+		}
+	}
+	d.What = what
+	if v.Event != nil {
+		d.How = templates.HowTheEventWaitlistWorks(b.Rules, v.Event.Event)
 	}
 	switch v.Entry.State {
 	case nextup.EntryWaiting:
@@ -373,13 +403,28 @@ func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now t
 			d.Message = "You are in line for " + what + "."
 		}
 		d.Detail = "When a slot that fits you frees up, we will send you an offer to claim it."
+		if v.Entry.EventID != "" {
+			d.Detail = "When a seat frees up and it is your turn, we will send you an offer to claim it, and it will show here too."
+		}
+		d.Rendered = fmt.Sprint(pos["position"], pos["band"])
 	case nextup.EntryOffered:
 		d.Heading, d.CanLeave = "You have an offer", true
 		d.Message = "A slot is being held for you."
-		if v.Offer != nil {
-			d.Message = "A slot is being held for you until " + waitlist.FormatUntil(v.Offer.ExpiresAt, now, loc) + "."
-		}
 		d.Detail = "Claim or decline it with the link in the message we sent you. Leaving the waitlist gives it to the next person."
+		if o := v.Offer; o != nil && o.State == nextup.OfferOffered {
+			d.Offer, d.Paid = true, v.Event != nil && v.Event.Event.Paid()
+			d.Message = "A place at " + what + " is being held for you until " + waitlist.FormatUntil(o.ExpiresAt, now, loc) + "."
+			d.Until = waitlist.FormatUntil(o.ExpiresAt, now, loc)
+			d.SecondsLeft = max(0, int64(o.ExpiresAt.Sub(now)/time.Second))
+			d.LeftInWords = fmt.Sprintf("%d min", d.SecondsLeft/60)
+			if d.SecondsLeft < 60 {
+				d.LeftInWords = fmt.Sprintf("%d s", d.SecondsLeft)
+			}
+			d.Detail = "Claim it here or with the link in the message we sent you. Declining gives it to the next person."
+			if d.Paid {
+				d.Detail = "Pay and confirm with the link in the message we sent you, or decline it here."
+			}
+		}
 	case nextup.EntryBooked:
 		d.Heading, d.Message = "You're booked", "You took a slot from the waitlist, so you are no longer on it."
 	case nextup.EntryLeft:
@@ -388,6 +433,68 @@ func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now t
 		d.Heading, d.Message = "Your dates have passed", "The dates you asked for are over, so you are no longer on the waitlist. Join again any time."
 	}
 	return d
+}
+
+// statusClaimPost is POST /s/{token}/claim: the live offer claimed from
+// the status page, by the same conditional write as its link.
+func (s *Server) statusClaimPost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	token := r.PathValue("token")
+	res, err := s.Svc.ClaimByStatus(r.Context(), token)
+	notice := ""
+	switch code := nextup.ErrorCode(err); {
+	case err == nil:
+		s.Metrics.claim(claimOutcome(res))
+		notice = "It's yours. A confirmation is on its way."
+	case code == nextup.CodeSlotTaken:
+		s.Metrics.claim(code)
+		notice = "Sorry — someone else took it a moment ago. You keep your place."
+	case code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn || code == nextup.CodeOfferDeclined || code == nextup.CodeOfferPending:
+		s.Metrics.claim(code)
+		notice = endedMessages[code][1]
+	case code == nextup.CodeBookingSystemUnavailable:
+		_, notice = notConfirmedPage("The business")
+	default:
+		s.errorPage(w, r, err)
+		return
+	}
+	s.statusWith(w, r, token, notice)
+}
+
+// statusDeclinePost is POST /s/{token}/decline.
+func (s *Server) statusDeclinePost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	token := r.PathValue("token")
+	_, _, err := s.Svc.DeclineByStatus(r.Context(), token)
+	notice := "Thanks for letting us know. It has gone to the next person, and you keep your place."
+	switch code := nextup.ErrorCode(err); {
+	case err == nil:
+	case code == nextup.CodeOfferClaimed || code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn:
+		notice = "That offer had already ended."
+	default:
+		s.errorPage(w, r, err)
+		return
+	}
+	s.statusWith(w, r, token, notice)
+}
+
+// statusWith renders the status page with a notice above it.
+func (s *Server) statusWith(w http.ResponseWriter, r *http.Request, token, notice string) {
+	v, err := s.Svc.EntryByStatusToken(r.Context(), token)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	b, err := s.Svc.GetBusiness(r.Context(), v.Entry.BusinessID)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	d := statusPageData(v, b, token, s.now())
+	d.Notice, d.PollMS = notice, s.pollMS()
+	s.render(w, http.StatusOK, "status", d)
 }
 
 // statusLeavePost is POST /s/{token}/leave: the person leaves; a live

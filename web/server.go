@@ -38,6 +38,9 @@ type Server struct {
 	// DevOutbox, when set (nextup demo only), is the business whose
 	// captured messages GET /dev/outbox lists.
 	DevOutbox string
+	// StatusPoll is how often an open status page asks for its entry's
+	// place and state (default 5 s).
+	StatusPoll time.Duration
 	// Crash, when set (only in builds for crash tests), is called at named
 	// points of a request so that a test can kill the process there.
 	Crash func(point string, r *http.Request)
@@ -97,6 +100,8 @@ func (s *Server) routes() []route {
 		{"GET", "/c/{token}", s.claimPage},
 		{"POST", "/c/{token}/claim", s.claimPost},
 		{"POST", "/c/{token}/decline", s.declinePost},
+		{"POST", "/s/{token}/claim", s.statusClaimPost},
+		{"POST", "/s/{token}/decline", s.statusDeclinePost},
 		{"GET", "/s/{token}", s.statusPage},
 		{"POST", "/s/{token}/leave", s.statusLeavePost},
 		{"GET", "/u/{bid}/{token}", s.unsubscribePage},

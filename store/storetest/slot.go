@@ -385,6 +385,10 @@ func testSlotEventRoundTrip(t *testing.T, b *bundle) {
 		ReminderMorningOf:  "08:30",
 		PriceCents:         1250,
 		Currency:           "gbp",
+		// The public page's settings.
+		Slug:                     "wine-tasting",
+		Public:                   nextup.EventPublic{ShowSeats: nextup.ShowSeatsFew, Place: "The back room", Notes: "Bring a glass.\nDoors at 7.", NoIndex: true},
+		TimeCriticalThroughQuiet: ptr(true),
 	}
 	// No reminders at all (an empty list, not the default), no cutoffs, a
 	// waitlist of zero (none) rather than no limit, free.
@@ -436,13 +440,15 @@ func testSlotEventRoundTrip(t *testing.T, b *bundle) {
 
 	// SlotEventSet replaces title and settings; nil cutoffs clear them.
 	changed := nextup.EventSettings{
-		MaxGuests:         1,
-		PromotionCutoff:   0,
-		ClaimWindow:       2 * time.Hour,
-		ReminderOffsets:   []time.Duration{48 * time.Hour},
-		ReminderMorningOf: "",
-		PriceCents:        500,
-		Currency:          "eur",
+		MaxGuests:                1,
+		PromotionCutoff:          0,
+		ClaimWindow:              2 * time.Hour,
+		ReminderOffsets:          []time.Duration{48 * time.Hour},
+		ReminderMorningOf:        "",
+		PriceCents:               500,
+		Currency:                 "eur",
+		Slug:                     "wine",
+		TimeCriticalThroughQuiet: ptr(false),
 	}
 	b.tx(func(tx nextup.Tx) error { return tx.SlotEventSet(b.ctx, evFull.ID, "Wine tasting (moved)", changed) })
 	slots[0].Title, slots[0].Event = "Wine tasting (moved)", &changed

@@ -425,6 +425,9 @@ type EntryView struct {
 	Entry    nextup.Entry
 	Position int // 0 when not waiting
 	Offer    *nextup.Offer
+	// Event is the event of an event's registrant (EntryByStatusToken
+	// only: the status page names it).
+	Event *nextup.Slot
 }
 
 // GetEntry returns an entry of a business with its position and live offer.
@@ -449,7 +452,13 @@ func (s *Entries) EntryByStatusToken(ctx context.Context, token string) (EntryVi
 		if err != nil {
 			return core.NotFound("status link", "", err)
 		}
-		v, err = entryView(ctx, tx, e)
+		if v, err = entryView(ctx, tx, e); err != nil || e.EventID == "" {
+			return err
+		}
+		ev, err := tx.SlotGet(ctx, e.EventID)
+		if err == nil {
+			v.Event = &ev
+		}
 		return err
 	})
 	return v, err

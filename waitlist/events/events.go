@@ -15,6 +15,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/slots"
+	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
 // Events are the use cases of events (RSVP): setting one up,
@@ -168,6 +169,22 @@ func ValidateEvent(p *EventParams) error {
 	if !currency.MatchString(ev.Currency) {
 		add("currency", "must be a three-letter ISO 4217 code such as eur")
 	}
+	ev.Slug = strings.ToLower(strings.TrimSpace(ev.Slug))
+	if ev.Slug != "" && !eventSlug.MatchString(ev.Slug) {
+		add("slug", "must be 1 to 64 lower-case letters, digits and dashes, not starting or ending with a dash")
+	}
+	switch ev.Public.ShowSeats {
+	case "", nextup.ShowSeatsExact, nextup.ShowSeatsFew, nextup.ShowSeatsNone: // "": exact
+	default:
+		add("public.show_seats", `must be "exact", "few" or "none"`)
+	}
+	ev.Public.Place, ev.Public.Notes = strings.TrimSpace(ev.Public.Place), strings.TrimSpace(ev.Public.Notes)
+	if len(ev.Public.Place) > 200 {
+		add("public.place", "at most 200 characters")
+	}
+	if len(ev.Public.Notes) > 2000 {
+		add("public.notes", "at most 2000 characters")
+	}
 	if len(f) > 0 {
 		return core.Invalid(f...)
 	}
@@ -178,6 +195,14 @@ func ValidateEvent(p *EventParams) error {
 // booked, its settings and its own waitlist.
 func (s *Events) CreateEvent(ctx context.Context, businessID string, p EventParams) (nextup.Slot, error) {
 	if err := ValidateEvent(&p); err != nil {
+		return nextup.Slot{}, err
+	}
+	// Checked before the event is made, not in its transaction: two
+	// events created at once with one slug may both get it (rare; the
+	// public page then shows the first).
+	if err := s.Read(ctx, func(tx nextup.Tx) error {
+		return slugFree(ctx, tx, s.Clock.Now(), businessID, "", p.Settings.Slug)
+	}); err != nil {
 		return nextup.Slot{}, err
 	}
 	zero := 0
@@ -212,6 +237,9 @@ func (s *Events) UpdateEvent(ctx context.Context, businessID, eventID string, p 
 			return err
 		}
 		if p.Title != sl.Title || !sameSettings(sl.Event, &p.Settings) {
+			if err := w.slugFree(ctx, sl.BusinessID, sl.ID, p.Settings.Slug); err != nil {
+				return err
+			}
 			if err := w.Tx.SlotEventSet(ctx, sl.ID, p.Title, p.Settings); err != nil {
 				return fmt.Errorf("update event %s: %w", sl.ID, err)
 			}
@@ -245,7 +273,66 @@ func sameSettings(a, b *nextup.EventSettings) bool {
 		ptrEq(a.RegistrationCutoff, b.RegistrationCutoff) && ptrEq(a.CancellationCutoff, b.CancellationCutoff) &&
 		a.PromotionCutoff == b.PromotionCutoff && a.ClaimWindow == b.ClaimWindow &&
 		slices.Equal(a.ReminderOffsets, b.ReminderOffsets) && a.ReminderMorningOf == b.ReminderMorningOf &&
-		a.PriceCents == b.PriceCents && a.Currency == b.Currency
+		a.PriceCents == b.PriceCents && a.Currency == b.Currency &&
+		a.Slug == b.Slug && a.Public == b.Public && boolEq(a.TimeCriticalThroughQuiet, b.TimeCriticalThroughQuiet)
+}
+
+func boolEq(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+
+// slugReuseAfter is how long after its start an event keeps its slug to
+// itself.
+const slugReuseAfter = 7 * 24 * time.Hour
+
+// eventSlug is the form of an event's slug.
+var eventSlug = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$`)
+
+// slugFree refuses a slug another event of the business has (within the
+// transaction that sets it).
+func (w *work) slugFree(ctx context.Context, businessID, eventID, slug string) error {
+	return slugFree(ctx, w.Tx, w.Now, businessID, eventID, slug)
+}
+
+func slugFree(ctx context.Context, tx nextup.Tx, now time.Time, businessID, eventID, slug string) error {
+	if slug == "" {
+		return nil
+	}
+	// Among the events not over yet: a past event's slug may be used
+	// again (next year's party).
+	evs, err := tx.SlotList(ctx, nextup.SlotFilter{BusinessID: businessID, From: now.Add(-slugReuseAfter)})
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		if e.ID != eventID && e.Kind == nextup.KindEvent && e.Event != nil && e.Event.Slug == slug {
+			return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodeSlugTaken, Message: "another event of this business has the slug " + slug,
+				Fields: []nextup.FieldError{{Field: "slug", Message: "is taken by another event"}}}
+		}
+	}
+	return nil
+}
+
+// EventByRef finds an event of the business by its slug or its id: the
+// public page's address.
+func (s *Events) EventByRef(ctx context.Context, businessID, ref string) (nextup.Slot, error) {
+	var out nextup.Slot
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		if sl, err := tx.SlotGet(ctx, ref); err == nil && sl.BusinessID == businessID && sl.Kind == nextup.KindEvent {
+			out = sl
+			return nil
+		}
+		evs, err := tx.SlotList(ctx, nextup.SlotFilter{BusinessID: businessID, From: s.Clock.Now().Add(-slugReuseAfter)})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.Kind == nextup.KindEvent && e.Event != nil && e.Event.Slug != "" && e.Event.Slug == strings.ToLower(ref) {
+				out = e
+				return nil
+			}
+		}
+		return core.NotFound("event", ref, nextup.ErrNotFound)
+	})
+	return out, err
 }
 
 func eventDetail(p EventParams) map[string]any {
@@ -311,6 +398,11 @@ type RegisterParams struct {
 	// GuestNames are the names given for the guests, in order: at most
 	// Guests of them, each optional ("" for an unnamed guest).
 	GuestNames []string
+	// Notify sends a waitlisted registrant the waitlist confirmation
+	// (their place, what happens next, how to leave, their status link):
+	// a guest who registered through the public page has no other way
+	// to find their status page again.
+	Notify bool
 }
 
 // Registration is a person's registration for an event as organisers and
@@ -377,6 +469,9 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 		w.Actor = nextup.ActorCustomer
 		var err error
 		out, err = w.register(ctx, businessID, eventID, jp, p.Guests, names)
+		if err == nil && p.Notify && out.State == RegWaitlisted {
+			err = w.queueWaitlisted(ctx, out)
+		}
 		moves = w.Moves
 		return err
 	})
@@ -399,6 +494,33 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 		}
 	}
 	return out, moves, err
+}
+
+// MessageWaitlisted is the kind of an event's waitlist confirmation.
+const MessageWaitlisted = "waitlisted"
+
+// queueWaitlisted queues the waitlist confirmation of a registration
+// that went to the waitlist.
+func (w *work) queueWaitlisted(ctx context.Context, r Registration) error {
+	e := r.Entry
+	ch, ok := engine.ChooseChannel(e, nil)
+	if !ok {
+		return nil
+	}
+	bi, err := w.Business(ctx, e.BusinessID)
+	if err != nil {
+		return err
+	}
+	sl, err := w.Tx.SlotGet(ctx, e.EventID)
+	if err != nil {
+		return fmt.Errorf("event %s: %w", e.EventID, err)
+	}
+	m := nextup.Message{BusinessID: bi.ID, Kind: MessageWaitlisted, Channel: ch, To: templates.AddressOf(e, ch), EntryID: e.ID}
+	w.s.Stoppable(bi.Business, &m)
+	templates.Compose(bi.Business, templates.TemplateWaitlisted, templates.TemplateData{Name: e.Name, Service: templates.SlotService(sl),
+		When: templates.FormatWhen(sl.StartsAt, bi.Loc), Place: templates.PlaceInLine(bi.Rules, r.Position),
+		StatusLink: w.s.StatusURL(r.StatusToken)}, &m)
+	return w.Queue(ctx, m)
 }
 
 // registeredNote names the note that keeps a registration's status token

@@ -323,11 +323,58 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 // Decline ends an offer at the person's request; the slot rolls on at once
 // and the person goes back to waiting with their place kept.
 func (s *Offers) Decline(ctx context.Context, token string) (nextup.Offer, []nextup.Move, error) {
+	return s.declineByHash(ctx, nextup.HashToken(token))
+}
+
+// liveOfferHash is the token hash of the live offer of the entry whose
+// status link this is.
+func (s *Offers) liveOfferHash(ctx context.Context, statusToken string) (string, error) {
+	var hash string
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		e, err := tx.EntryByStatusHash(ctx, nextup.HashToken(statusToken))
+		if err != nil {
+			return core.NotFound("status link", "", err)
+		}
+		o, err := tx.OfferLiveByEntry(ctx, e.ID)
+		if errors.Is(err, nextup.ErrNotFound) {
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "there is no offer to answer now")
+		}
+		if err != nil {
+			return err
+		}
+		hash = o.TokenHash
+		return nil
+	})
+	return hash, err
+}
+
+// ClaimByStatus claims the live offer of the entry whose status link this
+// is: the status page is a second door to the offer beside its message,
+// through the same one conditional write.
+func (s *Offers) ClaimByStatus(ctx context.Context, statusToken string) (ClaimResult, error) {
+	hash, err := s.liveOfferHash(ctx, statusToken)
+	if err != nil {
+		return ClaimResult{}, err
+	}
+	return s.claimByHash(ctx, hash, nil)
+}
+
+// DeclineByStatus declines the live offer of the entry whose status link
+// this is.
+func (s *Offers) DeclineByStatus(ctx context.Context, statusToken string) (nextup.Offer, []nextup.Move, error) {
+	hash, err := s.liveOfferHash(ctx, statusToken)
+	if err != nil {
+		return nextup.Offer{}, nil, err
+	}
+	return s.declineByHash(ctx, hash)
+}
+
+func (s *Offers) declineByHash(ctx context.Context, hash string) (nextup.Offer, []nextup.Move, error) {
 	var out nextup.Offer
 	var moves []nextup.Move
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorCustomer
-		o, err := w.Tx.OfferByTokenHash(ctx, nextup.HashToken(token))
+		o, err := w.Tx.OfferByTokenHash(ctx, hash)
 		if err != nil {
 			return fmt.Errorf("decline: %w", err)
 		}

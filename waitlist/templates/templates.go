@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -32,11 +33,13 @@ const (
 	TemplateUnconfirmed  = "unconfirmed"  // the business's booking system did not confirm a claim; the business will
 	TemplateProposal     = "proposal"     // to the owner: a request proposes a row; one-tap Approve and Reject
 	TemplateRefunded     = "refunded"     // a paid event's payment arrived after the hold ended: refunded in full
+	TemplateWaitlisted   = "waitlisted"   // an event's registrant is on its waitlist: their place, what happens next, how to leave
 )
 
 // TemplateKinds lists the kinds in the order staff see them.
 var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled, TemplateExpired,
-	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal, TemplateRefunded}
+	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal, TemplateRefunded,
+	TemplateWaitlisted}
 
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
@@ -50,8 +53,13 @@ type TemplateData struct {
 	Countdown string // the claim window in words: "10 minutes"
 	Link      string // the claim link (offer, escalation)
 	Seats     int
-	// StatusLink is the person's status page (joined, expired, filled).
+	// StatusLink is the person's status page (joined, expired, filled,
+	// waitlisted).
 	StatusLink string
+	// Place is where the person is in line, in words, as the business's
+	// rules let them see it ("3rd in line", "in the next few"; ""
+	// when positions are hidden) (waitlisted).
+	Place string
 	// CalendarLink downloads the booking's invite (confirmation, reminder).
 	CalendarLink string
 	// Registered: the offer is for someone who registered for an event
@@ -169,6 +177,22 @@ See your place, or leave the list, here: {{.StatusLink}}
 		HTML: `<p>Hi {{.Name}},</p>
 <p>You're on the {{.Business}} waitlist for <b>{{.Service}}</b>. When a slot that fits opens up, we'll hold it for you and send you a link to claim it.</p>
 {{if .StatusLink}}<p>` + buttonStatus + `See your place</a></p>{{end}}`,
+	},
+	TemplateWaitlisted: {
+		Subject: `You're on the waitlist for {{.Service}}`,
+		SMS:     `{{.Business}}: {{.Service}} on {{.When}} is full, so you're on the waitlist{{if .Place}}, {{.Place}}{{end}}. If a seat frees up we'll text you a link to claim it. Your place, or leave: {{.StatusLink}}`,
+		Text: `Hi {{.Name}},
+
+{{.Service}} on {{.When}} is full, so you're on the waitlist{{if .Place}}: {{.Place}}{{end}}.
+
+What happens next: if a seat frees up, we hold it for the next person in line and send them a link to claim it. When it's your turn you'll get that link here, and you can also claim it from your status page.
+
+See your place, or leave the waitlist, here: {{.StatusLink}}
+`,
+		HTML: `<p>Hi {{.Name}},</p>
+<p><b>{{.Service}}</b> on {{.When}} is full, so you're on the waitlist{{if .Place}}: <b>{{.Place}}</b>{{end}}.</p>
+<p>What happens next: if a seat frees up, we hold it for the next person in line and send them a link to claim it. When it's your turn you'll get that link here, and you can also claim it from your status page.</p>
+<p>` + buttonStatus + `See your place, or leave the waitlist</a></p>`,
 	},
 	TemplateHandback: {
 		Subject: `Over to you: {{.Service}} on {{.When}}`,
@@ -554,4 +578,44 @@ func Compose(biz nextup.Business, kind string, d TemplateData, m *nextup.Message
 		panic(fmt.Sprintf("email layout: %v", err))
 	}
 	m.HTML = b.String()
+}
+
+// PlaceInLine is where someone at position is in line, in words, as the
+// business's rules let them see it: "3rd in line" (exact), "in the next
+// few" (bands), or "" (hidden, or no position).
+func PlaceInLine(rules nextup.Rules, position int) string {
+	if position <= 0 {
+		return ""
+	}
+	switch rules.PositionVisibility {
+	case nextup.PositionExact:
+		return Ordinal(position) + " in line"
+	case nextup.PositionBand:
+		switch {
+		case position <= 3:
+			return "in the next few"
+		case position <= 10:
+			return "in the top 10"
+		case position <= 25:
+			return "in the top 25"
+		}
+		return "further back in line"
+	}
+	return ""
+}
+
+// Ordinal is n as "1st", "2nd", "3rd", "4th", "11th", "22nd".
+func Ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }

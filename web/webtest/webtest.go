@@ -49,9 +49,10 @@ import (
 )
 
 // Unlisted are the path prefixes of pages outside the API contract: the
-// staff dashboard behind its sign-in, and the public join form. Their
+// staff dashboard behind its sign-in, the public join form and the
+// public event pages with their RSVP form. Their
 // exchanges are not checked.
-var Unlisted = []string{"/login", "/logout", "/reset", "/dash", "/b"}
+var Unlisted = []string{"/login", "/logout", "/reset", "/dash", "/b", "/e"}
 
 func init() {
 	// Bodies that are text to the contract: only their type is declared.

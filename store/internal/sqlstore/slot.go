@@ -103,6 +103,12 @@ type eventJSON struct {
 	ReminderMorningOf  string  `json:"reminder_morning_of"`
 	PriceCents         int64   `json:"price_cents"`
 	Currency           string  `json:"currency"`
+	Slug               string  `json:"slug,omitempty"`
+	ShowSeats          string  `json:"show_seats,omitempty"`
+	Place              string  `json:"place,omitempty"`
+	Notes              string  `json:"notes,omitempty"`
+	NoIndex            bool    `json:"noindex,omitempty"`
+	TimeCritical       *bool   `json:"time_critical_through_quiet,omitempty"`
 }
 
 // EncodeEvent returns the stored form of an event's settings ("" for nil).
@@ -114,6 +120,8 @@ func EncodeEvent(ev *nextup.EventSettings) string {
 		MaxGuests: ev.MaxGuests, WaitlistLimit: ev.WaitlistLimit,
 		PromotionCutoff: int64(ev.PromotionCutoff / time.Second), ClaimWindow: int64(ev.ClaimWindow / time.Second),
 		ReminderOffsets: []int64{}, ReminderMorningOf: ev.ReminderMorningOf, PriceCents: ev.PriceCents, Currency: ev.Currency,
+		Slug: ev.Slug, ShowSeats: ev.Public.ShowSeats, Place: ev.Public.Place, Notes: ev.Public.Notes, NoIndex: ev.Public.NoIndex,
+		TimeCritical: ev.TimeCriticalThroughQuiet,
 	}
 	for _, t := range []struct {
 		in  *time.Time
@@ -141,6 +149,9 @@ func DecodeEvent(s string) (*nextup.EventSettings, error) {
 		MaxGuests: j.MaxGuests, WaitlistLimit: j.WaitlistLimit,
 		PromotionCutoff: time.Duration(j.PromotionCutoff) * time.Second, ClaimWindow: time.Duration(j.ClaimWindow) * time.Second,
 		ReminderOffsets: []time.Duration{}, ReminderMorningOf: j.ReminderMorningOf, PriceCents: j.PriceCents, Currency: j.Currency,
+		Slug:                     j.Slug,
+		Public:                   nextup.EventPublic{ShowSeats: j.ShowSeats, Place: j.Place, Notes: j.Notes, NoIndex: j.NoIndex},
+		TimeCriticalThroughQuiet: j.TimeCritical,
 	}
 	if j.RegistrationCutoff != nil {
 		t := FromTS(*j.RegistrationCutoff)

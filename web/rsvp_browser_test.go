@@ -1,0 +1,224 @@
+package web_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/internal/missing"
+	"github.com/nextup-dev/nextup/notify/smtp"
+	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
+	"github.com/nextup-dev/nextup/outbox"
+	"github.com/nextup-dev/nextup/web"
+)
+
+// mailer sends the test business's outbox through a real SMTP server (an
+// in-process go-smtp server) by the outbox relay, as nextup serve does.
+type mailer struct {
+	t     *testing.T
+	smtp  *smtptest.Server
+	relay *outbox.Relay
+}
+
+func newMailer(t *testing.T, a *api) *mailer {
+	t.Helper()
+	srv := smtptest.Start(t)
+	host, port, _ := net.SplitHostPort(srv.Addr)
+	p, _ := strconv.Atoi(port)
+	sender, err := smtp.New(smtp.Config{Host: host, Port: p, TLS: "none", From: "Corner Cuts <events@nextup.test>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &mailer{t: t, smtp: srv, relay: &outbox.Relay{Store: a.store, Clock: a.clock,
+		Senders: map[nextup.Channel]nextup.Sender{nextup.ChannelEmail: sender}}}
+}
+
+// deliver sends what is due and returns the mails to an address, oldest
+// first.
+func (m *mailer) deliver(to string) []smtptest.Mail {
+	m.t.Helper()
+	for {
+		sent, failed, err := m.relay.RunOnce(context.Background())
+		if err != nil {
+			m.t.Fatal(err)
+		}
+		if sent+failed == 0 {
+			break
+		}
+	}
+	var out []smtptest.Mail
+	for _, ml := range m.smtp.Mails() {
+		for _, rcpt := range ml.To {
+			if rcpt == to {
+				out = append(out, ml)
+			}
+		}
+	}
+	return out
+}
+
+// axeSource is axe-core (npm, pinned in web/testdata/axe/package.json).
+const axeSource = "testdata/axe/node_modules/axe-core/axe.min.js"
+
+// axeClean runs axe-core on the page open in ctx and fails the test on any
+// violation (WCAG 2 A and AA rules).
+func axeClean(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	src, err := os.ReadFile(axeSource)
+	if err != nil {
+		missing.Skip(t, "axe-core", axeSource+" is not installed", "cd web/testdata/axe && npm ci")
+	}
+	run(t, ctx, chromedp.Evaluate[bool](string(src)+";true"))
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa"]}}).then(r => JSON.stringify(r.violations.map(v => v.id + ": " + v.help + " (" + v.nodes.map(n => n.target.join(" ")).join(", ") + ")")))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe on %s: %v", what, err)
+	}
+	if out != "[]" {
+		t.Errorf("axe-core finds violations on %s: %s", what, out)
+	}
+}
+
+// TestEventGuestInBrowser is the guest's side of an event on a phone, in
+// real Chromium with mail through a real SMTP server: a guest opens the
+// public page of a full event, RSVPs with a named guest, confirms by the
+// emailed link and sees they are 3rd on the waitlist; two confirmed guests
+// cancel from their own links, and the guest's open status page shows 1st
+// without a reload; when the person ahead declines, the same page shows
+// the offer with its countdown, and the guest claims it there.
+func TestEventGuestInBrowser(t *testing.T) {
+	t.Parallel()
+	a := setupJoin(t, func(s *web.Server) { s.StatusPoll = 200 * time.Millisecond })
+	m := newMailer(t, a)
+	var ev map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/events", a.key,
+		`{"title":"Wine tasting","starts_at":"2026-12-31T19:00:00Z","ends_at":"2026-12-31T22:00:00Z","capacity":4,"max_guests_per_rsvp":2}`), 201, &ev)
+	id := ev["id"].(string)
+	a.must(a.do("PATCH", "/v1/events/"+id, a.key, `{"slug":"wine","public":{"place":"The back room, 12 Mill Lane"}}`), 200, nil)
+	status := map[string]string{}
+	for _, who := range []string{"ana", "ben", "dee", "eli"} {
+		var r map[string]any
+		a.must(a.do("POST", "/v1/events/"+id+"/registrations", a.key, `{"name":"`+who+`","email":"`+who+`@example.com","guests":1}`), 201, &r)
+		status[who] = r["status_url"].(string)
+	}
+	m.deliver("")
+
+	ctx := browser(t)
+	shots := os.Getenv("NEXTUP_SCREENSHOTS")
+	shot := func(name string) {
+		if shots != "" {
+			_ = os.WriteFile(filepath.Join(shots, name), run(t, ctx, chromedp.FullScreenshot(100)), 0o644)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+"/e/corner-cuts/wine")); err != nil {
+		t.Fatal(err)
+	}
+	page := run(t, ctx, chromedp.Text(chromedp.CSS("main")))
+	for _, want := range []string{"Wine tasting", "The back room, 12 Mill Lane", "Full — join the waitlist", "2 people waiting"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the public page lacks %q:\n%s", want, page)
+		}
+	}
+	shot("event-public.png")
+	axeClean(t, ctx, "the public event page")
+	// Sent empty: the mistakes are marked, and the page stays accessible.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the form's error", `!!document.getElementById("form-error")`)
+	axeClean(t, ctx, "the public event page's error state")
+	for _, step := range []chromedp.Action[struct{}]{
+		chromedp.SendKeys(chromedp.ID("name"), "Cleo Park"),
+		chromedp.SendKeys(chromedp.ID("email"), "cleo@example.com"),
+		chromedp.SendKeys(chromedp.ID("guests"), "1"),
+		chromedp.SendKeys(chromedp.ID("guest-1"), "Sam Park"),
+		chromedp.Click(chromedp.CSS("button.claim")),
+	} {
+		if err := chromedp.Do(ctx, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, ctx, "check your email", `document.querySelector("h1").textContent === "Check your email"`)
+	axeClean(t, ctx, "the check-your-email page")
+	mails := m.deliver("cleo@example.com")
+	if len(mails) != 1 {
+		t.Fatalf("%d mails to Cleo after the RSVP, want the confirmation", len(mails))
+	}
+	link := regexp.MustCompile(`https://nextup\.test(/e/corner-cuts/wine/confirm\?t=\S+)`).FindStringSubmatch(mails[0].Text)
+	if link == nil {
+		t.Fatalf("no confirmation link in:\n%s", mails[0].Text)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+link[1])); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the status page, 3rd", `location.pathname.startsWith("/s/") && document.getElementById("state").textContent.includes("number 3 in line for Wine tasting")`)
+	shot("event-waitlisted.png")
+	axeClean(t, ctx, "the status page")
+	if told := m.deliver("cleo@example.com"); len(told) != 2 || !strings.Contains(told[1].Text, "3rd in line") {
+		t.Fatalf("Cleo's waitlist confirmation: %d mails", len(told))
+	}
+
+	// Ana and Ben cancel from the links in their confirmations.
+	cancel := regexp.MustCompile(`https://nextup\.test(/r/\S+)`)
+	for _, who := range []string{"ana", "ben"} {
+		var l []string
+		for _, ml := range m.deliver(who + "@example.com") {
+			if l = cancel.FindStringSubmatch(ml.Text); l != nil {
+				break
+			}
+		}
+		if l == nil {
+			t.Fatalf("no cancel link in %s's mail", who)
+		}
+		c := a.client()
+		p := c.do("GET", l[1], nil)
+		if p.status != 200 {
+			t.Fatalf("%s's cancel page: %d", who, p.status)
+		}
+		if p = c.do("POST", l[1], nil); p.status != 200 && p.status != 303 {
+			t.Fatalf("%s cancels: %d\n%s", who, p.status, p.body)
+		}
+	}
+	// The open page follows, without a reload.
+	run(t, ctx, chromedp.Evaluate[bool](`window.__same = true`))
+	waitFor(t, ctx, "1st, live", `document.getElementById("state").textContent.includes("number 1 in line for Wine tasting") && window.__same === true`)
+
+	// Dee, ahead of her, declines from her own status page: Cleo's page
+	// shows the offer with its countdown, and she claims it there.
+	dee := a.client()
+	if p := dee.do("POST", strings.TrimPrefix(status["dee"], "https://nextup.test")+"/decline", nil); p.status != 200 {
+		t.Fatalf("Dee declines: %d\n%s", p.status, p.body)
+	}
+	waitFor(t, ctx, "the offer on the status page", `!!document.getElementById("countdown") && document.querySelector("h1").textContent === "You have an offer"`)
+	shot("event-offer.png")
+	axeClean(t, ctx, "the status page with an offer")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "claimed", `document.body.textContent.includes("It's yours")`)
+	var regs struct {
+		Registrations []map[string]any `json:"registrations"`
+	}
+	a.must(a.do("GET", "/v1/events/"+id+"/registrations", a.key, ""), 200, &regs)
+	found := false
+	for _, r := range regs.Registrations {
+		if r["name"] == "Cleo Park" {
+			found = r["state"] == "confirmed"
+		}
+	}
+	if !found {
+		t.Fatalf("Cleo is not confirmed on the guest list: %v", regs.Registrations)
+	}
+}

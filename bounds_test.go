@@ -104,7 +104,7 @@ func TestRulesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"version":1,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact","reminder_offsets_seconds":[86400,3600]}`
+	want := `{"version":1,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact","reminder_offsets_seconds":[86400,3600],"requeue":{"policy":"keep","drop_after":0}}`
 	if string(b) != want {
 		t.Fatalf("default rules JSON\n got %s\nwant %s", b, want)
 	}
@@ -131,6 +131,28 @@ func TestRulesJSON(t *testing.T) {
 	if err := r.UnmarshalJSON([]byte(`{"reminder_offsets_seconds":[]}`)); err != nil || len(r.ReminderOffsets) != 0 || len(r.Validate()) != 0 {
 		t.Fatalf("no reminders: %+v, %v, %v", r.ReminderOffsets, err, r.Validate())
 	}
+	// The re-queue rule: a patch of one of its fields keeps the other;
+	// rules stored before it existed (no "requeue") keep the place.
+	if err := r.UnmarshalJSON([]byte(`{"requeue":{"policy":"back","drop_after":2}}`)); err != nil || r.Requeue != nextup.DefaultEventRequeue() {
+		t.Fatalf("requeue patch: %+v, %v", r.Requeue, err)
+	}
+	if err := r.UnmarshalJSON([]byte(`{"requeue":{"drop_after":3}}`)); err != nil || r.Requeue != (nextup.Requeue{Policy: nextup.RequeueBack, DropAfter: 3}) {
+		t.Fatalf("requeue patch of drop_after alone: %+v, %v", r.Requeue, err)
+	}
+	var old nextup.Rules
+	if err := old.UnmarshalJSON([]byte(`{"claim_window_seconds":600}`)); err != nil || old.Requeue != (nextup.Requeue{Policy: nextup.RequeueKeep}) {
+		t.Fatalf("rules without requeue: %+v, %v", old.Requeue, err)
+	}
+	for _, bad := range []string{`{"policy":"later"}`, `{"policy":""}`, `{"drop_after":-1}`, `{"policy":"drop","drop_after":0}`} {
+		x := r
+		if err := x.UnmarshalJSON([]byte(`{"requeue":` + bad + `}`)); err != nil {
+			t.Fatal(err)
+		}
+		if errs := x.Validate(); len(errs) != 1 || !strings.HasPrefix(errs[0].Field, "requeue.") {
+			t.Errorf("requeue %s: Validate = %v, want one requeue field", bad, errs)
+		}
+	}
+	r.Requeue = nextup.DefaultRules().Requeue
 	for _, bad := range []string{`[60]`, `[3600,3600]`, `[1,2,3,4,5,6]`, `[3000000]`} {
 		x := r
 		if err := x.UnmarshalJSON([]byte(`{"reminder_offsets_seconds":` + bad + `}`)); err != nil {
@@ -145,6 +167,7 @@ func TestRulesJSON(t *testing.T) {
 		`{"reminder_offsets_seconds":3600}`,
 		`{"quiet_hours":{"start":"25:00","end":"08:00"}}`,
 		`{"claim_window_secs":600}`,                 // unknown field (a typo)
+		`{"requeue":{"policy":"back","after":2}}`,   // and inside requeue
 		`{"claim_window_seconds":18446744134}`,      // would overflow into a valid-looking minute
 		`{"min_lead_seconds":-9223372036854775807}`, // and the other way
 		`{} {}`,

@@ -148,6 +148,67 @@ type Rules struct {
 	// ReminderOffsets are how long before a booked slot starts its
 	// reminders go (moved out of quiet hours); empty sends none.
 	ReminderOffsets []time.Duration
+	// Requeue is what happens to a person whose offer of a slot lapses
+	// or who declines it. An event follows its own setting instead
+	// (EventSettings.Requeue, by default DefaultEventRequeue).
+	Requeue Requeue
+}
+
+// Requeue is the re-queue rule: what happens to a person whose offer
+// lapses (the claim window passed unanswered) or who declines it. Offers
+// that end for other reasons (staff withdrew it, it could not be sent)
+// are not the person's doing and count for nothing.
+//
+// Every lapse or decline is counted on the entry (Entry.Lapses). When
+// DropAfter is above zero, the lapse or decline that brings the count to
+// DropAfter takes the person off the waitlist, whatever the policy;
+// before that (and always, with DropAfter zero) the policy decides:
+//
+//   - keep: they keep their place in line.
+//   - back: they go to the back of the line: they count as having joined
+//     at that moment, behind everyone already waiting (see Entry).
+//   - drop: as keep until the DropAfter-th lapse, which drops them; so
+//     drop needs a DropAfter of at least 1.
+//
+// Either way the person is never offered the same slot again.
+type Requeue struct {
+	Policy    string `json:"policy"`     // RequeueKeep, RequeueBack or RequeueDrop
+	DropAfter int    `json:"drop_after"` // 0: never dropped for lapses
+}
+
+// Re-queue policies.
+const (
+	RequeueKeep = "keep"
+	RequeueBack = "back"
+	RequeueDrop = "drop"
+)
+
+// DefaultEventRequeue is an event's re-queue rule unless its organiser
+// chose another: to the back of the waitlist after a first lapse or
+// decline, off it after the second, so that a guest who cannot come
+// does not sit at the front of the line.
+func DefaultEventRequeue() Requeue { return Requeue{Policy: RequeueBack, DropAfter: 2} }
+
+// maxDropAfter bounds Requeue.DropAfter: beyond it, "never" says the
+// same thing.
+const maxDropAfter = 100
+
+// Validate reports every invalid field of q, named under prefix
+// ("requeue" in the rules and in an event's settings).
+func (q Requeue) Validate(prefix string) []FieldError {
+	var errs []FieldError
+	switch q.Policy {
+	case RequeueKeep, RequeueBack, RequeueDrop:
+	default:
+		errs = append(errs, FieldError{prefix + ".policy", "must be keep, back or drop"})
+	}
+	switch {
+	case q.DropAfter < 0 || q.DropAfter > maxDropAfter:
+		errs = append(errs, FieldError{prefix + ".drop_after", fmt.Sprintf("must be between 0 and %d", maxDropAfter)})
+	case q.Policy == RequeueDrop && q.DropAfter == 0:
+		errs = append(errs, FieldError{prefix + ".drop_after", "must be at least 1 when the policy is drop"})
+	}
+	return errs
 }
 
 // DefaultRules returns the defaults of API.md.
@@ -161,6 +222,7 @@ func DefaultRules() Rules {
 		MaxOffersPerPersonPerDay: 3,
 		PositionVisibility:       PositionExact,
 		ReminderOffsets:          []time.Duration{24 * time.Hour, time.Hour},
+		Requeue:                  Requeue{Policy: RequeueKeep},
 	}
 }
 
@@ -203,7 +265,7 @@ func (r Rules) Validate() []FieldError {
 			}
 		}
 	}
-	return errs
+	return append(errs, r.Requeue.Validate("requeue")...)
 }
 
 // maxRuleSeconds bounds the *_seconds fields of rules while parsing (ten
@@ -223,6 +285,7 @@ type rulesJSON struct {
 	DownFit                  bool        `json:"down_fit"`
 	PositionVisibility       string      `json:"position_visibility"`
 	ReminderOffsetsSeconds   []int64     `json:"reminder_offsets_seconds"`
+	Requeue                  Requeue     `json:"requeue"`
 }
 
 // MarshalJSON writes the API.md shape.
@@ -237,6 +300,7 @@ func (r Rules) MarshalJSON() ([]byte, error) {
 		MaxOffersPerPersonPerDay: r.MaxOffersPerPersonPerDay,
 		DownFit:                  r.DownFit,
 		PositionVisibility:       r.PositionVisibility,
+		Requeue:                  r.Requeue,
 	}
 	if r.MaxOffersPerSlot > 0 {
 		n := r.MaxOffersPerSlot
@@ -259,12 +323,18 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		MaxOffersPerPersonPerDay: r.MaxOffersPerPersonPerDay,
 		DownFit:                  r.DownFit,
 		PositionVisibility:       r.PositionVisibility,
+		Requeue:                  r.Requeue,
 	}
 	if r.MaxOffersPerSlot > 0 {
 		n := r.MaxOffersPerSlot
 		w.MaxOffersPerSlot = &n
 	}
 	w.ReminderOffsetsSeconds = durationsToSeconds(r.ReminderOffsets)
+	if w.Requeue.Policy == "" {
+		// Rules stored before the re-queue rule existed keep their place
+		// after a lapse, as they did then.
+		w.Requeue.Policy = RequeueKeep
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields() // a typo must be an error, not a silent no-op
 	if err := dec.Decode(&w); err != nil {
@@ -301,6 +371,7 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		DownFit:                  w.DownFit,
 		PositionVisibility:       w.PositionVisibility,
 		ReminderOffsets:          reminders,
+		Requeue:                  w.Requeue,
 	}
 	if w.MaxOffersPerSlot != nil {
 		r.MaxOffersPerSlot = *w.MaxOffersPerSlot

@@ -43,6 +43,14 @@ type Availability struct {
 // date-only bound in the API has already been turned into the start or the
 // end of that day in the business timezone. Fair order is Priority first,
 // then JoinedAt, then Seq (a monotonic sequence assigned by the store).
+//
+// JoinedAt and Seq are the entry's place in line: when it joined, unless
+// the re-queue rule (Requeue) moved it to the back of the line after a
+// lapse or decline. Then JoinedAt is that moment and Seq a new number from
+// the store's sequence, so it ranks behind every entry already waiting
+// (of its priority: a priority entry stays ahead of the others) and ahead
+// of everyone who joins later; the audit row of the move keeps the old
+// place.
 type Entry struct {
 	ID           string
 	BusinessID   string
@@ -64,6 +72,9 @@ type Entry struct {
 	State        EntryState
 	StatusHash   string // hash of the status-page token
 	UpdatedAt    time.Time
+	// Lapses counts the offers this entry let lapse or declined (see
+	// Requeue); the re-queue rule reads it.
+	Lapses int
 }
 
 // ContactKey identifies the person behind an entry within a business, for

@@ -21,6 +21,9 @@ type EventSettings struct {
 	ReminderMorningOf  string          // "HH:MM" in the business timezone on the day; "" for none
 	PriceCents         int64           // 0: free
 	Currency           string          // ISO 4217, lower case; "eur" by default
+	// Requeue is the event's re-queue rule after a lapse or decline;
+	// nil: DefaultEventRequeue (the business's rules are for slots).
+	Requeue *Requeue
 	// Slug names the event in its public page's address,
 	// /e/{business slug}/{slug} (unique within the business; "" for
 	// none: the page is then at the event's id).

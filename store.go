@@ -116,6 +116,13 @@ type Tx interface {
 	EntryUpdate(ctx context.Context, e Entry) error
 	// EntrySetState moves an entry from one of from to to, or fails with ErrConflict.
 	EntrySetState(ctx context.Context, id string, from []EntryState, to EntryState, at time.Time) error
+	// EntryLapse counts one more lapse or decline of an entry's offer
+	// (Lapses+1) and, when back is true, moves it to the back of its
+	// waitlist: JoinedAt becomes at and Seq a new number from the
+	// sequence EntryCreate draws from, so it ranks after every entry of
+	// its priority that joined by then. Nothing else changes (the state
+	// goes through EntrySetState). It returns the entry as stored.
+	EntryLapse(ctx context.Context, id string, back bool, at time.Time) (Entry, error)
 	// EntryCandidates returns up to Limit waiting entries in fair order that
 	// may fit a slot, strictly after the cursor, read through an index: the
 	// store filters on business, service or event, state, window and party

@@ -343,6 +343,13 @@ func (t *faultTx) EntrySetState(ctx context.Context, id string, from []nextup.En
 	return t.Tx.EntrySetState(ctx, id, from, to, at)
 }
 
+func (t *faultTx) EntryLapse(ctx context.Context, id string, back bool, at time.Time) (nextup.Entry, error) {
+	if err := t.hit("EntryLapse"); err != nil {
+		return nextup.Entry{}, err
+	}
+	return t.Tx.EntryLapse(ctx, id, back, at)
+}
+
 func (t *faultTx) EntryCandidates(ctx context.Context, q nextup.CandidateQuery) ([]nextup.Entry, error) {
 	if err := t.hit("EntryCandidates"); err != nil {
 		return nil, err

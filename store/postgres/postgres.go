@@ -312,6 +312,11 @@ var dialect = sqlstore.Dialect{
 		WHERE seq IN (SELECT seq FROM due)
 		  AND state = 'waiting'
 		RETURNING ` + sqlstore.EntryCols,
+	// EntryLapseBack: an identity column ALWAYS may be set to DEFAULT,
+	// which draws the next number of its sequence.
+	EntryLapseBack: `UPDATE entries SET lapses = lapses + 1, joined_at = ?2, seq = DEFAULT
+		WHERE id = ?1
+		RETURNING ` + sqlstore.EntryCols,
 }
 
 // sqlTx is the sqlstore.Runner of one pgx transaction: it runs the query

@@ -274,6 +274,13 @@ var dialect = sqlstore.Dialect{
 		WHERE seq IN (SELECT seq FROM entries WHERE business_id = ?2 AND state = 'waiting' AND latest < ?1
 			ORDER BY latest, seq LIMIT ?3)
 		RETURNING ` + sqlstore.EntryCols,
+	// EntryLapseBack takes the number after the highest AUTOINCREMENT has
+	// recorded (or any row holds); the trigger entries_seq_moved records
+	// it in turn, so it is never handed out again.
+	EntryLapseBack: `UPDATE entries SET lapses = lapses + 1, joined_at = ?2,
+			seq = (SELECT max(s.seq, (SELECT max(seq) FROM entries)) + 1 FROM sqlite_sequence s WHERE s.name = 'entries')
+		WHERE id = ?1
+		RETURNING ` + sqlstore.EntryCols,
 }
 
 // errKind maps SQLite's constraint errors to the domain's kinds: a CHECK,

@@ -70,6 +70,7 @@ func testEntryRoundTrip(t *testing.T, b *bundle) {
 		State:      nextup.EntryWaiting,
 		StatusHash: nextup.HashToken("status-full"),
 		UpdatedAt:  b.at(-time.Minute),
+		Lapses:     2,
 	}
 	event := nextup.Entry{
 		ID:         "ent_event",
@@ -234,6 +235,91 @@ func testEntrySetState(t *testing.T, b *bundle) {
 		want.State, want.UpdatedAt = state, updated
 		checkEqual(t, fmt.Sprintf("entry after step %d", i), want, b.getEntry(e.ID))
 	}
+}
+
+func testEntryLapse(t *testing.T, b *bundle) {
+	biz, other := b.business(), b.business()
+	joined := func(d time.Duration) func(*nextup.Entry) {
+		return func(e *nextup.Entry) { e.JoinedAt = b.at(-d) }
+	}
+	prio := func(e *nextup.Entry) { e.Priority = true }
+	p1 := b.entry(biz.ID, joined(3*time.Hour), prio)
+	p2 := b.entry(biz.ID, joined(time.Hour), prio)
+	first := b.entry(biz.ID, joined(5*time.Hour))
+	second := b.entry(biz.ID, joined(4*time.Hour))
+	now := b.entry(biz.ID, joined(0)) // joined the very moment of the lapses below
+	b.entry(other.ID, joined(6*time.Hour))
+	lapse := func(id string, back bool) nextup.Entry {
+		t.Helper()
+		var got nextup.Entry
+		b.tx(func(tx nextup.Tx) error {
+			var err error
+			got, err = tx.EntryLapse(b.ctx, id, back, b.now)
+			return err
+		})
+		checkEqual(t, fmt.Sprintf("entry returned by EntryLapse(%s, %v)", id, back), b.getEntry(id), got)
+		return got
+	}
+	order := func(what string, want ...nextup.Entry) {
+		t.Helper()
+		b.read(func(tx nextup.Tx) error {
+			got, err := tx.EntryCandidates(b.ctx, nextup.CandidateQuery{BusinessID: biz.ID, Service: "cut", SlotStart: b.at(time.Hour), Limit: 50})
+			if wantOK(t, err, "%s: EntryCandidates", what) && !sameStrings(ids(got, entryID), ids(want, entryID)) {
+				t.Errorf("%s: candidates %v, want %v", what, ids(got, entryID), ids(want, entryID))
+			}
+			list, err := tx.EntryList(b.ctx, nextup.EntryFilter{BusinessID: biz.ID, Service: "cut"})
+			if wantOK(t, err, "%s: EntryList", what) && !sameStrings(ids(list, entryID), ids(want, entryID)) {
+				t.Errorf("%s: list %v, want %v", what, ids(list, entryID), ids(want, entryID))
+			}
+			for i, e := range want {
+				pos, err := tx.EntryPosition(b.ctx, e)
+				if wantOK(t, err, "%s: EntryPosition(%s)", what, e.ID) && pos != i+1 {
+					t.Errorf("%s: EntryPosition(%s) = %d, want %d", what, e.ID, pos, i+1)
+				}
+			}
+			return nil
+		})
+	}
+	order("before", p1, p2, first, second, now)
+
+	// Counted in place: nothing else changes.
+	got := lapse(first.ID, false)
+	want := first
+	want.Lapses = 1
+	checkEqual(t, "entry after EntryLapse in place", want, got)
+	order("after a lapse in place", p1, p2, first, second, now)
+
+	// To the back: behind everyone, the one who joined that very moment
+	// too, with a new Seq above every one handed out so far.
+	got = lapse(first.ID, true)
+	want.Lapses, want.JoinedAt = 2, b.now
+	if got.Seq <= now.Seq {
+		t.Errorf("EntryLapse to the back gave Seq %d, want above %d (the last one handed out)", got.Seq, now.Seq)
+	}
+	want.Seq = got.Seq
+	checkEqual(t, "entry after EntryLapse to the back", want, got)
+	first = got
+	order("after a move to the back", p1, p2, second, now, first)
+
+	// A priority entry goes behind the other priority entries only.
+	p1 = lapse(p1.ID, true)
+	order("after a priority entry's move", p2, p1, second, now, first)
+
+	// Who joins later still comes after, with a larger Seq: no number is
+	// handed out twice.
+	later := b.entry(biz.ID, joined(0))
+	if later.Seq <= p1.Seq {
+		t.Errorf("an entry created after a move to the back got Seq %d, want above %d", later.Seq, p1.Seq)
+	}
+	order("after a later join", p2, p1, second, now, first, later)
+
+	b.tx(func(tx nextup.Tx) error {
+		for _, back := range []bool{false, true} {
+			_, err := tx.EntryLapse(b.ctx, "ent_missing", back, b.now)
+			wantErr(t, err, nextup.ErrNotFound, "EntryLapse(missing, %v)", back)
+		}
+		return nil
+	})
 }
 
 func testEntryCandidates(t *testing.T, b *bundle) {

@@ -389,6 +389,8 @@ func testSlotEventRoundTrip(t *testing.T, b *bundle) {
 		Slug:                     "wine-tasting",
 		Public:                   nextup.EventPublic{ShowSeats: nextup.ShowSeatsFew, Place: "The back room", Notes: "Bring a glass.\nDoors at 7.", NoIndex: true},
 		TimeCriticalThroughQuiet: ptr(true),
+		// Its own re-queue rule (nil, the events' default, in bare).
+		Requeue: &nextup.Requeue{Policy: nextup.RequeueDrop, DropAfter: 3},
 	}
 	// No reminders at all (an empty list, not the default), no cutoffs, a
 	// waitlist of zero (none) rather than no limit, free.

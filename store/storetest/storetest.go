@@ -118,6 +118,7 @@ var groups = []group{
 		{"Seq", testEntrySeq},
 		{"Update", testEntryUpdate},
 		{"SetState", testEntrySetState},
+		{"Lapse", testEntryLapse},
 		{"Candidates", testEntryCandidates},
 		{"CandidatesBruteForce", testEntryCandidatesBruteForce},
 		{"PositionBruteForce", testEntryPositionBruteForce},

@@ -191,6 +191,27 @@ func (t *Tx) EntrySetState(ctx context.Context, id string, from []nextup.EntrySt
 	return t.putEntry(e)
 }
 
+// EntryLapse counts one more lapse or decline of an entry and, when back,
+// moves it to the back of its waitlist: JoinedAt at and the next Seq of
+// the counter seq#entries, so its FAIR key sorts after every entry of its
+// priority that joined by then (one Put: the new key in g2 and g3).
+func (t *Tx) EntryLapse(ctx context.Context, id string, back bool, at time.Time) (nextup.Entry, error) {
+	what := fmt.Sprintf("lapse of entry %s (back: %v)", id, back)
+	e, err := load[nextup.Entry](ctx, t, entPK(id), what)
+	if err != nil {
+		return e, err
+	}
+	e.Lapses++
+	if back {
+		seq, err := t.next(ctx, entSeqPK)
+		if err != nil {
+			return e, fmt.Errorf("%s: %w", what, err)
+		}
+		e.JoinedAt, e.Seq = at, seq
+	}
+	return e, t.putEntry(e)
+}
+
 // EntryCandidates reads a waitlist's waiting entries in fair order past
 // the cursor, keeping those whose window holds the slot's start and whose
 // party size fits, up to Limit.

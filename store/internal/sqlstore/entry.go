@@ -13,7 +13,7 @@ import (
 
 // EntryCols are the columns ScanEntry reads, in its order.
 const EntryCols = `seq, id, business_id, name, email, phone, channel, service, event_id, party_size,
-	earliest, latest, staff, availability, priority, source, joined_at, state, status_hash, updated_at`
+	earliest, latest, staff, availability, priority, source, joined_at, state, status_hash, updated_at, lapses`
 
 // FairOrder is the ORDER BY of fair order (policy fcfs-priority/v1):
 // priority first, then joined_at, then seq. fair_rank is 0 for priority
@@ -33,7 +33,7 @@ func ScanEntry(r Scanner) (nextup.Entry, error) {
 	)
 	err := r.Scan(&e.Seq, &e.ID, &e.BusinessID, &e.Name, &e.Email, &e.Phone, &e.Channel, &e.Service,
 		&e.EventID, &e.PartySize, &earliest, &latest, &e.Staff, &avail, &priority, &e.Source, &joined,
-		&e.State, &e.StatusHash, &updated)
+		&e.State, &e.StatusHash, &updated, &e.Lapses)
 	if err != nil {
 		return e, err
 	}
@@ -80,8 +80,8 @@ func availabilityJSON(a []nextup.Availability) (any, error) {
 // entry, for the indexes.
 const EntryInsert = `INSERT INTO entries (id, business_id, name, email, phone, channel,
 		contact_key, service, event_id, party_size, earliest, latest, staff, availability, priority,
-		source, joined_at, state, status_hash, updated_at, queue, fair_rank)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		source, joined_at, state, status_hash, updated_at, queue, fair_rank, lapses)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	RETURNING seq`
 
 // EntryInsertArgs returns the arguments of EntryInsert for e.
@@ -93,7 +93,7 @@ func EntryInsertArgs(e nextup.Entry) ([]any, error) {
 	return []any{e.ID, e.BusinessID, e.Name, e.Email, e.Phone, e.Channel, e.ContactKey(), e.Service, e.EventID,
 		e.PartySize, TS(e.Earliest), LatestTS(e.Latest), e.Staff, avail, BoolInt(e.Priority), e.Source,
 		TS(e.JoinedAt), e.State, e.StatusHash, TS(e.UpdatedAt), QueueOf(e.Service, e.EventID),
-		1 - BoolInt(e.Priority)}, nil
+		1 - BoolInt(e.Priority), e.Lapses}, nil
 }
 
 // EntryUpdate rewrites what a person or staff may change of an entry:
@@ -215,6 +215,22 @@ func (t *Tx) EntrySetState(ctx context.Context, id string, from []nextup.EntrySt
 	return t.execOne(ctx, fmt.Sprintf("entry %s %v -> %s", id, from, to), "entries", id,
 		`UPDATE entries SET state = ?, updated_at = ? WHERE id = ? AND `+cond,
 		append([]any{to, TS(at), id}, fromArgs...)...)
+}
+
+// EntryLapseCount counts a lapse of entry ?1 and returns it (EntryCols);
+// a move to the back is the dialect's EntryLapseBack.
+const EntryLapseCount = `UPDATE entries SET lapses = lapses + 1 WHERE id = ?1 RETURNING ` + EntryCols
+
+// EntryLapse counts one more lapse or decline of an entry and, when back,
+// moves it to the back of its waitlist (joined_at at, a new seq) in the
+// same statement.
+func (t *Tx) EntryLapse(ctx context.Context, id string, back bool, at time.Time) (nextup.Entry, error) {
+	query, args := EntryLapseCount, []any{id}
+	if back {
+		query, args = t.d.EntryLapseBack, []any{id, TS(at)}
+	}
+	e, err := ScanEntry(t.r.QueryRow(ctx, query, args...))
+	return e, t.err(fmt.Sprintf("lapse of entry %s (back: %v)", id, back), err)
 }
 
 // EntryCandidates reads the entries_fair index in fair order: equality on

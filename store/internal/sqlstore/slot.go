@@ -109,6 +109,9 @@ type eventJSON struct {
 	Notes              string  `json:"notes,omitempty"`
 	NoIndex            bool    `json:"noindex,omitempty"`
 	TimeCritical       *bool   `json:"time_critical_through_quiet,omitempty"`
+	// Requeue is the event's own re-queue rule; absent: the events'
+	// default.
+	Requeue *nextup.Requeue `json:"requeue,omitempty"`
 }
 
 // EncodeEvent returns the stored form of an event's settings ("" for nil).
@@ -122,6 +125,7 @@ func EncodeEvent(ev *nextup.EventSettings) string {
 		ReminderOffsets: []int64{}, ReminderMorningOf: ev.ReminderMorningOf, PriceCents: ev.PriceCents, Currency: ev.Currency,
 		Slug: ev.Slug, ShowSeats: ev.Public.ShowSeats, Place: ev.Public.Place, Notes: ev.Public.Notes, NoIndex: ev.Public.NoIndex,
 		TimeCritical: ev.TimeCriticalThroughQuiet,
+		Requeue:      ev.Requeue,
 	}
 	for _, t := range []struct {
 		in  *time.Time
@@ -152,6 +156,7 @@ func DecodeEvent(s string) (*nextup.EventSettings, error) {
 		Slug:                     j.Slug,
 		Public:                   nextup.EventPublic{ShowSeats: j.ShowSeats, Place: j.Place, Notes: j.Notes, NoIndex: j.NoIndex},
 		TimeCriticalThroughQuiet: j.TimeCritical,
+		Requeue:                  j.Requeue,
 	}
 	if j.RegistrationCutoff != nil {
 		t := FromTS(*j.RegistrationCutoff)

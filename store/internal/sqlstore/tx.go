@@ -78,6 +78,11 @@ type Dialect struct {
 	//     whose latest is before ?1, at most ?3, by latest and seq,
 	//     stamping updated_at ?1; it returns EntryCols.
 	TimerClaimDue, MessageClaimDue, EntryExpireBefore string
+
+	// EntryLapseBack counts a lapse of entry ?1 and moves it to the back
+	// of its waitlist: joined_at ?2 and a new seq from the sequence
+	// entries draw from (Tx.EntryLapse); it returns EntryCols.
+	EntryLapseBack string
 }
 
 // Err wraps err with the operation's name and maps the driver's errors to

@@ -21,11 +21,13 @@ import (
 // Then candidates are pulled in the order given (fair order, from the
 // store) and offered while they fit: one offer for unit seating, one per
 // fitting entry while seats remain for shared seating (batch promotion),
-// never to an entry already offered this slot, never more seats than are
-// free, never beyond the try cap. An entry that fits but has no deliverable
-// channel or has had its offers for the day is skipped with a reason and
-// keeps its place. Decide stops pulling candidates the moment it has
-// decided, because the sequence may be paged from a very long list.
+// never to an entry already offered this slot in its place in line (see
+// Offered: one a lapse moved to the back waits for it again), never
+// more seats than are free, never beyond the try cap. An entry that fits
+// but has no deliverable channel or has had its offers for the day is
+// skipped with a reason and keeps its place. Decide stops pulling
+// candidates the moment it has decided, because the sequence may be paged
+// from a very long list.
 //
 // Decide is pure and total: no I/O, no clock, no randomness, and no panic
 // on any input. A nil Loc means UTC and nil Candidates means nobody waits.
@@ -53,9 +55,7 @@ func Decide(in Input) Decision {
 	// towards the try cap, and when a later cancellation meets an empty
 	// list the move is nobody_fits, not a hand-back.
 	live, endedUnclaimed, tried := false, false, 0
-	offered := make(map[string]bool, len(in.History))
 	for _, o := range in.History {
-		offered[o.EntryID] = true
 		if o.State != nextup.OfferClaimed {
 			tried++
 		}
@@ -100,26 +100,27 @@ func Decide(in Input) Decision {
 		// person, so two entries of one person share the daily cap.
 		work := slot
 		madeTo := map[string]int{}
-		for c := range in.Candidates {
+		// dealt: entries this decision dealt with (offered, skipped or
+		// waiting for another to be offered first); a repeat of one in
+		// the sequence is ignored.
+		dealt := map[string]bool{}
+		// consider offers the slot to c if it fits and passes the
+		// guardrails, and reports whether the decision is complete.
+		consider := func(c Candidate) (done bool) {
 			e := c.Entry
-			if offered[e.ID] {
-				continue
-			}
 			if fits, _ := Fits(work, e, rules, loc, now); !fits {
-				continue
+				return false
 			}
-			// The entry is dealt with in this decision, offered or
-			// skipped; a repeat of it in the sequence is ignored.
-			offered[e.ID] = true
+			dealt[e.ID] = true
 			channel, ok := ChooseChannel(e, c.Suppressed)
 			if !ok {
 				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipNoChannel, Before: len(dec.Offers)})
-				continue
+				return false
 			}
 			key := e.ContactKey()
 			if capDay := rules.MaxOffersPerPersonPerDay; capDay > 0 && c.OffersToday+madeTo[key] >= capDay {
 				dec.Skipped = append(dec.Skipped, Skip{EntryID: e.ID, Reason: SkipDailyCap, Before: len(dec.Offers)})
-				continue
+				return false
 			}
 			seats := e.PartySize
 			if !shared(slot) {
@@ -137,7 +138,38 @@ func Decide(in Input) Decision {
 			madeTo[key]++
 			work.HeldSeats += seats
 			tries++
-			if !shared(slot) || work.FreeSeats() <= 0 || (maxTries > 0 && tries >= maxTries) {
+			return !shared(slot) || work.FreeSeats() <= 0 || (maxTries > 0 && tries >= maxTries)
+		}
+		// waiting: those moved to the back of the line since their offer
+		// of this slot ended, who wait until someone else has been
+		// offered it (Offered), in fair order. Once someone is, they have
+		// their turn, ahead of the rest of the list.
+		offered := NewOffered(in.History)
+		var waiting []Candidate
+		for c := range in.Candidates {
+			e := c.Entry
+			if dealt[e.ID] {
+				continue
+			}
+			if kept, untilOther := offered.excludes(e); kept && (!untilOther || len(dec.Offers) == 0) {
+				if untilOther {
+					dealt[e.ID] = true
+					waiting = append(waiting, c)
+				}
+				continue
+			}
+			first := len(dec.Offers) == 0
+			done := consider(c)
+			if first && len(dec.Offers) > 0 {
+				for _, w := range waiting {
+					if done {
+						break
+					}
+					done = consider(w)
+				}
+				waiting = nil
+			}
+			if done {
 				break
 			}
 		}
@@ -159,11 +191,20 @@ func Decide(in Input) Decision {
 }
 
 // RulesFor is the business's rules as they apply to slot: an event's own
-// claim window replaces the business's, and an event tries its whole
-// waitlist (no per-slot try cap) before it is handed back.
+// claim window replaces the business's, an event tries its whole
+// waitlist (no per-slot try cap) before it is handed back, and an event
+// follows its own re-queue rule (nextup.DefaultEventRequeue unless its
+// organiser chose another).
 func RulesFor(r nextup.Rules, slot nextup.Slot) nextup.Rules {
-	if slot.Kind != nextup.KindEvent || slot.Event == nil {
+	if slot.Kind != nextup.KindEvent {
 		return r
+	}
+	r.Requeue = nextup.DefaultEventRequeue()
+	if slot.Event == nil {
+		return r
+	}
+	if slot.Event.Requeue != nil {
+		r.Requeue = *slot.Event.Requeue
 	}
 	if slot.Event.ClaimWindow > 0 {
 		r.ClaimWindow = slot.Event.ClaimWindow

@@ -108,6 +108,26 @@ func TestDecide(t *testing.T) {
 		)}, want{move: nextup.MoveOffer, offers: []string{"e2"}, seats: []int{1}}},
 		{"roll on after a decline", []func(*Input){history(offer("e1", nextup.OfferDeclined)), cands(entry("e1"), entry("e2"))},
 			want{move: nextup.MoveRollOn, offers: []string{"e2"}, seats: []int{1}}},
+		{"moved to the back by its lapse, the slot offered to another since: offered again", []func(*Input){
+			history(lapsedAt(offer("e1", nextup.OfferExpired), -50*time.Minute), lapsedAt(offer("e2", nextup.OfferDeclined), -10*time.Minute)),
+			func(in *Input) { in.History[1].CreatedAt = testNow.Add(-50 * time.Minute) },
+			cands(entry("e1", movedBack(-50*time.Minute)), entry("e2"))},
+			want{move: nextup.MoveRollOn, offers: []string{"e1"}, seats: []int{1}}},
+		{"moved to the back by its lapse, nobody else offered since: not again yet", []func(*Input){
+			history(lapsedAt(offer("e1", nextup.OfferDeclined), -50*time.Minute)),
+			cands(entry("e1", movedBack(-50*time.Minute)))},
+			want{move: nextup.MoveHandBack, reason: nextup.HandBackListExhausted}},
+		{"offered at the moment it joined: not again", []func(*Input){
+			history(offer("e1", nextup.OfferDeclined)), cands(entry("e1", func(e *nextup.Entry) { e.JoinedAt = testNow.Add(-time.Hour) }), entry("e2"))},
+			want{move: nextup.MoveRollOn, offers: []string{"e2"}, seats: []int{1}}},
+		{"shared: one moved to the back is offered a seat after someone else is", []func(*Input){
+			sharedSlot(4, 2, 0), history(lapsedAt(offer("e1", nextup.OfferDeclined), -50*time.Minute)),
+			cands(entry("e1", movedBack(-50*time.Minute)), entry("e2"))},
+			want{move: nextup.MoveRollOn, offers: []string{"e2", "e1"}, seats: []int{1, 1}}},
+		{"unit: one moved to the back waits while the slot goes to another", []func(*Input){
+			history(lapsedAt(offer("e1", nextup.OfferDeclined), -50*time.Minute)),
+			cands(entry("e1", movedBack(-50*time.Minute)), entry("e2"))},
+			want{move: nextup.MoveRollOn, offers: []string{"e2"}, seats: []int{1}}},
 		{"roll on after an expiry", []func(*Input){history(offer("e1", nextup.OfferExpired)), cands(entry("e2"))},
 			want{move: nextup.MoveRollOn, offers: []string{"e2"}, seats: []int{1}}},
 		{"roll on after a cancellation", []func(*Input){history(offer("e1", nextup.OfferCancelled)), cands(entry("e2"))},

@@ -106,8 +106,24 @@ func cand(e nextup.Entry) engine.Candidate { return engine.Candidate{Entry: e} }
 
 func party(n int) func(*nextup.Entry) { return func(e *nextup.Entry) { e.PartySize = n } }
 
+// offer is an offer of slot1 to entryID made an hour before testNow
+// (after every entry joined, unless a test moves one to the back later).
 func offer(entryID string, state nextup.OfferState) nextup.Offer {
-	return nextup.Offer{ID: "off_" + entryID, SlotID: "slot1", EntryID: entryID, Seats: 1, PartySize: 1, State: state}
+	return nextup.Offer{ID: "off_" + entryID, SlotID: "slot1", EntryID: entryID, Seats: 1, PartySize: 1, State: state,
+		CreatedAt: testNow.Add(-time.Hour)}
+}
+
+// lapsedAt ends offer o (made an hour before testNow) at testNow+d.
+func lapsedAt(o nextup.Offer, d time.Duration) nextup.Offer {
+	at := testNow.Add(d)
+	o.ResolvedAt = &at
+	return o
+}
+
+// movedBack puts an entry at the back of the line at testNow+d, as a
+// lapse then does (engine.BackOfLine).
+func movedBack(d time.Duration) func(*nextup.Entry) {
+	return func(e *nextup.Entry) { e.JoinedAt = testNow.Add(d) }
 }
 
 // counted wraps a candidate sequence and counts how many were pulled, to

@@ -143,11 +143,16 @@ func genScenario(s source) scenario {
 
 	for range s.intn(0, 4, "history") {
 		in.History = append(in.History, nextup.Offer{
-			EntryID: fmt.Sprintf("e%d", s.intn(0, 11, "history entry")),
-			State:   pick(s, "history state", nextup.OfferDeclined, nextup.OfferExpired, nextup.OfferCancelled, nextup.OfferClaimed),
+			EntryID:   fmt.Sprintf("e%d", s.intn(0, 11, "history entry")),
+			State:     pick(s, "history state", nextup.OfferDeclined, nextup.OfferExpired, nextup.OfferCancelled, nextup.OfferClaimed),
+			CreatedAt: in.Now.Add(-time.Duration(s.intn(0, 120, "history minutes ago")) * m),
 		})
 		if rare(s, "live") {
 			in.History[len(in.History)-1].State = pick(s, "live state", nextup.OfferOffered, nextup.OfferPending)
+		} else {
+			o := &in.History[len(in.History)-1]
+			ended := o.CreatedAt.Add(time.Duration(s.intn(0, 60, "ended minutes after")) * m)
+			o.ResolvedAt = &ended
 		}
 	}
 
@@ -162,6 +167,12 @@ func genScenario(s source) scenario {
 			Email:      pick(s, "email", "pat@example.com", "sam@example.com", "Pat@Example.com ", "kim@example.com", ""),
 			Phone:      pick(s, "phone", "", "+44 7700 900001", "+447700900002"),
 			Channel:    pick(s, "channel", "", nextup.ChannelSMS, nextup.ChannelEmail),
+			JoinedAt:   in.Now.Add(-time.Duration(s.intn(0, 24*60, "joined minutes ago")) * m),
+		}
+		if rare(s, "moved back") {
+			// A lapse moved it to the back of the line lately: offers of
+			// this slot made before then no longer keep it away.
+			e.JoinedAt = in.Now.Add(-time.Duration(s.intn(0, 60, "moved back minutes ago")) * m)
 		}
 		if sl.Seating != nextup.SeatingShared && s.intn(0, 1, "whole unit") == 0 {
 			e.PartySize = sl.Capacity
@@ -242,10 +253,31 @@ func checkDecide(t fataler, sc scenario) {
 
 	slot, rules := in.Slot, in.Rules
 	unit := slot.Seating != nextup.SeatingShared
-	inHistory := map[string]bool{}
+	// kept: e may not be offered this slot (again): its latest offer of
+	// it was made in its place in line, or is live (for good), or nobody
+	// else was offered the slot after it ended (untilOther: until someone
+	// else is, this decision's offers counted) (engine.Offered).
+	kept := func(e nextup.Entry) (kept, untilOther bool) {
+		var last *nextup.Offer
+		for i, o := range in.History {
+			if o.EntryID == e.ID && (last == nil || !o.CreatedAt.Before(last.CreatedAt)) {
+				last = &in.History[i]
+			}
+		}
+		switch {
+		case last == nil:
+			return false, false
+		case !last.CreatedAt.Before(e.JoinedAt) || last.ResolvedAt == nil:
+			return true, false
+		}
+		other := slices.ContainsFunc(in.History, func(o nextup.Offer) bool {
+			return o.EntryID != e.ID && !o.CreatedAt.Before(*last.ResolvedAt)
+		})
+		return !other, !other
+	}
+	offeredHere := func(e nextup.Entry) bool { k, _ := kept(e); return k }
 	live := false
 	for _, o := range in.History {
-		inHistory[o.EntryID] = true
 		live = live || o.State.Live()
 	}
 	byID := map[string]engine.Candidate{}
@@ -285,13 +317,13 @@ func checkDecide(t fataler, sc scenario) {
 	seen := map[string]bool{}
 	perPerson := map[string]int{}
 	limit := slot.StartsAt.Add(-rules.MinLead)
-	for _, o := range dec.Offers {
+	for i, o := range dec.Offers {
 		c, ok := byID[o.EntryID]
 		if !ok {
 			fail("offer to %s, who is not a candidate", o.EntryID)
 		}
 		e := c.Entry
-		if inHistory[o.EntryID] || seen[o.EntryID] {
+		if k, untilOther := kept(e); (k && !(untilOther && i > 0)) || seen[o.EntryID] {
 			fail("%s offered this slot twice", o.EntryID)
 		}
 		seen[o.EntryID] = true
@@ -338,7 +370,7 @@ func checkDecide(t fataler, sc scenario) {
 		!(rules.MaxOffersPerSlot > 0 && tried(in.History) >= rules.MaxOffersPerSlot) && windowOK
 	first := ""
 	for _, c := range sc.cands {
-		if inHistory[c.Entry.ID] {
+		if offeredHere(c.Entry) {
 			continue
 		}
 		if ok, _ := engine.Fits(slot, c.Entry, rules, loc, in.Now); !ok {
@@ -373,7 +405,9 @@ func checkDecide(t fataler, sc scenario) {
 				break
 			}
 		}
-		if done && pulled != last+1 {
+		// (One who waited for someone else to be offered the slot first
+		// is offered after the whole list was read.)
+		if _, untilOther := kept(byID[dec.Offers[n-1].EntryID].Entry); done && !untilOther && pulled != last+1 {
 			fail("done after candidate %d but pulled %d", last, pulled)
 		}
 	}

@@ -56,6 +56,7 @@ import (
 // exactly when fresh seats come.
 func (w *world) checkStep(prev, cur *snapshot) {
 	w.checkKnown(cur)
+	w.learnLapses(prev, cur)
 	w.checkSeats(cur)
 	fresh, changed := w.checkOffers(prev, cur)
 	w.checkEntries(prev, cur)
@@ -66,6 +67,63 @@ func (w *world) checkStep(prev, cur *snapshot) {
 	w.checkTimers(cur)
 	w.checkDeadLetters(cur)
 	w.count(prev, cur, fresh)
+}
+
+// learnLapses is the re-queue rule in the model (keptFrom has the rest).
+// Every offer that ended
+// in the step as its person's lapse or decline counts on the entry, in the
+// order they ended: the count reaching the rule's DropAfter takes the
+// person off the list (checkEntries holds the entry to left), and before
+// that policy back moves them to the back of the line, as if they joined
+// at that moment, with a Seq above every one handed out before the step
+// (the store's number, read back). The entry's audit row of the lapse
+// must say what was done.
+func (w *world) learnLapses(prev, cur *snapshot) {
+	var ended []nextup.Offer
+	for _, id := range sortedKeys(cur.offers) {
+		o := cur.offers[id]
+		if p, existed := prev.offers[id]; (!existed || !isFinal(p.State)) && lapsed(o) {
+			ended = append(ended, o)
+		}
+	}
+	slices.SortStableFunc(ended, func(a, b nextup.Offer) int { return a.ResolvedAt.Compare(*b.ResolvedAt) })
+	var maxSeq int64
+	for _, e := range prev.entries {
+		maxSeq = max(maxSeq, e.Seq)
+	}
+	for _, o := range ended {
+		me, ms := w.m.entries[o.EntryID], w.m.slots[o.SlotID]
+		me.lapses++
+		move := requeueMove(w.m.biz[ms.biz].requeueFor(ms), me.lapses)
+		w.m.lapse[o.ID] = move
+		w.st.requeued[move]++
+		reason := map[string]string{requeueKeep: o.Reason, requeueBack: "requeued_back", requeueDrop: "dropped_after_lapses"}[move]
+		rows := w.auditOf(o.BusinessID, nextup.SubjectEntry, o.EntryID)
+		i := slices.IndexFunc(rows, func(r nextup.AuditEvent) bool {
+			return r.From == string(nextup.EntryOffered) && r.Reason == reason && r.Detail["offer_id"] == o.ID && r.At.Equal(*o.ResolvedAt)
+		})
+		if i < 0 {
+			w.fail("check requeue: entry %s's %d-th lapse (offer %s %s) has no audit row %q; the rule is %s",
+				o.EntryID, me.lapses, o.ID, o.State, reason, js(w.m.biz[ms.biz].requeueFor(ms)))
+		}
+		switch move {
+		case requeueBack:
+			e := cur.entries[o.EntryID]
+			if e.Seq <= maxSeq {
+				w.fail("check requeue: entry %s went to the back of the line with Seq %d, not above %d, the highest before", e.ID, e.Seq, maxSeq)
+			}
+			// The moment of the lapse, but after the offer was made (one
+			// declined the instant it was made: the fake clock).
+			joined := *o.ResolvedAt
+			if !o.CreatedAt.Before(joined) {
+				joined = o.CreatedAt.Add(time.Microsecond)
+			}
+			me.moves = append(me.moves, mPlace{row: rows[i].ID, joinedAt: me.joinedAt, seq: me.seq})
+			me.joinedAt, me.seq = joined, e.Seq
+		case requeueDrop:
+			me.dropped = true
+		}
+	}
 }
 
 // checkKnown: every row hangs off something the model created.
@@ -100,13 +158,14 @@ func (w *world) checkSeats(cur *snapshot) {
 			w.fail("check 1 seats: slot %s has booked %d + held %d > capacity %d (or a negative count)", id, s.BookedSeats, s.HeldSeats, s.Capacity)
 		}
 		held, live := 0, 0
-		seen := map[string]bool{}
+		seen := map[string]nextup.Offer{} // each entry's offer before
 		for _, o := range cur.slotOffer[id] {
-			if seen[o.EntryID] && !w.overrideOffer(o) {
-				// Only the organiser's override offers an entry a slot again.
+			if p, ok := seen[o.EntryID]; ok && !w.overrideOffer(o) && !w.offeredAgain(cur.slotOffer[id], p, o) {
+				// Only the organiser's override offers an entry a slot
+				// again, or the re-queue rule after a move to the back.
 				w.fail("check 4 order: entry %s was offered slot %s twice", o.EntryID, id)
 			}
-			seen[o.EntryID] = true
+			seen[o.EntryID] = o
 			if o.State.Live() {
 				held += o.Seats
 				live++
@@ -404,10 +463,15 @@ func (w *world) checkOfferMessages(o nextup.Offer, cur *snapshot) {
 		case waitlist.MessageFallback:
 			// The offer (or its booking's message) sent again on the other
 			// channel after one could not be delivered: check 9.
-		case waitlist.MessageExpired:
-			// The lapsed hold's notice: to the offer's address.
-			if o.State != nextup.OfferExpired || m.Channel != o.Channel || m.To != map[bool]string{true: me.phone, false: me.email}[o.Channel == nextup.ChannelSMS] {
-				w.fail("check 6 messages: %s offer %s has an expiry notice %s", o.State, o.ID, js(m))
+		case waitlist.MessageExpired, waitlist.MessageRequeued, waitlist.MessageDropped:
+			// The lapsed or declined hold's notice, saying what the
+			// re-queue rule did: to the offer's address. A decline that
+			// kept the place needs none.
+			want := map[string]string{requeueKeep: waitlist.MessageExpired, requeueBack: waitlist.MessageRequeued,
+				requeueDrop: waitlist.MessageDropped}[w.m.lapse[o.ID]]
+			if !lapsed(o) || m.Kind != want || (o.State == nextup.OfferDeclined && want == waitlist.MessageExpired) ||
+				m.Channel != o.Channel || m.To != map[bool]string{true: me.phone, false: me.email}[o.Channel == nextup.ChannelSMS] {
+				w.fail("check 6 messages: %s offer %s (re-queue: %q) has a notice %s", o.State, o.ID, w.m.lapse[o.ID], js(m))
 			}
 		default:
 			w.fail("check 6 messages: offer %s has a %q message", o.ID, m.Kind)
@@ -503,6 +567,9 @@ func (w *world) checkEntries(prev, cur *snapshot) {
 			e.Staff != me.staff || e.Priority != me.priority || !e.JoinedAt.Equal(me.joinedAt) || e.Seq != me.seq ||
 			!sameAvailability(e.Availability, me.avail) {
 			w.fail("check model: entry %s is %s, the model has %+v", id, js(e), *me)
+		}
+		if e.Lapses != me.lapses || (me.dropped && e.State != nextup.EntryLeft) {
+			w.fail("check requeue: entry %s is %s with %d lapses; the model counts %d (dropped: %v)", id, e.State, e.Lapses, me.lapses, me.dropped)
 		}
 		if n := live[id]; n > 1 || (e.State == nextup.EntryOffered) != (n == 1) {
 			w.fail("check 3 entries: entry %s is %s and holds %d live offers", id, e.State, n)
@@ -732,7 +799,7 @@ func (w *world) waitedThrough(prev, cur *snapshot, id string, changed map[string
 
 // wouldOffer: the model's answer to "must e be offered slot s at t", with
 // free seats free: it fits by criteria and lead time, the party fits the
-// seating, it was never offered s, it has a channel and is under the daily
+// seating, it is not kept from s (keptFrom), it has a channel and is under the daily
 // cap (counting the offers created before audit row before; 0: all).
 func (w *world) wouldOffer(cur *snapshot, s nextup.Slot, e *mEntry, free int, t time.Time, before int64) bool {
 	ms := w.m.slots[s.ID]
@@ -746,10 +813,17 @@ func (w *world) wouldOffer(cur *snapshot, s nextup.Slot, e *mEntry, free int, t 
 	} else if e.party > free {
 		return false
 	}
-	for _, o := range cur.slotOffer[s.ID] {
-		if o.EntryID == e.id {
-			return false
-		}
+	offers := cur.slotOffer[s.ID]
+	if before > 0 {
+		// The slot's offers as they were when the offer at audit row
+		// before was made.
+		offers = slices.DeleteFunc(slices.Clone(offers), func(o nextup.Offer) bool {
+			mo := w.m.offers[o.ID]
+			return mo == nil || mo.created >= before
+		})
+	}
+	if w.m.keptFrom(offers, e) {
+		return false
 	}
 	return w.m.channelAt(e, before) != "" && w.m.underCap(cur, e, t, before)
 }
@@ -826,14 +900,27 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 			if eid == e.id || !w.waitedThrough(prev, cur, eid, changed) {
 				continue
 			}
-			other := w.m.entries[eid]
-			if fairBefore(other, e) && w.wouldOffer(cur, s, other, free, t, created) {
+			other, then := w.m.entries[eid], e.at(created)
+			if fairBefore(other, then) && w.wouldOffer(cur, s, other, free, t, created) {
 				w.fail("check 4 fair order: offer %s of slot %s went to %s (prio=%v joined %s seq %d), passing over %s "+
 					"(prio=%v joined %s seq %d), who waited, fits, was never offered it and passes the guardrails",
-					o.ID, s.ID, e.id, e.priority, fmtT(e.joinedAt), e.seq, eid, other.priority, fmtT(other.joinedAt), other.seq)
+					o.ID, s.ID, e.id, e.priority, fmtT(then.joinedAt), then.seq, eid, other.priority, fmtT(other.joinedAt), other.seq)
 			}
 		}
 	}
+}
+
+// offeredAgain: offer o of a slot went to the entry of its offer p before
+// it as the re-queue rule allows: p's lapse moved the entry to the back of
+// the line, and someone else was offered the slot (offers) after p ended
+// and before o.
+func (w *world) offeredAgain(offers []nextup.Offer, p, o nextup.Offer) bool {
+	if w.m.lapse[p.ID] != requeueBack {
+		return false
+	}
+	return slices.ContainsFunc(offers, func(x nextup.Offer) bool {
+		return x.EntryID != o.EntryID && !x.CreatedAt.Before(*p.ResolvedAt) && !x.CreatedAt.After(o.CreatedAt)
+	})
 }
 
 // overrideOffer reports whether offer o was made by the organiser's
@@ -1166,8 +1253,20 @@ func (w *world) deepCheck() {
 		if got := perOffer[o.ID]; got[waitlist.MessageEscalation] == 1 && want != nil {
 			want[waitlist.MessageEscalation] = 1 // a follow-up: its fit is checked per offer
 		}
-		if o.State == nextup.OfferExpired && o.SentAt != nil {
-			want[waitlist.MessageExpired] = 1 // its hold lapsed: the person is told
+		if lapsed(o) && want != nil {
+			// Its person declined it or let it lapse: they are told what
+			// the re-queue rule did (nothing after a decline that kept
+			// their place).
+			switch w.m.lapse[o.ID] {
+			case requeueKeep:
+				if o.State == nextup.OfferExpired {
+					want[waitlist.MessageExpired] = 1
+				}
+			case requeueBack:
+				want[waitlist.MessageRequeued] = 1
+			case requeueDrop:
+				want[waitlist.MessageDropped] = 1
+			}
 		}
 		// A claimed offer's booking gets a reminder at each offset of the
 		// rules (two by default) that was still ahead when it was booked.

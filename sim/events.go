@@ -48,6 +48,11 @@ func (w *world) opCreateEventRSVP() bool {
 		t := start.Add(-w.between(0, 3*24*time.Hour))
 		p.Settings.CancellationCutoff = &t
 	}
+	if w.chance(0.3) {
+		q := pick(w, []nextup.Requeue{{Policy: nextup.RequeueKeep}, {Policy: nextup.RequeueBack}, {Policy: nextup.RequeueDrop, DropAfter: 1},
+			{Policy: nextup.RequeueBack, DropAfter: 3}})
+		p.Settings.Requeue = &q
+	}
 	var want []string
 	if bad := w.chance(0.03); bad {
 		p.Settings.MaxGuests = -1
@@ -59,8 +64,8 @@ func (w *world) opCreateEventRSVP() bool {
 		sl, err = w.svc.CreateEvent(w.ctx, b.id, p)
 		return err
 	})
-	w.note("%s cap=%d guests<=%d limit=%s promo=%s reg=%s cancel=%s start=%s", b.id, p.Capacity, p.Settings.MaxGuests, intp(p.Settings.WaitlistLimit),
-		p.Settings.PromotionCutoff, timep(p.Settings.RegistrationCutoff), timep(p.Settings.CancellationCutoff), start.Format(time.RFC3339))
+	w.note("%s cap=%d guests<=%d limit=%s promo=%s reg=%s cancel=%s requeue=%s start=%s", b.id, p.Capacity, p.Settings.MaxGuests, intp(p.Settings.WaitlistLimit),
+		p.Settings.PromotionCutoff, timep(p.Settings.RegistrationCutoff), timep(p.Settings.CancellationCutoff), js(p.Settings.Requeue), start.Format(time.RFC3339))
 	if !w.outcome("create event", err, want...) {
 		return true
 	}
@@ -181,7 +186,7 @@ func (w *world) registerWant(sl nextup.Slot, key string, guests int) (code strin
 		ms := w.m.slots[sl.ID]
 		for _, id := range sortedKeys(w.prev.entries) {
 			e, me := w.prev.entries[id], w.m.entries[id]
-			if e.State != nextup.EntryWaiting || me.eventID != sl.ID || me.party > free || !w.m.fitsCriteria(ms, me, now) || w.offeredBefore(sl.ID, id) ||
+			if e.State != nextup.EntryWaiting || me.eventID != sl.ID || me.party > free || !w.m.fitsCriteria(ms, me, now) || w.m.keptFrom(w.prev.slotOffer[sl.ID], me) ||
 				w.m.channelFor(me) == "" || !w.m.underCap(w.prev, me, now, 0) {
 				continue
 			}
@@ -193,15 +198,6 @@ func (w *world) registerWant(sl nextup.Slot, key string, guests int) (code strin
 		return nextup.CodeWaitlistFull, false
 	}
 	return "", confirm
-}
-
-func (w *world) offeredBefore(slotID, entryID string) bool {
-	for _, o := range w.prev.slotOffer[slotID] {
-		if o.EntryID == entryID {
-			return true
-		}
-	}
-	return false
 }
 
 func (w *world) opRegister() bool {

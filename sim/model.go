@@ -31,6 +31,9 @@ type model struct {
 	// direct maps the bookings of registrations confirmed at once
 	// (Register, no offer) to their entries.
 	direct map[string]string
+	// lapse is what the re-queue rule did after each offer its person
+	// declined or let lapse (requeueKeep, requeueBack, requeueDrop).
+	lapse map[string]string
 }
 
 func newModel() *model {
@@ -41,6 +44,7 @@ func newModel() *model {
 		offers:   map[string]*mOffer{},
 		suppress: map[supKey]int64{},
 		direct:   map[string]string{},
+		lapse:    map[string]string{},
 	}
 }
 
@@ -97,6 +101,33 @@ type mEntry struct {
 	joinedAt  time.Time
 	seq       int64
 	statusTok string
+	// lapses counts the offers the person declined or let lapse; dropped
+	// is set when the re-queue rule took them off the list for it.
+	lapses  int
+	dropped bool
+	// moves are the places in line the entry had before each move to the
+	// back, with the audit row of the move.
+	moves []mPlace
+}
+
+// mPlace is an entry's place in line until the audit row row moved it.
+type mPlace struct {
+	row      int64
+	joinedAt time.Time
+	seq      int64
+}
+
+// at is e as it stood in line when audit row row was written: with the
+// place it had then, before any later move to the back.
+func (e *mEntry) at(row int64) *mEntry {
+	for _, p := range e.moves {
+		if row < p.row {
+			then := *e
+			then.joinedAt, then.seq = p.joinedAt, p.seq
+			return &then
+		}
+	}
+	return e
 }
 
 // mOffer is what the model learns about an offer when it first appears:
@@ -276,4 +307,72 @@ func entryTerminal(st nextup.EntryState) bool {
 // claim window, no try cap: engine.RulesFor).
 func (b *mBiz) rulesFor(ms *mSlot) nextup.Rules {
 	return engine.RulesFor(b.rules, nextup.Slot{Kind: ms.kind, Event: ms.event})
+}
+
+// The re-queue rule's moves, as the model names them.
+const (
+	requeueKeep = "keep"
+	requeueBack = "back"
+	requeueDrop = "drop"
+)
+
+// requeueFor is the re-queue rule of slot ms: an event's own, or else
+// the events' default, back of the line and off it after the second
+// lapse; a slot's is the business's.
+func (b *mBiz) requeueFor(ms *mSlot) nextup.Requeue {
+	if ms.kind != nextup.KindEvent {
+		return b.rules.Requeue
+	}
+	if ms.event != nil && ms.event.Requeue != nil {
+		return *ms.event.Requeue
+	}
+	return nextup.Requeue{Policy: nextup.RequeueBack, DropAfter: 2}
+}
+
+// requeueMove is the re-queue rule for a person's n-th lapse or decline:
+// the one reaching DropAfter (when above 0) drops them, whatever the
+// policy; before it policy back moves them to the back, and keep and drop
+// leave them where they are.
+func requeueMove(q nextup.Requeue, n int) string {
+	switch {
+	case q.DropAfter > 0 && n >= q.DropAfter:
+		return requeueDrop
+	case q.Policy == nextup.RequeueBack:
+		return requeueBack
+	}
+	return requeueKeep
+}
+
+// lapsed reports whether an ended offer was its person's lapse or
+// decline, which the re-queue rule counts: declined, or expired because
+// its claim window passed (not one never sent in time).
+func lapsed(o nextup.Offer) bool {
+	return o.State == nextup.OfferDeclined || (o.State == nextup.OfferExpired && o.Reason == "claim_window_ended")
+}
+
+// keptFrom: e may not be offered the slot whose offers these are (oldest
+// first). DESIGN.md: an entry is never offered the same slot again —
+// except, by the re-queue rule, one moved to the back of the line since
+// its latest offer of the slot (it joined again, in effect, after that
+// offer was made), and then only once someone else was offered the slot
+// after that offer ended.
+func (m *model) keptFrom(offers []nextup.Offer, e *mEntry) bool {
+	var last *nextup.Offer
+	for i := range offers {
+		if offers[i].EntryID == e.id {
+			last = &offers[i]
+		}
+	}
+	switch {
+	case last == nil:
+		return false
+	case !last.CreatedAt.Before(e.joinedAt) || last.ResolvedAt == nil:
+		return true
+	}
+	for _, o := range offers {
+		if o.EntryID != e.id && !o.CreatedAt.Before(*last.ResolvedAt) {
+			return false
+		}
+	}
+	return true
 }

@@ -188,6 +188,9 @@ func (w *world) randomRules() nextup.Rules {
 	r.MaxOffersPerPersonPerDay = pick(w, []int{0, 1, 2, 3})
 	r.MaxOffersPerSlot = pick(w, []int{0, 0, 1, 2, 3})
 	r.DownFit = w.chance(0.5)
+	r.Requeue = pick(w, []nextup.Requeue{{Policy: nextup.RequeueKeep}, {Policy: nextup.RequeueKeep},
+		{Policy: nextup.RequeueBack}, {Policy: nextup.RequeueBack, DropAfter: 2}, {Policy: nextup.RequeueDrop, DropAfter: 1},
+		{Policy: nextup.RequeueKeep, DropAfter: 3}})
 	return r
 }
 

@@ -32,6 +32,7 @@ type stats struct {
 	timerFaults     int
 	restarts        int
 	entriesExpired  int
+	requeued        map[string]int // lapses and declines by what the re-queue rule did
 	capGaps         int
 	capGapSeen      map[string]bool
 	capGapExample   string
@@ -69,6 +70,7 @@ func newStats() *stats {
 		faultMaskedSeed: map[string]string{},
 		capGapSeen:      map[string]bool{},
 		sends:           map[string]int{},
+		requeued:        map[string]int{},
 	}
 }
 
@@ -103,7 +105,7 @@ func (s *stats) String() string {
 		s.offerFallbacks, s.fallbackCovered, s.fallbackSkipped, s.noChannel, s.bookingFallbacks)
 	fmt.Fprintf(&b, "relay faults: %d rounds (%d by panic), %d in a dead letter's transaction; %d messages tried again after their lease lapsed\n",
 		s.relayFaults, s.relayPanics, s.deadLetterFaults, s.relayRetried)
-	fmt.Fprintf(&b, "entries expired by housekeeping: %d\n", s.entriesExpired)
+	fmt.Fprintf(&b, "entries expired by housekeeping: %d; lapses and declines: %s\n", s.entriesExpired, sortedCounts(s.requeued))
 	if s.capGaps > 0 {
 		fmt.Fprintf(&b, "open slots left after a daily-cap skip once the cap reset (excused in check 7): %d, e.g. %s\n", s.capGaps, s.capGapExample)
 	}

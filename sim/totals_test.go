@@ -45,6 +45,9 @@ func (t *totals) add(s *stats, steps int) {
 	for k, v := range s.sends {
 		a.sends[k] += v
 	}
+	for k, v := range s.requeued {
+		a.requeued[k] += v
+	}
 	a.deadLetters += s.deadLetters
 	a.deadAfterRetries += s.deadAfterRetries
 	a.offerFallbacks += s.offerFallbacks
@@ -94,6 +97,11 @@ func (s *stats) coverage() []string {
 	for _, st := range []nextup.OfferState{nextup.OfferClaimed, nextup.OfferExpired, nextup.OfferDeclined, nextup.OfferCancelled} {
 		if s.ended[st] == 0 {
 			missing = append(missing, "an offer "+string(st))
+		}
+	}
+	for _, m := range []string{requeueKeep, requeueBack, requeueDrop} {
+		if s.requeued[m] == 0 {
+			missing = append(missing, "a lapse or decline the re-queue rule answered with "+m)
 		}
 	}
 	for _, r := range []string{nextup.HandBackTooSoon, nextup.HandBackTryCap, nextup.HandBackListExhausted} {

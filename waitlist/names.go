@@ -186,6 +186,8 @@ const (
 	MessageStaffNotice   = offers.MessageStaffNotice
 	MessageExpired       = offers.MessageExpired
 	MessageFilled        = offers.MessageFilled
+	MessageRequeued      = offers.MessageRequeued
+	MessageDropped       = offers.MessageDropped
 )
 
 // Events (package events).

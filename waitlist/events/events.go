@@ -99,6 +99,10 @@ func EventParamsOf(sl nextup.Slot) EventParams {
 	if sl.Event != nil {
 		p.Settings = *sl.Event
 		p.Settings.ReminderOffsets = slices.Clone(sl.Event.ReminderOffsets)
+		if sl.Event.Requeue != nil {
+			q := *sl.Event.Requeue
+			p.Settings.Requeue = &q
+		}
 	}
 	return p
 }
@@ -184,6 +188,9 @@ func ValidateEvent(p *EventParams) error {
 	}
 	if len(ev.Public.Notes) > 2000 {
 		add("public.notes", "at most 2000 characters")
+	}
+	if ev.Requeue != nil {
+		f = append(f, ev.Requeue.Validate("requeue")...)
 	}
 	if len(f) > 0 {
 		return core.Invalid(f...)
@@ -274,7 +281,8 @@ func sameSettings(a, b *nextup.EventSettings) bool {
 		a.PromotionCutoff == b.PromotionCutoff && a.ClaimWindow == b.ClaimWindow &&
 		slices.Equal(a.ReminderOffsets, b.ReminderOffsets) && a.ReminderMorningOf == b.ReminderMorningOf &&
 		a.PriceCents == b.PriceCents && a.Currency == b.Currency &&
-		a.Slug == b.Slug && a.Public == b.Public && boolEq(a.TimeCriticalThroughQuiet, b.TimeCriticalThroughQuiet)
+		a.Slug == b.Slug && a.Public == b.Public && boolEq(a.TimeCriticalThroughQuiet, b.TimeCriticalThroughQuiet) &&
+		(a.Requeue == nil) == (b.Requeue == nil) && (a.Requeue == nil || *a.Requeue == *b.Requeue)
 }
 
 func boolEq(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
@@ -342,6 +350,9 @@ func eventDetail(p EventParams) map[string]any {
 	if ev.WaitlistLimit != nil {
 		d["waitlist_limit"] = *ev.WaitlistLimit
 	}
+	if ev.Requeue != nil {
+		d["requeue"] = *ev.Requeue
+	}
 	return d
 }
 
@@ -395,14 +406,14 @@ type RegisterParams struct {
 	Channel nextup.Channel
 	Guests  int
 	Source  string // default "api"
-	// GuestNames are the names given for the guests, in order: at most
-	// Guests of them, each optional ("" for an unnamed guest).
-	GuestNames []string
 	// Notify sends a waitlisted registrant the waitlist confirmation
 	// (their place, what happens next, how to leave, their status link):
 	// a guest who registered through the public page has no other way
 	// to find their status page again.
 	Notify bool
+	// GuestNames are the names given for the guests, in order: at most
+	// Guests of them, each optional ("" for an unnamed guest).
+	GuestNames []string
 }
 
 // Registration is a person's registration for an event as organisers and
@@ -632,24 +643,23 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p entri
 
 // anyoneAhead reports whether a waiting registrant of the event could be
 // offered its free seats now: one whose party fits them and who was not
-// offered this event's seats before (the engine never offers them again).
+// offered this event's seats before (the engine never offers them again,
+// unless a lapse moved them to the back since: engine.Offered).
 func (w *work) anyoneAhead(ctx context.Context, bi *core.Biz, sl nextup.Slot) (bool, error) {
 	history, err := w.Tx.OfferListBySlot(ctx, sl.ID)
 	if err != nil {
 		return false, err
 	}
-	offered := make(map[string]bool, len(history))
-	for _, o := range history {
-		offered[o.EntryID] = true
-	}
+	offered := engine.NewOffered(history)
 	var readErr error
 	ahead := false
 	capDay := bi.Rules.MaxOffersPerPersonPerDay
 	for c := range w.Candidates(ctx, bi, sl, &readErr) {
 		// Only someone the engine would offer the seats to is ahead: not
-		// one it skips for want of a channel or for the daily cap.
+		// one it skips for want of a channel or for the daily cap, nor
+		// one offered the event already in their place in line.
 		_, reachable := engine.ChooseChannel(c.Entry, c.Suppressed)
-		if !offered[c.Entry.ID] && reachable && (capDay <= 0 || c.OffersToday < capDay) {
+		if !offered.Excludes(c.Entry) && reachable && (capDay <= 0 || c.OffersToday < capDay) {
 			ahead = true
 			break
 		}

@@ -85,6 +85,7 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 // with the same claim link.
 func escalationMessage(s *core.Service, bi *core.Biz, sl nextup.Slot, e nextup.Entry, o nextup.Offer, link string, ch nextup.Channel, now time.Time) nextup.Message {
 	d := templates.OfferData(bi.Loc, sl, e, o, link, now)
+	d.IfMissed = templates.IfMissed(engine.RulesFor(bi.Rules, sl).Requeue, e.Lapses)
 	m := nextup.Message{BusinessID: bi.ID, Kind: MessageEscalation, Channel: ch, To: templates.AddressOf(e, ch), ClaimURL: link,
 		OfferID: o.ID, EntryID: e.ID}
 	s.Stoppable(bi.Business, &m)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
@@ -165,6 +166,7 @@ func (w *work) offerFallback(ctx context.Context, bi *core.Biz, m nextup.Message
 		return err
 	}
 	d := templates.OfferData(bi.Loc, sl, e, o, m.ClaimURL, w.Now)
+	d.IfMissed = templates.IfMissed(engine.RulesFor(bi.Rules, sl).Requeue, e.Lapses)
 	f := nextup.Message{ID: fallbackID(m.ID), BusinessID: bi.ID, Kind: MessageFallback, Channel: other, To: to,
 		ClaimURL: m.ClaimURL, OfferID: o.ID, EntryID: e.ID, NotBefore: w.NotBefore(bi)}
 	w.s.Stoppable(bi.Business, &f)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 )
@@ -321,7 +322,8 @@ func (w *work) explainFailedClaim(ctx context.Context, hash string, res *ClaimRe
 }
 
 // Decline ends an offer at the person's request; the slot rolls on at once
-// and the person goes back to waiting with their place kept.
+// and the re-queue rule says whether the person keeps their place, goes to
+// the back of the line or leaves it (and then they are told).
 func (s *Offers) Decline(ctx context.Context, token string) (nextup.Offer, []nextup.Move, error) {
 	return s.declineByHash(ctx, nextup.HashToken(token))
 }
@@ -389,9 +391,17 @@ func (s *Offers) declineByHash(ctx context.Context, hash string) (nextup.Offer, 
 		case nextup.OfferExpired:
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "this offer expired")
 		}
-		out, err = w.EndOffer(ctx, o, nextup.OfferDeclined, "declined", nextup.EntryWaiting)
+		var move engine.RequeueMove
+		out, move, err = w.LapseOffer(ctx, o, nextup.OfferDeclined, "declined")
 		moves = w.Moves
-		return err
+		if err != nil {
+			return err
+		}
+		bi, err := w.Business(ctx, o.BusinessID)
+		if err != nil {
+			return err
+		}
+		return w.queueLapsed(ctx, bi, out, move)
 	})
 	return out, moves, err
 }

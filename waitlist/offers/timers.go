@@ -15,34 +15,57 @@ import (
 
 // Message kinds of the notices about an offer.
 const (
-	MessageExpired = "expired" // the hold lapsed; the person keeps their place
-	MessageFilled  = "filled"  // the slot was just taken; the person keeps their place
+	MessageExpired  = "expired"  // the hold lapsed; the person keeps their place
+	MessageFilled   = "filled"   // the slot was just taken; the person keeps their place
+	MessageRequeued = "requeued" // the hold lapsed or was declined; the person is now at the back of the waitlist
+	MessageDropped  = "dropped"  // the hold lapsed or was declined once too often; the person is off the waitlist
 )
 
-// queueExpired tells the person whose hold lapsed that the slot went on
-// and they keep their place, on the channel the offer went by, outside
-// quiet hours.
-func (w *work) queueExpired(ctx context.Context, bi *core.Biz, o nextup.Offer) error {
-	e, err := w.Tx.EntryGet(ctx, o.EntryID)
+// queueLapsed tells the person whose hold lapsed, or who declined it
+// (ended says which), what the re-queue rule did with them: they keep
+// their place (expired; nothing after a decline: they chose it), are now
+// at the back of the waitlist (requeued), or are off it, with how to join
+// again (dropped). On the channel the offer went by, outside quiet hours.
+func (w *work) queueLapsed(ctx context.Context, bi *core.Biz, ended nextup.Offer, move engine.RequeueMove) error {
+	declined := ended.State == nextup.OfferDeclined
+	kind, tmpl := MessageExpired, templates.TemplateExpired
+	switch {
+	case move == engine.RequeueBack:
+		kind, tmpl = MessageRequeued, templates.TemplateRequeued
+	case move == engine.RequeueDrop:
+		kind, tmpl = MessageDropped, templates.TemplateDropped
+	case declined:
+		return nil
+	}
+	e, err := w.Tx.EntryGet(ctx, ended.EntryID)
 	if err != nil {
 		return err
 	}
-	sl, err := w.Tx.SlotGet(ctx, o.SlotID)
+	sl, err := w.Tx.SlotGet(ctx, ended.SlotID)
 	if err != nil {
 		return err
 	}
-	m := nextup.Message{BusinessID: bi.ID, Kind: MessageExpired, Channel: o.Channel, To: templates.AddressOf(e, o.Channel),
-		OfferID: o.ID, EntryID: e.ID, NotBefore: w.NotBefore(bi)}
+	m := nextup.Message{BusinessID: bi.ID, Kind: kind, Channel: ended.Channel, To: templates.AddressOf(e, ended.Channel),
+		OfferID: ended.ID, EntryID: e.ID, NotBefore: w.NotBefore(bi)}
 	if m.To == "" {
 		return nil
 	}
+	d := templates.SlotData(bi.Loc, sl, e, ended.PartySize)
+	d.Declined, d.Lapses = declined, e.Lapses
+	if rule := engine.RulesFor(bi.Rules, sl).Requeue; rule.DropAfter > e.Lapses {
+		d.MissesLeft = rule.DropAfter - e.Lapses
+	}
+	if move == engine.RequeueDrop {
+		d.JoinLink = w.s.JoinURL(bi.Business, sl)
+	}
 	w.s.Stoppable(bi.Business, &m)
-	templates.Compose(bi.Business, templates.TemplateExpired, templates.SlotData(bi.Loc, sl, e, o.PartySize), &m)
+	templates.Compose(bi.Business, tmpl, d, &m)
 	return w.Queue(ctx, m)
 }
 
-// expireOffer ends an offer whose claim window has passed; the person goes
-// back to waiting with their place kept and the slot rolls on.
+// expireOffer ends an offer whose claim window has passed, the person's
+// lapse: the re-queue rule says whether they keep their place, go to the
+// back of the line or leave it, they are told, and the slot rolls on.
 func (w *work) expireOffer(ctx context.Context, offerID string) error {
 	o, err := w.Tx.OfferGet(ctx, offerID)
 	if errors.Is(err, nextup.ErrNotFound) {
@@ -64,14 +87,15 @@ func (w *work) expireOffer(ctx context.Context, offerID string) error {
 		return w.Schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferExpire,
 			SubjectID: o.ID, Key: core.ExpireKey(o.ID), DueAt: o.ExpiresAt})
 	}
-	if _, err = w.EndOffer(ctx, o, nextup.OfferExpired, "claim_window_ended", nextup.EntryWaiting); err != nil {
+	ended, move, err := w.LapseOffer(ctx, o, nextup.OfferExpired, "claim_window_ended")
+	if err != nil {
 		return err
 	}
 	bi, err := w.Business(ctx, o.BusinessID)
 	if err != nil {
 		return err
 	}
-	return w.queueExpired(ctx, bi, o)
+	return w.queueLapsed(ctx, bi, ended, move)
 }
 
 // sendPendingOffer releases an offer held back by quiet hours: it becomes

@@ -12,11 +12,16 @@ import (
 // force: the same text on the status page, the join form and the
 // dashboard, so what customers are told is what the engine does.
 func HowTheOrderWorks(r nextup.Rules) []string {
+	line := "The line is the order people joined in. People the business marks as a priority (an urgent case, say) go first, in the order they joined."
+	if r.Requeue.Policy == nextup.RequeueBack {
+		line += " Someone moved to the back of the line counts as joining at that moment."
+	}
 	lines := []string{
 		"When a slot frees up, it is offered to the first person in line who fits it: the service, party size, dates, times and staff they asked for.",
-		"The line is the order people joined in. People the business marks as a priority (an urgent case, say) go first, in the order they joined.",
+		line,
 		"If a slot does not fit you, you keep your place for the next one.",
-		fmt.Sprintf("An offer is yours for %s. If you decline it or do not answer in time, it goes to the next person, and you keep your place.", words(r.ClaimWindow)),
+		fmt.Sprintf("An offer is yours for %s. If you decline it or do not answer in time, it goes to the next person", words(r.ClaimWindow)) +
+			requeueSentence(r.Requeue),
 	}
 	if r.MaxOffersPerPersonPerDay > 0 {
 		lines = append(lines, fmt.Sprintf("Nobody gets more than %d offers a day, so that one person cannot hold up the line.", r.MaxOffersPerPersonPerDay))

@@ -34,12 +34,14 @@ const (
 	TemplateProposal     = "proposal"     // to the owner: a request proposes a row; one-tap Approve and Reject
 	TemplateRefunded     = "refunded"     // a paid event's payment arrived after the hold ended: refunded in full
 	TemplateWaitlisted   = "waitlisted"   // an event's registrant is on its waitlist: their place, what happens next, how to leave
+	TemplateRequeued     = "requeued"     // a hold lapsed or was declined: moved to the back of the waitlist (the re-queue rule)
+	TemplateDropped      = "dropped"      // a hold lapsed or was declined once too often: off the waitlist, and how to join again
 )
 
 // TemplateKinds lists the kinds in the order staff see them.
 var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled, TemplateExpired,
 	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal, TemplateRefunded,
-	TemplateWaitlisted}
+	TemplateWaitlisted, TemplateRequeued, TemplateDropped}
 
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
@@ -74,6 +76,22 @@ type TemplateData struct {
 	CancelLink string
 	// Note is the engine's note to staff (handback).
 	Note string
+	// Declined: the person declined the hold, rather than letting it run
+	// out (requeued, dropped).
+	Declined bool
+	// Lapses is how many holds the person has declined or let run out on
+	// this waitlist (dropped).
+	Lapses int
+	// MissesLeft is how many more declined or lapsed holds take the
+	// person off the waitlist, or 0 when none do (expired, requeued).
+	MissesLeft int
+	// JoinLink is where the person can join the waitlist again: the
+	// join form, or the event's page ("" when there is none) (dropped).
+	JoinLink string
+	// IfMissed says what declining an offer or letting it run out does
+	// to the person's place: "You keep your place either way." (offer,
+	// escalation; IfMissed).
+	IfMissed string
 	// Contact is how to reach the business (its owner's email).
 	Contact string
 	// ApproveLink and RejectLink are the owner's one-tap links of a
@@ -97,13 +115,13 @@ A {{.Service}} slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened 
 It is held for you for {{.Countdown}}, until {{.Until}}. {{if .Price}}Pay {{.Price}} to confirm it here{{else}}Claim it here{{end}}:
 {{.Link}}
 
-If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away.{{if not .Registered}} You keep your place either way.{{end}}
+If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away.{{if not .Registered}} {{.IfMissed}}{{end}}
 `,
 		HTML: `<p>Hi {{.Name}},</p>
 {{if .Registered}}<p>Thank you for registering for <b>{{.Service}}</b> at {{.Business}} on <b>{{.When}}</b>{{if gt .Seats 1}} ({{.Seats}} seats){{end}}.</p>{{else}}<p>A <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} opened up on <b>{{.When}}</b>{{if gt .Seats 1}} for {{.Seats}}{{end}}.</p>{{end}}
 <p>It is held for you for {{.Countdown}}, until <b>{{.Until}}</b>.{{if .Price}} It is confirmed when you pay {{.Price}}.{{end}}</p>
 <p>` + button + `{{if .Price}}Pay and confirm{{else}}Claim it{{end}}</a></p>
-<p style="color:#555">If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away.{{if not .Registered}} You keep your place either way.{{end}}</p>`,
+<p style="color:#555">If it doesn't suit you, the same page has a Decline button, and the next person on the list gets their chance right away.{{if not .Registered}} {{.IfMissed}}{{end}}</p>`,
 	},
 	TemplateConfirmation: {
 		Subject: `Booked: {{.Service}} on {{.When}}`,
@@ -154,16 +172,42 @@ You keep your place on the waitlist in the meantime.
 	},
 	TemplateExpired: {
 		Subject: `Your hold on the {{.Service}} slot has ended`,
-		SMS:     `{{.Business}}: the hold on the {{.Service}} slot on {{.When}} ran out, so we've moved on. You keep your place on the list.`,
+		SMS:     `{{.Business}}: the hold on the {{.Service}} slot on {{.When}} ran out, so we've moved on. You keep your place on the list.` + missesLeft,
 		Text: `Hi {{.Name}},
 
-The hold on the {{.Service}} slot on {{.When}} ran out, so we've moved on. You keep your place on the list, and we'll offer you the next one that fits.
+The hold on the {{.Service}} slot on {{.When}} ran out, so we've moved on. You keep your place on the list, and we'll offer you the next one that fits.` + missesLeft + `
 {{if .StatusLink}}
 Your place: {{.StatusLink}}
 {{end}}`,
 		HTML: `<p>Hi {{.Name}},</p>
-<p>The hold on the <b>{{.Service}}</b> slot on {{.When}} ran out, so we've moved on. You keep your place on the list, and we'll offer you the next one that fits.</p>
+<p>The hold on the <b>{{.Service}}</b> slot on {{.When}} ran out, so we've moved on. You keep your place on the list, and we'll offer you the next one that fits.` + missesLeft + `</p>
 {{if .StatusLink}}<p><a href="{{.StatusLink}}">See your place</a></p>{{end}}`,
+	},
+	TemplateRequeued: {
+		Subject: `You're now at the back of the {{.Service}} waitlist`,
+		SMS:     `{{.Business}}: ` + heldFor + `, so it went to the next person. You're still on the waitlist, now at the back of it; we'll offer you the next one that fits when it's your turn.` + missesLeft,
+		Text: `Hi {{.Name}},
+
+` + heldForCap + `, so it went to the next person.
+
+You're still on the waitlist, but at the back of it now, behind everyone who was already waiting. When something that fits opens up and it's your turn again, we'll send you a new link.` + missesLeft + `
+`,
+		HTML: `<p>Hi {{.Name}},</p>
+<p>` + heldForCap + `, so it went to the next person.</p>
+<p>You're still on the waitlist, but <b>at the back of it now</b>, behind everyone who was already waiting. When something that fits opens up and it's your turn again, we'll send you a new link.` + missesLeft + `</p>`,
+	},
+	TemplateDropped: {
+		Subject: `You're no longer on the {{.Service}} waitlist`,
+		SMS:     `{{.Business}}: ` + heldFor + `. ` + dropped + ` Still interested? ` + joinAgain,
+		Text: `Hi {{.Name}},
+
+` + heldForCap + `. ` + dropped + `
+
+Still interested? ` + joinAgain + `
+`,
+		HTML: `<p>Hi {{.Name}},</p>
+<p>` + heldForCap + `. ` + dropped + `</p>
+<p>Still interested? {{if .JoinLink}}You're welcome to <a href="{{.JoinLink}}">join again</a>; you'd start at the back of the list.{{else}}` + joinAgain + `{{end}}</p>`,
 	},
 	TemplateJoined: {
 		Subject: `You're on the {{.Business}} waitlist`,
@@ -261,14 +305,25 @@ In case you missed our text: a {{.Service}} slot{{if .Staff}} with {{.Staff}}{{e
 Claim it here:
 {{.Link}}
 
-If it doesn't suit you, decline it on the same page and the next person gets their chance. You keep your place either way.
+If it doesn't suit you, decline it on the same page and the next person gets their chance. {{.IfMissed}}
 `,
 		HTML: `<p>Hi {{.Name}},</p>
 <p>In case you missed our text: a <b>{{.Service}}</b> slot{{if .Staff}} with {{.Staff}}{{end}} at {{.Business}} on <b>{{.When}}</b> is still held for you until <b>{{.Until}}</b>.</p>
 <p>` + button + `Claim it</a></p>
-<p style="color:#555">If it doesn't suit you, decline it on the same page and the next person gets their chance. You keep your place either way.</p>`,
+<p style="color:#555">If it doesn't suit you, decline it on the same page and the next person gets their chance. {{.IfMissed}}</p>`,
 	},
 }
+
+// Sentences the re-queue messages share (expired, requeued, dropped).
+const (
+	// heldFor says what happened to the hold: declined, or ran out.
+	heldFor    = `{{if .Declined}}you declined {{.Service}} on {{.When}}, which we held for you{{else}}the hold we kept for you on {{.Service}} on {{.When}} ran out{{end}}`
+	heldForCap = `{{if .Declined}}You declined {{.Service}} on {{.When}}, which we held for you{{else}}The hold we kept for you on {{.Service}} on {{.When}} ran out{{end}}`
+	// missesLeft warns of the drop to come, when one will.
+	missesLeft = `{{if eq .MissesLeft 1}} If the next one isn't taken up either, you'll be taken off the list.{{else if .MissesLeft}} After {{.MissesLeft}} more that aren't taken up, you'll be taken off the list.{{end}}`
+	dropped    = `{{if gt .Lapses 1}}That's {{.Lapses}} offers not taken up, so we{{else}}We{{end}}'ve taken you off the waitlist, to give the next people in line their turn.`
+	joinAgain  = `You're welcome to join again{{if .JoinLink}}: {{.JoinLink}}{{else if .Contact}} by writing to {{.Contact}}{{else}} by getting in touch with {{.Business}}{{end}}. You'd start at the back of the list.`
+)
 
 const (
 	buttonStyle  = `style="display:inline-block;background:#1f6f5c;color:#ffffff;padding:12px 22px;border-radius:6px;text-decoration:none;font-weight:600"`
@@ -476,7 +531,8 @@ func CmpOr(a, b string) string {
 var sampleData = TemplateData{Business: "Salon", Name: "Ada", Service: "Cut", Staff: "Anna", When: "Tue 1 Dec at 3:00 pm",
 	Until: "2:25 pm", Countdown: "10 minutes", Link: "https://nextup.example/c/t", Seats: 2,
 	StatusLink: "https://nextup.example/s/t", CalendarLink: "https://nextup.example/cal", Note: "Nobody on the list fits.",
-	Contact: "owner@salon.example", ApproveLink: "https://nextup.example/p/t/approve", RejectLink: "https://nextup.example/p/t/reject"}
+	Contact: "owner@salon.example", ApproveLink: "https://nextup.example/p/t/approve", RejectLink: "https://nextup.example/p/t/reject",
+	Lapses: 2, MissesLeft: 1, JoinLink: "https://nextup.example/b/salon/join", IfMissed: "You keep your place either way."}
 
 // maxTemplate bounds each template part's source.
 const maxTemplate = 16 << 10

@@ -1,11 +1,11 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 
 	"github.com/nextup-dev/nextup"
@@ -458,7 +458,8 @@ func (w *Work) MatchEntry(ctx context.Context, entryID string) error {
 	}
 	for _, sl := range slots {
 		// The store's filter is coarse; decide only slots this entry
-		// really fits and was never offered, so a joiner who does not fit
+		// really fits and may be offered (engine.Offered: never offered,
+		// or moved to the back since), so a joiner who does not fit
 		// never triggers a decision (or a hand-back) on someone else's slot.
 		if ok, _ := engine.Fits(sl, e, bi.Rules, bi.Loc, w.Now); !ok {
 			continue
@@ -467,7 +468,7 @@ func (w *Work) MatchEntry(ctx context.Context, entryID string) error {
 		if err != nil {
 			return err
 		}
-		if slices.ContainsFunc(history, func(o nextup.Offer) bool { return o.EntryID == e.ID }) {
+		if engine.NewOffered(history).Excludes(e) {
 			continue
 		}
 		if err := w.DecideSlot(ctx, sl.ID); err != nil {
@@ -489,56 +490,126 @@ func (w *Work) MatchEntry(ctx context.Context, entryID string) error {
 // are cancelled, and the entry moves to entryTo (waiting, with its place
 // kept, or left). Then the slot rolls on and, when the entry is waiting
 // again, it is matched against other open slots.
+//
+// An offer the person declined or let lapse ends through LapseOffer
+// instead, which applies the re-queue rule.
 func (w *Work) EndOffer(ctx context.Context, o nextup.Offer, to nextup.OfferState, reason string, entryTo nextup.EntryState) (nextup.Offer, error) {
+	ended, _, err := w.endOffer(ctx, o, to, reason, entryTo, false)
+	return ended, err
+}
+
+// LapseOffer ends a live offer the person declined (to declined) or let
+// lapse (to expired: its claim window passed) as EndOffer does, and
+// applies the re-queue rule of the slot (engine.RulesFor: the business's
+// for a slot, the event's own for an event) to the person in the same
+// transaction: the lapse is counted on the entry, which then keeps its
+// place, goes to the back of the line, or leaves the waitlist. The entry's
+// audit row says which (reason requeued_back or dropped_after_lapses; the
+// offer's reason when the place is kept), with the rule and the count;
+// telling the person is the caller's, by the move returned.
+func (w *Work) LapseOffer(ctx context.Context, o nextup.Offer, to nextup.OfferState, reason string) (nextup.Offer, engine.RequeueMove, error) {
+	return w.endOffer(ctx, o, to, reason, nextup.EntryWaiting, true)
+}
+
+// Audit reasons of the entry row of a lapse that moved the person (the
+// re-queue rule).
+const (
+	ReasonRequeuedBack       = "requeued_back"
+	ReasonDroppedAfterLapses = "dropped_after_lapses"
+)
+
+func (w *Work) endOffer(ctx context.Context, o nextup.Offer, to nextup.OfferState, reason string, entryTo nextup.EntryState, lapsed bool) (nextup.Offer, engine.RequeueMove, error) {
 	bi, err := w.Business(ctx, o.BusinessID)
 	if err != nil {
-		return o, err
+		return o, "", err
 	}
 	from := o.State
 	ended, err := w.Tx.OfferSetState(ctx, o.ID, []nextup.OfferState{nextup.OfferPending, nextup.OfferOffered}, to, w.Now, reason)
 	if err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
-			return o, ErrRedecide
+			return o, "", ErrRedecide
 		}
-		return o, fmt.Errorf("offer %s to %s: %w", o.ID, to, err)
+		return o, "", fmt.Errorf("offer %s to %s: %w", o.ID, to, err)
 	}
 	sl, err := w.Tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats})
 	if err != nil {
-		return o, fmt.Errorf("free %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
+		return o, "", fmt.Errorf("free %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
 	}
 	if sl.Event.Paid() {
 		if err := w.expirePayments(ctx, o); err != nil {
-			return o, err
+			return o, "", err
 		}
 	}
 	for _, key := range []string{ExpireKey(o.ID), ReleaseKey(o.ID), EscalateKey(o.ID)} {
 		if err := w.Tx.TimerCancel(ctx, key); err != nil {
-			return o, fmt.Errorf("cancel timer %s: %w", key, err)
+			return o, "", fmt.Errorf("cancel timer %s: %w", key, err)
 		}
 	}
 	if err := w.Tx.MessageCancelByOffer(ctx, o.ID); err != nil {
-		return o, fmt.Errorf("cancel messages of offer %s: %w", o.ID, err)
+		return o, "", fmt.Errorf("cancel messages of offer %s: %w", o.ID, err)
+	}
+	entryReason, detail := reason, map[string]any{"offer_id": o.ID}
+	var move engine.RequeueMove
+	if lapsed {
+		detail["offer_reason"] = reason
+		if move, err = w.requeue(ctx, sl, o, detail); err != nil {
+			return o, "", err
+		}
+		switch move {
+		case engine.RequeueBack:
+			entryReason = ReasonRequeuedBack
+		case engine.RequeueDrop:
+			entryTo, entryReason = nextup.EntryLeft, ReasonDroppedAfterLapses
+		}
 	}
 	if err := w.Tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, entryTo, w.Now); err != nil {
-		return o, fmt.Errorf("entry %s to %s: %w", o.EntryID, entryTo, err)
+		return o, "", fmt.Errorf("entry %s to %s: %w", o.EntryID, entryTo, err)
 	}
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectOffer, SubjectID: o.ID, SlotID: o.SlotID,
 		From: string(from), To: string(to), Reason: reason}); err != nil {
-		return o, err
+		return o, "", err
 	}
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: o.EntryID, SlotID: o.SlotID,
-		From: string(nextup.EntryOffered), To: string(entryTo), Reason: reason, Detail: map[string]any{"offer_id": o.ID}}); err != nil {
-		return o, err
+		From: string(nextup.EntryOffered), To: string(entryTo), Reason: entryReason, Detail: detail}); err != nil {
+		return o, "", err
 	}
 	if err := w.DecideSlot(ctx, o.SlotID); err != nil {
-		return o, err
+		return o, "", err
 	}
 	if entryTo == nextup.EntryWaiting {
 		if err := w.MatchEntry(ctx, o.EntryID); err != nil {
-			return o, err
+			return o, "", err
 		}
 	}
-	return ended, nil
+	return ended, move, nil
+}
+
+// requeue counts the lapse or decline of offer o (of slot sl) on its
+// entry and applies the slot's re-queue rule: to the back of the line it
+// moves the entry in the same write. It notes the rule, the count and,
+// for a move, the place left behind in detail, for the entry's audit row.
+func (w *Work) requeue(ctx context.Context, sl nextup.Slot, o nextup.Offer, detail map[string]any) (engine.RequeueMove, error) {
+	bi, err := w.Business(ctx, o.BusinessID)
+	if err != nil {
+		return "", err
+	}
+	e, err := w.Tx.EntryGet(ctx, o.EntryID)
+	if err != nil {
+		return "", fmt.Errorf("entry %s of offer %s: %w", o.EntryID, o.ID, err)
+	}
+	rule := engine.RulesFor(bi.Rules, sl).Requeue
+	move := engine.Requeue(rule, e.Lapses+1)
+	moved, err := w.Tx.EntryLapse(ctx, e.ID, move == engine.RequeueBack, engine.BackOfLine(o, w.Now))
+	if err != nil {
+		return "", fmt.Errorf("count the lapse of entry %s: %w", e.ID, err)
+	}
+	detail["lapses"] = moved.Lapses
+	detail["requeue"] = map[string]any{"policy": cmp.Or(rule.Policy, nextup.RequeueKeep), "drop_after": rule.DropAfter}
+	if move == engine.RequeueBack {
+		detail["joined_at_before"], detail["seq_before"] = e.JoinedAt, e.Seq
+		detail["joined_at"], detail["seq"] = moved.JoinedAt, moved.Seq
+	}
+	return move, nil
 }
 
 // ChannelFor is the channel a message to e goes by: the engine's choice

@@ -28,6 +28,23 @@ func (s *Service) ClaimURL(token string) string { return s.URL("/c/" + token) }
 // StatusURL is the public link for an entry's status token.
 func (s *Service) StatusURL(token string) string { return s.URL("/s/" + token) }
 
+// JoinURL is where a person joins sl's waitlist again: an event's public
+// page, /e/{business slug}/{event slug or id}, or the business's join
+// form, /b/{business slug}/join; "" while the business has no slug.
+func (s *Service) JoinURL(b nextup.Business, sl nextup.Slot) string {
+	if b.Profile.Slug == "" {
+		return ""
+	}
+	if sl.Kind != nextup.KindEvent {
+		return s.URL("/b/" + url.PathEscape(b.Profile.Slug) + "/join")
+	}
+	ref := sl.ID
+	if sl.Event != nil && sl.Event.Slug != "" {
+		ref = sl.Event.Slug
+	}
+	return s.URL("/e/" + url.PathEscape(b.Profile.Slug) + "/" + url.PathEscape(ref))
+}
+
 // CalendarURL is the public link to a booking's invite.
 func (s *Service) CalendarURL(bookingID, calToken string) string {
 	return s.URL("/v1/bookings/" + bookingID + "/calendar.ics?token=" + calToken)

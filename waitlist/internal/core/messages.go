@@ -19,6 +19,7 @@ const MessageHandback = "handback"
 func OfferMessage(s *Service, bi *Biz, sl nextup.Slot, e nextup.Entry, o nextup.Offer, token string, registered bool) nextup.Message {
 	link := s.ClaimURL(token)
 	d := templates.OfferData(bi.Loc, sl, e, o, link, o.SendAt)
+	d.IfMissed = templates.IfMissed(engine.RulesFor(bi.Rules, sl).Requeue, e.Lapses)
 	d.Registered = registered
 	m := nextup.Message{
 		BusinessID: bi.ID, Kind: nextup.MessageOffer, Channel: o.Channel, To: templates.AddressOf(e, o.Channel), ClaimURL: link,

@@ -41,6 +41,7 @@ type pagesData struct {
 	RulesHistory                                []storyLine
 	QuietStart, QuietEnd                        string
 	Profile                                     nextup.Profile
+	Requeue                                     []requeueOption
 }
 
 type listProposal struct {
@@ -402,6 +403,7 @@ func (s *Server) dashSettings(w http.ResponseWriter, r *http.Request, sc staffCt
 	if q := sc.Business.Rules.QuietHours; q != nil {
 		d.QuietStart, d.QuietEnd = q.Start.String(), q.End.String()
 	}
+	d.Requeue = requeueOptions(sc.Business.Rules.Requeue)
 	history, err := s.Svc.RulesHistory(r.Context(), sc.Business.ID)
 	if err != nil {
 		s.errorPage(w, r, err)
@@ -440,6 +442,9 @@ func (s *Server) dashRules(w http.ResponseWriter, r *http.Request, sc staffCtx) 
 	patch["time_critical_through_quiet"] = f("time_critical") == "1"
 	if v := f("position_visibility"); v != "" {
 		patch["position_visibility"] = v
+	}
+	if q, ok := requeuePatch(f("requeue")); ok {
+		patch["requeue"] = q
 	}
 	raw, err := json.Marshal(patch)
 	if err != nil {

@@ -42,6 +42,9 @@ type eventJSON struct {
 	// PublicURL is the public event page: /e/{business slug}/{slug or id}
 	// ("" while the business has no slug).
 	PublicURL string `json:"public_url,omitempty"`
+	// Requeue is the event's re-queue rule after a lapse or decline: its
+	// own, or the events' default (back of the line, off it after 2).
+	Requeue nextup.Requeue `json:"requeue"`
 	// TimeCriticalThroughQuiet is the event's own choice of the rules'
 	// time-critical exception to quiet hours; null: the business's rule.
 	TimeCriticalThroughQuiet *bool `json:"time_critical_through_quiet"`
@@ -72,6 +75,10 @@ func eventOut(sl nextup.Slot, now time.Time) eventJSON {
 			Notes: ev.Public.Notes, NoIndex: ev.Public.NoIndex}}
 	for _, o := range ev.ReminderOffsets {
 		out.ReminderOffsets = append(out.ReminderOffsets, int64(o/time.Second))
+	}
+	out.Requeue = nextup.DefaultEventRequeue()
+	if ev.Requeue != nil {
+		out.Requeue = *ev.Requeue
 	}
 	return out
 }
@@ -143,6 +150,23 @@ func applyEventJSON(p *waitlist.EventParams, raw map[string]json.RawMessage) err
 				continue
 			}
 			ev.TimeCriticalThroughQuiet = &b
+		case "requeue":
+			// As in the rules; null goes back to the events' default.
+			if null(v) {
+				ev.Requeue = nil
+				continue
+			}
+			q := nextup.DefaultEventRequeue()
+			if ev.Requeue != nil {
+				q = *ev.Requeue
+			}
+			dec := json.NewDecoder(strings.NewReader(string(v)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&q); err != nil {
+				bad(k, `must be an object of "policy" (keep, back or drop) and "drop_after", or null`)
+				continue
+			}
+			ev.Requeue = &q
 		case "title", "reminder_morning_of", "currency", "slug":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {

@@ -225,7 +225,7 @@ func (s *Server) claimPage(w http.ResponseWriter, r *http.Request) {
 			s.render(w, http.StatusOK, "offer", d)
 			return
 		}
-		d.Heading, d.Message = "This offer has expired", "The claim window ended and the slot went to the next person. You keep your place on the waitlist."
+		d.Heading, d.Message = "This offer has expired", "The claim window ended and the slot went to the next person. "+standing(info.Entry, info.Offer)
 	case nextup.OfferPending:
 		d.Heading, d.Message = "Not quite yet", "This offer opens in the morning; we will send you the link then."
 	case nextup.OfferClaimed:
@@ -237,9 +237,9 @@ func (s *Server) claimPage(w http.ResponseWriter, r *http.Request) {
 			d.Heading, d.Message = "Confirming your booking", "We are confirming it with "+info.Business.Name+"'s booking system; a message is on its way."
 		}
 	case nextup.OfferDeclined:
-		d.Heading, d.Message = "You declined this slot", "It has gone to the next person. You keep your place on the waitlist."
+		d.Heading, d.Message = "You declined this slot", "It has gone to the next person. "+standing(info.Entry, info.Offer)
 	case nextup.OfferExpired:
-		d.Heading, d.Message = "This offer has expired", "The claim window ended and the slot went to the next person. You keep your place on the waitlist."
+		d.Heading, d.Message = "This offer has expired", "The claim window ended and the slot went to the next person. "+standing(info.Entry, info.Offer)
 	case nextup.OfferCancelled:
 		d.Heading, d.Message = "This offer was withdrawn", "Sorry — the business took this slot back. You keep your place on the waitlist."
 		switch {
@@ -284,6 +284,9 @@ func (s *Server) claimPost(w http.ResponseWriter, r *http.Request) {
 		s.Metrics.claim(code)
 		msg := endedMessages[code]
 		d.Heading, d.Message = msg[0], msg[1]
+		if code == nextup.CodeOfferExpired || code == nextup.CodeOfferDeclined {
+			d.Message = strings.Replace(msg[1], "You keep your place on the waitlist.", standing(info.Entry, info.Offer), 1)
+		}
 		s.render(w, http.StatusConflict, "result", d)
 	default:
 		s.errorPage(w, r, err)
@@ -323,11 +326,11 @@ func (s *Server) declinePost(w http.ResponseWriter, r *http.Request) {
 	}
 	switch info.Offer.State {
 	case nextup.OfferDeclined:
-		d.Heading, d.Message = "Thanks for letting us know", "The slot has gone to the next person. You keep your place on the waitlist."
+		d.Heading, d.Message = "Thanks for letting us know", "The slot has gone to the next person. "+standing(info.Entry, info.Offer)
 	case nextup.OfferClaimed:
 		d.Heading, d.Message = "You're booked", "You had already claimed this slot."
 	default:
-		d.Heading, d.Message = "This offer has ended", "Nothing more to do. You keep your place on the waitlist."
+		d.Heading, d.Message = "This offer has ended", "Nothing more to do. "+standing(info.Entry, info.Offer)
 	}
 	s.render(w, http.StatusOK, "result", d)
 }
@@ -468,7 +471,7 @@ func (s *Server) statusDeclinePost(w http.ResponseWriter, r *http.Request) {
 	discard(r)
 	token := r.PathValue("token")
 	_, _, err := s.Svc.DeclineByStatus(r.Context(), token)
-	notice := "Thanks for letting us know. It has gone to the next person, and you keep your place."
+	notice := "Thanks for letting us know. It has gone to the next person." // where that leaves them, the page shows
 	switch code := nextup.ErrorCode(err); {
 	case err == nil:
 	case code == nextup.CodeOfferClaimed || code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn:

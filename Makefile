@@ -62,7 +62,7 @@ test: lint
 	$(MAKE) --no-print-directory skipped; exit $$status
 
 test-suites:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 	$(GO) test -count=1 -race ./store/... ./timer/... ./outbox/... ./waitlist/... ./web/... ./cmd/...
 	$(GO) test -count=1 -run '^$$' -bench 'ClaimsPostgres|Registrations' -benchtime 50x ./waitlist
 

@@ -40,29 +40,38 @@ func joinSealKey(b nextup.Business) string {
 	return "join-confirm\x00" + b.ID + "\x00" + b.APIKeyHash
 }
 
-func sealJoin(b nextup.Business, p pendingJoin) (string, error) {
-	raw, err := json.Marshal(p)
+func sealJoin(b nextup.Business, p pendingJoin) (string, error) { return sealJSON(joinSealKey(b), p) }
+
+func unsealJoin(b nextup.Business, token string) (pendingJoin, error) {
+	var p pendingJoin
+	return p, unsealJSON(joinSealKey(b), token, &p)
+}
+
+// sealJSON seals v (as JSON) under key into a URL-safe token: what a
+// public form's confirmation carries instead of a stored row.
+func sealJSON(key string, v any) (string, error) {
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
-	sealed, err := nextup.Seal(joinSealKey(b), raw)
+	sealed, err := nextup.Seal(key, raw)
 	if err != nil {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(sealed), nil
 }
 
-func unsealJoin(b nextup.Business, token string) (pendingJoin, error) {
-	var p pendingJoin
+// unsealJSON opens a token sealJSON made under key into v.
+func unsealJSON(key, token string, v any) error {
 	sealed, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
-		return p, err
+		return err
 	}
-	raw, err := nextup.Unseal(joinSealKey(b), sealed)
+	raw, err := nextup.Unseal(key, sealed)
 	if err != nil {
-		return p, err
+		return err
 	}
-	return p, json.Unmarshal(raw, &p)
+	return json.Unmarshal(raw, v)
 }
 
 // joinForm is what the person typed, kept to fill the form again.

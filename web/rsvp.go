@@ -1,8 +1,6 @@
 package web
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -51,29 +49,11 @@ func rsvpSealKey(b nextup.Business) string {
 	return "rsvp-confirm\x00" + b.ID + "\x00" + b.APIKeyHash
 }
 
-func sealRSVP(b nextup.Business, p pendingRSVP) (string, error) {
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return "", err
-	}
-	sealed, err := nextup.Seal(rsvpSealKey(b), raw)
-	if err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(sealed), nil
-}
+func sealRSVP(b nextup.Business, p pendingRSVP) (string, error) { return sealJSON(rsvpSealKey(b), p) }
 
 func unsealRSVP(b nextup.Business, token string) (pendingRSVP, error) {
 	var p pendingRSVP
-	sealed, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil {
-		return p, err
-	}
-	raw, err := nextup.Unseal(rsvpSealKey(b), sealed)
-	if err != nil {
-		return p, err
-	}
-	return p, json.Unmarshal(raw, &p)
+	return p, unsealJSON(rsvpSealKey(b), token, &p)
 }
 
 // eventPageData is what the public event page shows besides the join

@@ -123,6 +123,11 @@ type Tx interface {
 	// its priority that joined by then. Nothing else changes (the state
 	// goes through EntrySetState). It returns the entry as stored.
 	EntryLapse(ctx context.Context, id string, back bool, at time.Time) (Entry, error)
+	// EntrySetStatusHash replaces the hash of an entry's status token (a
+	// new status link, issued to a person who proved their contact again;
+	// the old link stops working). A missing entry is ErrNotFound; a hash
+	// another entry has is ErrConflict.
+	EntrySetStatusHash(ctx context.Context, id, hash string, at time.Time) error
 	// EntryCandidates returns up to Limit waiting entries in fair order that
 	// may fit a slot, strictly after the cursor, read through an index: the
 	// store filters on business, service or event, state, window and party

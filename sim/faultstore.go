@@ -343,6 +343,13 @@ func (t *faultTx) EntrySetState(ctx context.Context, id string, from []nextup.En
 	return t.Tx.EntrySetState(ctx, id, from, to, at)
 }
 
+func (t *faultTx) EntrySetStatusHash(ctx context.Context, id, hash string, at time.Time) error {
+	if err := t.hit("EntrySetStatusHash"); err != nil {
+		return err
+	}
+	return t.Tx.EntrySetStatusHash(ctx, id, hash, at)
+}
+
 func (t *faultTx) EntryLapse(ctx context.Context, id string, back bool, at time.Time) (nextup.Entry, error) {
 	if err := t.hit("EntryLapse"); err != nil {
 		return nextup.Entry{}, err

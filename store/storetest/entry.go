@@ -322,6 +322,46 @@ func testEntryLapse(t *testing.T, b *bundle) {
 	})
 }
 
+// testEntrySetStatusHash: a new status hash finds the entry and the old
+// one finds nothing; nothing else about the entry changes; a missing
+// entry, an empty hash and a hash another entry has are refused and
+// change nothing.
+func testEntrySetStatusHash(t *testing.T, b *bundle) {
+	biz := b.business()
+	e, other := b.entry(biz.ID), b.entry(biz.ID)
+	fresh := nextup.HashToken("status-reissued-" + e.ID)
+	b.tx(func(tx nextup.Tx) error { return tx.EntrySetStatusHash(b.ctx, e.ID, fresh, b.at(time.Minute)) })
+	want := e
+	want.StatusHash, want.UpdatedAt = fresh, b.at(time.Minute)
+	checkEqual(t, "entry after EntrySetStatusHash", want, b.getEntry(e.ID))
+	b.read(func(tx nextup.Tx) error {
+		got, err := tx.EntryByStatusHash(b.ctx, fresh)
+		if wantOK(t, err, "EntryByStatusHash(new hash)") && got.ID != e.ID {
+			t.Errorf("the new hash finds %s, want %s", got.ID, e.ID)
+		}
+		_, err = tx.EntryByStatusHash(b.ctx, e.StatusHash)
+		wantErr(t, err, nextup.ErrNotFound, "EntryByStatusHash(old hash)")
+		pos, err := tx.EntryPosition(b.ctx, want)
+		if wantOK(t, err, "EntryPosition") && pos != 1 {
+			t.Errorf("position after a new status hash: %d, want 1", pos)
+		}
+		return nil
+	})
+	for _, c := range []struct {
+		what, id, hash string
+		kind           error
+	}{
+		{"missing entry", "ent_missing", nextup.HashToken("x"), nextup.ErrNotFound},
+		{"empty hash", e.ID, "", nextup.ErrConflict},
+		{"another entry's hash", e.ID, other.StatusHash, nextup.ErrConflict},
+	} {
+		err := b.s.InTx(b.ctx, func(tx nextup.Tx) error { return tx.EntrySetStatusHash(b.ctx, c.id, c.hash, b.at(time.Hour)) })
+		wantErr(t, err, c.kind, "EntrySetStatusHash(%s)", c.what)
+	}
+	checkEqual(t, "entry after refused EntrySetStatusHash", want, b.getEntry(e.ID))
+	checkEqual(t, "the other entry after refused EntrySetStatusHash", other, b.getEntry(other.ID))
+}
+
 func testEntryCandidates(t *testing.T, b *bundle) {
 	biz, other := b.business(), b.business()
 	start := b.at(72 * time.Hour)

@@ -119,6 +119,7 @@ var groups = []group{
 		{"Update", testEntryUpdate},
 		{"SetState", testEntrySetState},
 		{"Lapse", testEntryLapse},
+		{"SetStatusHash", testEntrySetStatusHash},
 		{"Candidates", testEntryCandidates},
 		{"CandidatesBruteForce", testEntryCandidatesBruteForce},
 		{"PositionBruteForce", testEntryPositionBruteForce},

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -174,6 +175,27 @@ func (t *Tx) EntryUpdate(ctx context.Context, e nextup.Entry) error {
 		cur.UpdatedAt = e.UpdatedAt
 	}
 	return t.putEntry(cur)
+}
+
+// EntrySetStatusHash replaces an entry's status hash: the entry's g1 key
+// moves with it. The hash is unique (a status token has 192 random bits);
+// one another entry has is ErrConflict.
+func (t *Tx) EntrySetStatusHash(ctx context.Context, id, hash string, at time.Time) error {
+	what := "set status hash of entry " + id
+	if hash == "" {
+		return conflict(what + ": empty hash")
+	}
+	e, err := load[nextup.Entry](ctx, t, entPK(id), what)
+	if err != nil {
+		return err
+	}
+	if other, err := t.EntryByStatusHash(ctx, hash); err == nil && other.ID != id {
+		return conflict(what + ": hash taken")
+	} else if err != nil && !errors.Is(err, nextup.ErrNotFound) {
+		return err
+	}
+	e.StatusHash, e.UpdatedAt = hash, at
+	return t.putEntry(e)
 }
 
 // EntrySetState moves an entry from one of the states from to state to,

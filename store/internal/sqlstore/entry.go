@@ -217,6 +217,17 @@ func (t *Tx) EntrySetState(ctx context.Context, id string, from []nextup.EntrySt
 		append([]any{to, TS(at), id}, fromArgs...)...)
 }
 
+// EntrySetStatusHash replaces an entry's status hash; the unique index
+// on status_hash refuses one another entry has (ErrConflict).
+func (t *Tx) EntrySetStatusHash(ctx context.Context, id, hash string, at time.Time) error {
+	op := "set status hash of entry " + id
+	if hash == "" {
+		return fmt.Errorf("%s: empty hash: %w", op, nextup.ErrConflict)
+	}
+	n, err := t.r.Exec(ctx, `UPDATE entries SET status_hash = ?, updated_at = ? WHERE id = ?`, hash, TS(at), id)
+	return t.touched(op, n, err)
+}
+
 // EntryLapseCount counts a lapse of entry ?1 and returns it (EntryCols);
 // a move to the back is the dialect's EntryLapseBack.
 const EntryLapseCount = `UPDATE entries SET lapses = lapses + 1 WHERE id = ?1 RETURNING ` + EntryCols

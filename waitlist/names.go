@@ -159,6 +159,9 @@ type (
 // MessageWaitlisted is the kind of an event's waitlist confirmation.
 const MessageWaitlisted = events.MessageWaitlisted
 
+// MessageStatusLink is the kind of a registrant's new status link.
+const MessageStatusLink = events.MessageStatusLink
+
 // MessageJoined is the kind of the "you're on the list" message.
 const MessageJoined = entries.MessageJoined
 

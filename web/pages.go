@@ -364,6 +364,10 @@ func (s *Server) statusPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d := statusPageData(v, b, token, s.now())
 	d.PollMS = s.pollMS()
+	if r.URL.Query().Get("again") == "1" {
+		// Sent here by a second RSVP for the same event (rsvpConfirmPost).
+		d.Notice = "You were already registered: this is your place. We have sent you this page's link; the one we sent before no longer works."
+	}
 	s.render(w, http.StatusOK, "status", d)
 }
 

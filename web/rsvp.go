@@ -392,11 +392,25 @@ func (s *Server) rsvpConfirmPost(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		http.Redirect(w, r, "/s/"+reg.StatusToken, http.StatusSeeOther)
 	case nextup.ErrorCode(err) == nextup.CodeAlreadyRegistered:
-		// Where their registration stands; its status link went to them
-		// when they registered, and only its hash is kept, so the page
-		// says where to find it rather than sending them there.
-		d.Heading, d.Message = "You're already registered", s.alreadyRegistered(r, b, sl, err)
-		s.renderJoin(w, http.StatusOK, "done", d)
+		// They have just proved their contact again, so they are shown
+		// their registration's status page. Only the hash of its old link
+		// is kept: it gets a new link (sent to them too), and the old one
+		// stops working.
+		ch := nextup.ChannelEmail
+		if pr.CodeHash != "" {
+			ch = nextup.ChannelSMS
+		}
+		id := ""
+		if errors.As(err, &ne) {
+			id, _ = ne.Data["id"].(string)
+		}
+		token, rerr := s.Svc.ReissueStatusLink(r.Context(), b.ID, sl.ID, id, ch)
+		if rerr != nil {
+			d.Heading, d.Message = "You're already registered", s.alreadyRegistered(r, b, sl, err)
+			s.renderJoin(w, http.StatusOK, "done", d)
+			return
+		}
+		http.Redirect(w, r, "/s/"+token+"?again=1", http.StatusSeeOther)
 	case errors.As(err, &ne) && statusOf(err) < 500:
 		// Closed, full, a cutoff passed since the form was sent: said
 		// plainly, nothing stored.

@@ -178,15 +178,29 @@ func TestPublicEventRSVP(t *testing.T) {
 		t.Fatalf("the waitlist confirmation: %+v", told)
 	}
 
-	// Confirming again is already_registered: said plainly, nothing more stored.
+	// Confirming again is already_registered: Cleo, who has just proved
+	// her address again, lands on her registration's status page under a
+	// new link (sent to her too); the old link stops working, and no
+	// second registration is made.
 	again := b.do("GET", "/e/corner-cuts/wine", nil)
 	p := b.do("POST", "/e/corner-cuts/wine", url.Values{"csrf": {again.csrf(t)}, "name": {"Cleo Park"}, "email": {"cleo@example.com"}})
 	link := rsvpLink.FindStringSubmatch(a.outbox(waitlist.MessageJoinConfirm)[0].Body)[1]
 	c := b.do("GET", link, nil)
 	token := regexp.MustCompile(`name="t" value="([^"]+)"`).FindStringSubmatch(c.body)[1]
-	if p = b.do("POST", "/e/corner-cuts/wine/confirm", url.Values{"csrf": {c.csrf(t)}, "t": {token}}); p.status != 200 ||
-		!strings.Contains(p.body, "already registered") || !strings.Contains(p.body, "on the waitlist, 1st in line") || len(a.registrations(id)) != 2 {
-		t.Fatalf("registering twice: %d, %d registrations\n%s", p.status, len(a.registrations(id)), p.body)
+	if p = b.do("POST", "/e/corner-cuts/wine/confirm", url.Values{"csrf": {c.csrf(t)}, "t": {token}}); p.status != http.StatusSeeOther ||
+		!strings.HasPrefix(p.location, "/s/") || strings.HasPrefix(p.location, cleo) || len(a.registrations(id)) != 2 {
+		t.Fatalf("registering twice: %d %q, %d registrations\n%s", p.status, p.location, len(a.registrations(id)), p.body)
+	}
+	if s := b.do("GET", p.location, nil); s.status != 200 || !strings.Contains(s.body, "already registered: this is your place") ||
+		!strings.Contains(s.body, "number 1 in line for Wine tasting") {
+		t.Fatalf("the status page after registering twice: %d\n%s", s.status, s.body)
+	}
+	if old := b.do("GET", cleo, nil); old.status != http.StatusNotFound {
+		t.Fatalf("the old status link after a new one: %d, want 404", old.status)
+	}
+	cleo = strings.TrimSuffix(p.location, "?again=1")
+	if sent := a.outbox(waitlist.MessageStatusLink); len(sent) != 1 || sent[0].To != "cleo@example.com" || !strings.Contains(sent[0].Body, "https://nextup.test"+cleo) {
+		t.Fatalf("the new status link's message: %+v", sent)
 	}
 
 	// Ana cancels: Cleo's status page shows the offer; she claims it there.

@@ -534,6 +534,53 @@ func (w *work) queueWaitlisted(ctx context.Context, r Registration) error {
 	return w.Queue(ctx, m)
 }
 
+// MessageStatusLink is the kind of the new status link sent to a
+// registrant who confirmed their contact again (ReissueStatusLink).
+const MessageStatusLink = "status_link"
+
+// ReissueStatusLink gives a registration a new status link and returns
+// its token; the old link stops working (only its hash was kept, so it
+// cannot be shown again). It is for a person who has just proved their
+// contact again (the public page's confirmation link or texted code) and
+// found themselves already registered: they are taken to their status
+// page, and the new link goes to them by ch, audited on the entry.
+func (s *Events) ReissueStatusLink(ctx context.Context, businessID, eventID, regID string, ch nextup.Channel) (string, error) {
+	var token string
+	err := s.tx(ctx, func(w *work) error {
+		w.Actor = nextup.ActorCustomer
+		sl, e, err := w.registrationEntry(ctx, businessID, eventID, regID)
+		if err != nil {
+			return err
+		}
+		bi, err := w.Business(ctx, sl.BusinessID)
+		if err != nil {
+			return err
+		}
+		var hash string
+		token, hash = w.s.Random.Token()
+		if err := w.Tx.EntrySetStatusHash(ctx, e.ID, hash, w.Now); err != nil {
+			return fmt.Errorf("new status link of %s: %w", e.ID, err)
+		}
+		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
+			From: string(e.State), To: string(e.State), Reason: "status_link_reissued", Detail: map[string]any{"channel": ch}}); err != nil {
+			return err
+		}
+		to := templates.AddressOf(e, ch)
+		if to == "" {
+			return nil
+		}
+		m := nextup.Message{BusinessID: bi.ID, Kind: MessageStatusLink, Channel: ch, To: to, EntryID: e.ID}
+		w.s.Stoppable(bi.Business, &m)
+		templates.Compose(bi.Business, templates.TemplateStatusLink, templates.TemplateData{Name: e.Name, Service: templates.SlotService(sl),
+			When: templates.FormatWhen(sl.StartsAt, bi.Loc), StatusLink: w.s.StatusURL(token)}, &m)
+		return w.Queue(ctx, m)
+	})
+	if err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
 // registeredNote names the note that keeps a registration's status token
 // for a resumed run of the request that made it.
 func registeredNote(entryID string) string { return "registered:" + entryID }

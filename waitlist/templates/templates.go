@@ -36,12 +36,13 @@ const (
 	TemplateWaitlisted   = "waitlisted"   // an event's registrant is on its waitlist: their place, what happens next, how to leave
 	TemplateRequeued     = "requeued"     // a hold lapsed or was declined: moved to the back of the waitlist (the re-queue rule)
 	TemplateDropped      = "dropped"      // a hold lapsed or was declined once too often: off the waitlist, and how to join again
+	TemplateStatusLink   = "statuslink"   // a registrant who signed up again gets a new link to their place (the old one stops working)
 )
 
 // TemplateKinds lists the kinds in the order staff see them.
 var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled, TemplateExpired,
 	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal, TemplateRefunded,
-	TemplateWaitlisted, TemplateRequeued, TemplateDropped}
+	TemplateWaitlisted, TemplateRequeued, TemplateDropped, TemplateStatusLink}
 
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
@@ -237,6 +238,21 @@ See your place, or leave the waitlist, here: {{.StatusLink}}
 <p><b>{{.Service}}</b> on {{.When}} is full, so you're on the waitlist{{if .Place}}: <b>{{.Place}}</b>{{end}}.</p>
 <p>What happens next: if a seat frees up, we hold it for the next person in line and send them a link to claim it. When it's your turn you'll get that link here, and you can also claim it from your status page.</p>
 <p>` + buttonStatus + `See your place, or leave the waitlist</a></p>`,
+	},
+	TemplateStatusLink: {
+		Subject: `Your place at {{.Service}}: your new link`,
+		SMS:     `{{.Business}}: you're already registered for {{.Service}} on {{.When}}. Your place, from now on: {{.StatusLink}} (the link we sent before no longer works)`,
+		Text: `Hi {{.Name}},
+
+You asked to register for {{.Service}} on {{.When}} again, and you're already registered. Here is your link to your place, from now on:
+{{.StatusLink}}
+
+The link we sent you before no longer works. If you did not ask for this, nothing else has changed.
+`,
+		HTML: `<p>Hi {{.Name}},</p>
+<p>You asked to register for <b>{{.Service}}</b> on {{.When}} again, and you're already registered. Here is your link to your place, from now on:</p>
+<p>` + buttonStatus + `See your place</a></p>
+<p style="color:#555">The link we sent you before no longer works. If you did not ask for this, nothing else has changed.</p>`,
 	},
 	TemplateHandback: {
 		Subject: `Over to you: {{.Service}} on {{.When}}`,

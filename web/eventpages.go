@@ -86,6 +86,26 @@ func (s *Server) payPost(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, url, http.StatusSeeOther)
 }
 
+// statusPayPost is POST /s/{token}/pay: the status page's Pay button for
+// a paid event's held seats, sent on to the provider's checkout (which
+// brings the person back to their status page).
+func (s *Server) statusPayPost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	token := r.PathValue("token")
+	url, err := s.Svc.CheckoutByStatus(r.Context(), token)
+	switch code := nextup.ErrorCode(err); {
+	case err == nil:
+		http.Redirect(w, r, url, http.StatusSeeOther)
+	case code == nextup.CodeNotFound:
+		s.errorPage(w, r, err)
+	case endedMessages[code] != [2]string{}:
+		s.statusWith(w, r, token, endedMessages[code][1])
+	default:
+		s.statusWith(w, r, token, "The payment service did not answer. Please try again in a minute; your seats stay held.")
+	}
+}
+
 // payReturnPage is GET /pay/{oid}: where the payment provider sends a
 // person back when the checkout was made without their claim link (at
 // registration). It says what is true without revealing anything.

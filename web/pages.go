@@ -429,7 +429,8 @@ func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now t
 			}
 			d.Detail = "Claim it here or with the link in the message we sent you. Declining gives it to the next person."
 			if d.Paid {
-				d.Detail = "Pay and confirm with the link in the message we sent you, or decline it here."
+				d.Price = waitlist.FormatPrice(v.Event.Event.PriceCents*int64(o.Seats), v.Event.Event.Currency)
+				d.Detail = "Pay here or with the link in the message we sent you: the place is yours once paid. Declining gives it to the next person."
 			}
 		}
 	case nextup.EntryBooked:

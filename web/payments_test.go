@@ -104,6 +104,22 @@ func TestPaidEvent(t *testing.T) {
 	if again := a.payments(annOffer); len(again) != 1 {
 		t.Fatalf("the pay button made another session: %+v", again)
 	}
+	// The status page is a second door: Pay there too, to the same checkout.
+	statusPath := strings.TrimPrefix(ann["status_url"].(string), "https://nextup.test")
+	status, _, page = a.page("GET", statusPath)
+	if status != 200 || !strings.Contains(page, "Pay €25.00 and confirm") || strings.Contains(page, "Claim this place") {
+		t.Fatalf("status page of a paid hold: %d %s", status, page)
+	}
+	if res, err = noRedirect.Post(a.srv.URL+statusPath+"/pay", "application/x-www-form-urlencoded", nil); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != ps[0].URL {
+		t.Fatalf("the status page's pay button: %d to %q, want 303 to %q", res.StatusCode, res.Header.Get("Location"), ps[0].URL)
+	}
+	if again := a.payments(annOffer); len(again) != 1 {
+		t.Fatalf("the status page's pay button made another session: %+v", again)
+	}
 
 	// Ben and Cy wait: nothing to pay while waiting.
 	ben, cy := a.register(id, "Ben", 0), a.register(id, "Cy", 0)

@@ -102,6 +102,7 @@ func (s *Server) routes() []route {
 		{"POST", "/c/{token}/decline", s.declinePost},
 		{"POST", "/s/{token}/claim", s.statusClaimPost},
 		{"POST", "/s/{token}/decline", s.statusDeclinePost},
+		{"POST", "/s/{token}/pay", s.statusPayPost},
 		{"GET", "/s/{token}", s.statusPage},
 		{"POST", "/s/{token}/leave", s.statusLeavePost},
 		{"GET", "/u/{bid}/{token}", s.unsubscribePage},

@@ -60,6 +60,28 @@ func (s *Checkouts) CheckoutByToken(ctx context.Context, token string) (string, 
 	return s.Checkout(ctx, o.ID, s.ClaimURL(token))
 }
 
+// CheckoutByStatus is CheckoutForOffer for the live offer of the entry
+// whose status link this is (the "Pay" button of the status page, the
+// second door to the offer): the person comes back to their status page.
+// No live offer is offer_expired, an unknown link not_found.
+func (s *Checkouts) CheckoutByStatus(ctx context.Context, statusToken string) (string, error) {
+	var o nextup.Offer
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		e, err := tx.EntryByStatusHash(ctx, nextup.HashToken(statusToken))
+		if err != nil {
+			return core.NotFound("status link", "", err)
+		}
+		if o, err = tx.OfferLiveByEntry(ctx, e.ID); errors.Is(err, nextup.ErrNotFound) {
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "there is no offer to pay for now")
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return s.Checkout(ctx, o.ID, s.StatusURL(statusToken))
+}
+
 // PaymentResult is what a completed checkout came to.
 type PaymentResult struct {
 	Payment nextup.Payment

@@ -312,3 +312,10 @@ const (
 
 // ErrMailTooLarge is a mail over the inbox lane's limits.
 var ErrMailTooLarge = intake.ErrMailTooLarge
+
+// ValidBusinessSlug and ValidEventSlug report whether a slug has the form
+// UpdateProfile and UpdateEvent take.
+var (
+	ValidBusinessSlug = business.ValidSlug
+	ValidEventSlug    = events.ValidSlug
+)

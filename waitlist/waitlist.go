@@ -95,6 +95,10 @@ func (s *Service) CancelURL(b nextup.Business, bookingID string) string {
 	return s.core.CancelURL(b, bookingID)
 }
 
+// JoinURL is where a person joins sl's waitlist: an event's public page,
+// or the business's join form; "" while the business has no slug.
+func (s *Service) JoinURL(b nextup.Business, sl nextup.Slot) string { return s.core.JoinURL(b, sl) }
+
 // ProposalURL is the page behind an owner's one-tap link; do is
 // "approve" or "reject".
 func (s *Service) ProposalURL(token, do string) string { return s.core.ProposalURL(token, do) }

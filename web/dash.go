@@ -42,6 +42,7 @@ func (s *Server) staffRoutes() []route {
 		{"GET", "/dash/events/{id}/live", s.signedIn(s.dashEventLive)},
 		{"POST", "/dash/events/{id}/capacity", s.signedIn(s.dashEventCapacity)},
 		{"POST", "/dash/events/{id}/settings", s.signedIn(s.dashEventSettings)},
+		{"POST", "/dash/events/{id}/public", s.signedIn(s.dashEventPublic)},
 		{"POST", "/dash/events/{id}/registrations", s.signedIn(s.dashAddRegistrant)},
 		{"POST", "/dash/events/{id}/test-reminder", s.signedIn(s.dashTestReminder)},
 		{"POST", "/dash/events/{id}/waitlist/{rid}/promote", s.signedIn(s.dashPromote)},

@@ -35,6 +35,37 @@ type eventSettingsForm struct {
 	MorningAt                              string // "09:00"
 	MaxGuests, WaitlistLimit, Price        string
 	Currency, Zone                         string // shown, not edited
+	// Quiet is the event's choice of the quiet-hours exception: "business"
+	// (the business's rule, said in QuietWords), "through" (a freed seat
+	// that starts before quiet hours end is offered at once) or "hold".
+	Quiet, QuietWords string
+	// Requeue is what a missed offer does to the person's place: "keep"
+	// or "back"; DropAfter takes them off the list at that many missed
+	// offers ("" or "0": never).
+	Requeue, DropAfter string
+}
+
+// quietChoice is the Quiet field of an event's TimeCriticalThroughQuiet.
+func quietChoice(v *bool) string {
+	switch {
+	case v == nil:
+		return "business"
+	case *v:
+		return "through"
+	}
+	return "hold"
+}
+
+// quietWords says the business's quiet hours and its exception.
+func quietWords(r nextup.Rules) string {
+	if r.QuietHours == nil {
+		return "Your business has no quiet hours: offers go out at any time."
+	}
+	w := fmt.Sprintf("Your quiet hours are %s–%s", r.QuietHours.Start, r.QuietHours.End)
+	if r.TimeCriticalThroughQuiet {
+		return w + "; your business setting sends an offer through them when the seat would be gone by morning."
+	}
+	return w + "; your business setting holds every offer until they end."
 }
 
 // reminderChoice is one reminder checkbox: an offset before the start.
@@ -91,7 +122,7 @@ func durationOf(v string) (time.Duration, bool) {
 }
 
 // eventSettingsOf is the settings form as the event has it now.
-func eventSettingsOf(sl nextup.Slot, loc *time.Location) eventSettingsForm {
+func eventSettingsOf(sl nextup.Slot, loc *time.Location, rules nextup.Rules) eventSettingsForm {
 	ev := sl.Event
 	if ev == nil {
 		ev = &nextup.EventSettings{}
@@ -99,7 +130,16 @@ func eventSettingsOf(sl nextup.Slot, loc *time.Location) eventSettingsForm {
 	f := eventSettingsForm{ClaimWindow: strconv.Itoa(int(ev.ClaimWindow / time.Minute)), ClaimUnit: "minutes",
 		PromotionCutoff: strconv.FormatFloat(ev.PromotionCutoff.Hours(), 'f', -1, 64), Morning: ev.ReminderMorningOf != "",
 		MorningAt: cmpOr(ev.ReminderMorningOf, nextup.DefaultEventMorningOf), MaxGuests: strconv.Itoa(ev.MaxGuests),
-		Currency: strings.ToUpper(cmpOr(ev.Currency, nextup.DefaultEventCurrency)), Zone: loc.String()}
+		Currency: strings.ToUpper(cmpOr(ev.Currency, nextup.DefaultEventCurrency)), Zone: loc.String(),
+		Quiet: quietChoice(ev.TimeCriticalThroughQuiet), QuietWords: quietWords(rules)}
+	q := nextup.DefaultEventRequeue()
+	if ev.Requeue != nil {
+		q = *ev.Requeue
+	}
+	f.Requeue, f.DropAfter = q.Policy, strconv.Itoa(q.DropAfter)
+	if q.Policy == nextup.RequeueDrop { // the same as keep until the DropAfter-th
+		f.Requeue = nextup.RequeueKeep
+	}
 	if ev.ClaimWindow > 0 && ev.ClaimWindow%time.Hour == 0 {
 		f.ClaimWindow, f.ClaimUnit = strconv.Itoa(int(ev.ClaimWindow/time.Hour)), "hours"
 	}
@@ -140,12 +180,12 @@ func reminderChoices(checked []time.Duration) []reminderChoice {
 }
 
 // settingsFormOf reads the posted settings form, keeping what was typed.
-func settingsFormOf(r *http.Request, loc *time.Location) eventSettingsForm {
+func settingsFormOf(r *http.Request, loc *time.Location, rules nextup.Rules) eventSettingsForm {
 	f := r.PostFormValue
 	out := eventSettingsForm{ClaimWindow: f("claim_window"), ClaimUnit: f("claim_unit"), RegistrationCutoff: f("registration_cutoff"),
 		CancellationCutoff: f("cancellation_cutoff"), PromotionCutoff: f("promotion_cutoff"), OtherReminders: f("other_reminders"),
 		Morning: f("morning") == "1", MorningAt: f("morning_at"), MaxGuests: f("max_guests"), WaitlistLimit: f("waitlist_limit"),
-		Price: f("price"), Zone: loc.String()}
+		Price: f("price"), Zone: loc.String(), Quiet: f("quiet"), QuietWords: quietWords(rules), Requeue: f("requeue"), DropAfter: f("drop_after")}
 	var checked []time.Duration
 	for _, v := range r.PostForm["reminder"] {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= 90*24*60 {
@@ -251,6 +291,25 @@ func (f eventSettingsForm) apply(p *waitlist.EventParams, loc *time.Location) er
 	if ev.PriceCents, ok = priceCents(f.Price); !ok {
 		say("the price must be an amount such as 12.50, or empty for a free event")
 	}
+	switch f.Quiet {
+	case "business":
+		ev.TimeCriticalThroughQuiet = nil
+	case "through", "hold":
+		v := f.Quiet == "through"
+		ev.TimeCriticalThroughQuiet = &v
+	default:
+		say("choose what happens to offers during quiet hours")
+	}
+	drop, err := strconv.Atoi(cmpOr(strings.TrimSpace(f.DropAfter), "0"))
+	if err != nil || drop < 0 || drop > 100 {
+		say("the missed offers that take someone off the waitlist must be a whole number from 0 (never) to 100")
+	}
+	switch f.Requeue {
+	case nextup.RequeueKeep, nextup.RequeueBack:
+		ev.Requeue = &nextup.Requeue{Policy: f.Requeue, DropAfter: drop}
+	default:
+		say("choose what a missed offer does to the person's place in line")
+	}
 	if len(bad) > 0 {
 		msg := strings.ToUpper(bad[0][:1]) + bad[0][1:] + "."
 		if len(bad) > 1 {
@@ -305,7 +364,7 @@ func eventDone(w http.ResponseWriter, r *http.Request, notice string) {
 // show is kept as it is).
 func (s *Server) dashEventSettings(w http.ResponseWriter, r *http.Request, sc staffCtx) {
 	loc := bizLoc(sc.Business)
-	f := settingsFormOf(r, loc)
+	f := settingsFormOf(r, loc, sc.Business.Rules)
 	sl, err := s.Svc.GetEvent(r.Context(), sc.Business.ID, r.PathValue("id"))
 	if err != nil {
 		s.errorPage(w, r, err)

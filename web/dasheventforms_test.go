@@ -28,7 +28,7 @@ func (eb *eventBundle) eventJSON() map[string]any {
 func settingsForm(change map[string][]string) url.Values {
 	f := url.Values{"claim_window": {"6"}, "claim_unit": {"hours"}, "registration_cutoff": {""}, "cancellation_cutoff": {""},
 		"promotion_cutoff": {"0"}, "reminder": {"10080", "1440"}, "other_reminders": {""}, "morning": {"1"}, "morning_at": {"09:00"},
-		"max_guests": {"1"}, "waitlist_limit": {""}, "price": {""}}
+		"max_guests": {"1"}, "waitlist_limit": {""}, "price": {""}, "quiet": {"business"}, "requeue": {"back"}, "drop_after": {"2"}}
 	for k, v := range change {
 		f[k] = v
 	}
@@ -48,7 +48,9 @@ func TestOrganiserEventSettings(t *testing.T) {
 		`name="registration_cutoff" type="datetime-local" value=""`, "Empty: when the event starts.", "Dates and times are in Europe/London.",
 		`value="10080" style="width:auto" checked> 1 week before`, `value="1440" style="width:auto" checked> 1 day before`,
 		`value="20160" style="width:auto"> 2 weeks before`, `name="morning" value="1" style="width:auto" checked>`, `name="morning_at" type="time" value="09:00"`,
-		`name="max_guests" type="number" min="0" max="100" value="1"`, "Price per seat (EUR)"} {
+		`name="max_guests" type="number" min="0" max="100" value="1"`, "Price per seat (EUR)",
+		`<option value="business" selected>as my business setting</option>`, "Your quiet hours are 21:00–08:00; your business setting holds every offer until they end.",
+		`<option value="back" selected>they go to the back of the waitlist</option>`, `name="drop_after" type="number" min="0" max="100" value="2"`} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("the settings form lacks %s", want)
 		}
@@ -63,7 +65,7 @@ func TestOrganiserEventSettings(t *testing.T) {
 	p = eb.post("/dash/events/"+eb.eid+"/settings", settingsForm(map[string][]string{"claim_window": {"90"}, "claim_unit": {"minutes"},
 		"registration_cutoff": {"2026-12-09T18:00"}, "cancellation_cutoff": {"2026-12-08T12:00"}, "promotion_cutoff": {"3"},
 		"reminder": {"10080"}, "other_reminders": {"2 days, 6 hours"}, "morning": nil, "max_guests": {"3"}, "waitlist_limit": {"5"},
-		"price": {"15,50"}}))
+		"price": {"15,50"}, "quiet": {"through"}, "requeue": {"keep"}, "drop_after": {"3"}}))
 	if !strings.Contains(p.body, "The settings are saved.") {
 		t.Fatalf("after saving:\n%s", p.body)
 	}
@@ -71,7 +73,8 @@ func TestOrganiserEventSettings(t *testing.T) {
 	if ev["claim_window_seconds"] != 5400.0 || ev["registration_cutoff"] != "2026-12-09T18:00:00Z" || ev["cancellation_cutoff"] != "2026-12-08T12:00:00Z" ||
 		ev["promotion_cutoff_seconds"] != 10800.0 || fmt.Sprint(ev["reminder_offsets_seconds"]) != "[604800 172800 21600]" || ev["reminder_morning_of"] != "" ||
 		ev["max_guests_per_rsvp"] != 3.0 || ev["waitlist_limit"] != 5.0 || ev["price_cents"] != 1550.0 || ev["currency"] != "eur" ||
-		ev["title"] != "Wine <b>tasting</b>" || ev["capacity"] != 2.0 {
+		ev["title"] != "Wine <b>tasting</b>" || ev["capacity"] != 2.0 || ev["time_critical_through_quiet"] != true ||
+		fmt.Sprint(ev["requeue"]) != "map[drop_after:3 policy:keep]" {
 		t.Fatalf("the event after the form: %v", ev)
 	}
 	updated := false
@@ -84,7 +87,8 @@ func TestOrganiserEventSettings(t *testing.T) {
 	for _, want := range []string{`name="claim_window" type="number" min="1" value="90"`, `<option value="minutes" selected>minutes</option>`,
 		`value="2026-12-09T18:00"`, `value="2026-12-08T12:00"`, `name="promotion_cutoff" type="number" min="0" step="any" value="3"`,
 		`checked> 1 week before`, `checked> 2 days before`, `checked> 6 hours before`, `style="width:auto"> 1 day before`,
-		`name="morning" value="1" style="width:auto">`, `name="waitlist_limit" type="number" min="0" value="5"`, `name="price" inputmode="decimal" value="15.50"`} {
+		`name="morning" value="1" style="width:auto">`, `name="waitlist_limit" type="number" min="0" value="5"`, `name="price" inputmode="decimal" value="15.50"`,
+		`<option value="through" selected>`, `<option value="keep" selected>they keep their place</option>`, `name="drop_after" type="number" min="0" max="100" value="3"`} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("the saved settings are not shown back: %s", want)
 		}
@@ -112,6 +116,9 @@ func TestOrganiserEventSettings(t *testing.T) {
 		{"limit in words", map[string][]string{"waitlist_limit": {"many"}}, "or empty for no limit"},
 		{"price in words", map[string][]string{"price": {"ten"}}, "amount such as 12.50"},
 		{"two at once", map[string][]string{"price": {"ten"}, "max_guests": {"-1"}}, "Please check the settings: guests per registration"},
+		{"no quiet choice", map[string][]string{"quiet": {"sometimes"}}, "what happens to offers during quiet hours"},
+		{"no re-queue choice", map[string][]string{"requeue": {"drop"}}, "what a missed offer does"},
+		{"drop after in words", map[string][]string{"drop_after": {"twice"}}, "from 0 (never) to 100"},
 	} {
 		f := settingsForm(c.change)
 		f.Set("csrf", eb.csrf)
@@ -124,7 +131,7 @@ func TestOrganiserEventSettings(t *testing.T) {
 			t.Errorf("%s: the refusal speaks of seconds", c.name)
 		}
 		for k, v := range c.change {
-			if len(v) == 1 && v[0] != "" && k != "claim_unit" && !strings.Contains(p.body, `value="`+v[0]+`"`) {
+			if len(v) == 1 && v[0] != "" && k != "claim_unit" && k != "quiet" && k != "requeue" && !strings.Contains(p.body, `value="`+v[0]+`"`) {
 				t.Errorf("%s: the typed %s %q is not kept", c.name, k, v[0])
 			}
 		}
@@ -350,5 +357,85 @@ func TestOrganiserEventFormsOtherBusiness(t *testing.T) {
 	eb.must(eb.do("GET", "/v1/events/"+oid+"/registrations", okey, ""), 200, &regs)
 	if after["max_guests_per_rsvp"] != 0.0 || len(regs["registrations"].([]any)) != 0 || len(eb.outbox(waitlist.MessageReminderTest)) != 0 {
 		t.Fatalf("another business's event changed: %v %v", after, regs)
+	}
+}
+
+// TestOrganiserPublicPage: the event page's Public page form. A business
+// without a slug is asked for one, suggested from its name, and the
+// event's part is suggested from its title; saved, the page gives the
+// link to share, and the public page shows what the organiser chose.
+// Refusals say why beside the form and change nothing.
+func TestOrganiserPublicPage(t *testing.T) {
+	t.Parallel()
+	eb := setupEvent(t)
+	p := eb.b.do("GET", "/dash/events/"+eb.eid, nil)
+	for _, want := range []string{`id="public-form"`, `id="public-none"`, `name="business_slug" required maxlength="40" value="salon"`,
+		`name="slug" maxlength="64" value="wine-b-tasting-b"`, `<option value="exact" selected>the number of seats left</option>`} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the public page form lacks %s", want)
+		}
+	}
+	before := eb.eventJSON()
+	form := func(change map[string][]string) url.Values {
+		f := url.Values{"business_slug": {"salon-lane"}, "slug": {"wine-night"}, "show_seats": {"few"}, "place": {"The back room, 12 Mill Lane"},
+			"notes": {"Bring a friend."}, "noindex": {"1"}}
+		for k, v := range change {
+			f[k] = v
+		}
+		f.Set("csrf", eb.csrf)
+		return f
+	}
+	for _, c := range []struct {
+		name   string
+		change map[string][]string
+		want   string
+	}{
+		{"bad business slug", map[string][]string{"business_slug": {"Salon Lane!"}}, "Your business&#39;s name in links takes lower-case letters"},
+		{"no business slug", map[string][]string{"business_slug": {""}}, "Give your business&#39;s name as it should read in links."},
+		{"bad event slug", map[string][]string{"slug": {"-wine-"}}, "The event&#39;s name in links takes lower-case letters"},
+		{"no seats choice", map[string][]string{"show_seats": {"lots"}}, "Choose what the page says about the seats left."},
+		{"long place", map[string][]string{"place": {strings.Repeat("x", 201)}}, "under 200 characters"},
+	} {
+		p := eb.b.do("POST", "/dash/events/"+eb.eid+"/public", form(c.change))
+		if p.status < 400 || !strings.Contains(p.body, `id="public-error">`) || !strings.Contains(p.body, c.want) {
+			t.Errorf("%s: %d, want a refusal saying %q beside the form:\n%s", c.name, p.status, c.want, p.body)
+		}
+	}
+	if after := eb.eventJSON(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("a refused public page form changed the event:\n%v\n%v", before, after)
+	}
+	var biz map[string]any
+	eb.must(eb.do("GET", "/v1/businesses/"+eb.bid, eb.key, ""), 200, &biz)
+	if biz["slug"] != nil && biz["slug"] != "" {
+		t.Fatalf("a refused form gave the business the slug %v", biz["slug"])
+	}
+
+	p = eb.post("/dash/events/"+eb.eid+"/public", form(nil))
+	link := "https://nextup.test/e/salon-lane/wine-night"
+	if !strings.Contains(p.body, "The public page is saved. Share this link: "+link) || !strings.Contains(p.body, `id="public-url" target="_blank" rel="noopener">`+link+`</a>`) ||
+		strings.Contains(p.body, `name="business_slug"`) {
+		t.Fatalf("after saving the public page:\n%s", p.body)
+	}
+	ev := eb.eventJSON()
+	if ev["slug"] != "wine-night" || fmt.Sprint(ev["public"]) != "map[noindex:true notes:Bring a friend. place:The back room, 12 Mill Lane show_seats:few]" {
+		t.Fatalf("the event after the public page form: %v", ev)
+	}
+	pub := eb.client().do("GET", "/e/salon-lane/wine-night", nil)
+	for _, want := range []string{"The back room, 12 Mill Lane", "Bring a friend."} {
+		if pub.status != 200 || !strings.Contains(pub.body, want) {
+			t.Errorf("the public page lacks %q: %d\n%s", want, pub.status, pub.body)
+		}
+	}
+	if got := pub.header.Get("X-Robots-Tag"); got != "noindex" {
+		t.Errorf("the public page's X-Robots-Tag is %q, want noindex", got)
+	}
+
+	// Another upcoming event may not take the same link.
+	other := eb.b.do("POST", "/dash/events", url.Values{"csrf": {eb.csrf}, "title": {"Cheese night"},
+		"starts_at": {"2026-12-12T19:00"}, "ends_at": {"2026-12-12T21:00"}, "capacity": {"10"}})
+	oid := eventIDOf(t, other)
+	p = eb.b.do("POST", "/dash/events/"+oid+"/public", form(nil))
+	if p.status != http.StatusConflict || !strings.Contains(p.body, "Another of your upcoming events is at &#34;wine-night&#34;") {
+		t.Fatalf("a second event at the same link: %d\n%s", p.status, p.body)
 	}
 }

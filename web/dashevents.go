@@ -44,6 +44,9 @@ type eventsData struct {
 	Settings                eventSettingsForm
 	Add                     registrantForm
 	SettingsError, AddError string
+	// Public is the Public page form (dasheventpublic.go).
+	Public      eventPublicForm
+	PublicError string
 	// OwnerEmail is where test reminders go; without one the test
 	// reminder's form asks for it.
 	OwnerEmail, TestError string
@@ -292,7 +295,8 @@ func (s *Server) eventPage(r *http.Request, sc staffCtx) (eventsData, error) {
 	loc, now := bizLoc(sc.Business), s.now()
 	sl := st.Event
 	d := s.eventsBase(sc, sl.Title)
-	d.Settings, d.OwnerEmail = eventSettingsOf(sl, loc), sc.Business.Profile.OwnerEmail
+	d.Settings, d.OwnerEmail = eventSettingsOf(sl, loc, sc.Business.Rules), sc.Business.Profile.OwnerEmail
+	d.Public = s.eventPublicOf(sc.Business, sl)
 	d.Add.Guests = "0"
 	d.Event = s.eventRowOf(sl, now, loc)
 	d.Event.Waitlisted, d.Event.WaitlistedSeats = st.Waitlisted, st.WaitlistedSeats

@@ -183,6 +183,10 @@ type ProfilePatch struct {
 
 var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
 
+// ValidSlug reports whether s has the form of a business's slug (UpdateProfile
+// refuses any other), for a form that must check it before writing anything.
+func ValidSlug(s string) bool { return slugRe.MatchString(s) }
+
 // UpdateProfile patches a business's profile and catalogue (audited). A
 // slug another business has is 409 slug_taken.
 func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p ProfilePatch) (nextup.Business, error) {

@@ -294,6 +294,11 @@ const slugReuseAfter = 7 * 24 * time.Hour
 // eventSlug is the form of an event's slug.
 var eventSlug = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$`)
 
+// ValidSlug reports whether s has the form of an event's slug (the
+// event's checks refuse any other but ""), for a form that must check it
+// before writing anything.
+func ValidSlug(s string) bool { return eventSlug.MatchString(s) }
+
 // slugFree refuses a slug another event of the business has (within the
 // transaction that sets it).
 func (w *work) slugFree(ctx context.Context, businessID, eventID, slug string) error {

@@ -1208,7 +1208,17 @@ func (w *world) deepCheck() {
 	}
 	perOffer := map[string]map[string]int{}
 	perDirect := map[string]map[string]int{}
+	waitTold := map[string]bool{}
 	for _, m := range d.Messages {
+		if m.OfferID == "" && m.Kind == waitlist.MessageWaitlisted {
+			// A public RSVP that went to the waitlist is told so once.
+			if !w.m.waitTold[m.EntryID] || m.BookingID != "" || waitTold[m.EntryID] {
+				w.fail("check 6 messages: waitlist confirmation %s of entry %s (registered from the page and waitlisted: %v, told before: %v)",
+					m.ID, m.EntryID, w.m.waitTold[m.EntryID], waitTold[m.EntryID])
+			}
+			waitTold[m.EntryID] = true
+			continue
+		}
 		if m.OfferID == "" {
 			// Only a registration confirmed at once has messages of no
 			// offer: its confirmation and its reminders (and their

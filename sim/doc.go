@@ -11,9 +11,12 @@
 // the relay's dead letters run the fallback in their own transaction, as
 // `nextup serve` wires it (relay.go). It then takes random steps —
 // businesses, slots and events, joins, event registrations (confirmed at
-// once or waitlisted) and their cancellations, the organiser's override,
+// once or waitlisted; by staff, or through the public event page, with
+// named guests and, when waitlisted, one waitlist confirmation message)
+// and their cancellations, the organiser's override,
 // check-ins and no-shows, releases, resizes, claims (right,
-// stale, repeated, forged and concurrent), declines, withdrawals, leaves,
+// stale, repeated, forged and concurrent; by the offer's link, or from the
+// status page, which answers whatever offer the entry holds), declines, withdrawals, leaves,
 // cancelled bookings and no-shows, clock jumps that fire timers, relay
 // rounds (after a short clock step or not), a carrier's "undelivered"
 // report for a text that went out, restarts of the store, store faults

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -200,7 +201,15 @@ func (w *world) registerWant(sl nextup.Slot, key string, guests int) (code strin
 	return "", confirm
 }
 
-func (w *world) opRegister() bool {
+func (w *world) opRegister() bool { return w.register(false) }
+
+// opRegisterPublic is an RSVP through the public event page, as the page
+// makes it once the guest has confirmed their contact: from the form,
+// with some guests named, and told by message when it goes to the
+// waitlist (their place and their status link).
+func (w *world) opRegisterPublic() bool { return w.register(true) }
+
+func (w *world) register(public bool) bool {
 	sl, ok := w.pickEvent()
 	if !ok || w.activeEntries(sl.BusinessID) >= 30 {
 		return false
@@ -220,10 +229,19 @@ func (w *world) opRegister() bool {
 	}
 	rp := waitlist.RegisterParams{Name: p.name, Email: p.email, Phone: p.phone, Guests: guests, Source: "sim"}
 	switch r := w.intn(10); {
+	case public: // the page asks for no channel
 	case r < 2 && p.email != "":
 		rp.Channel = nextup.ChannelEmail
 	case r < 4 && p.phone != "":
 		rp.Channel = nextup.ChannelSMS
+	}
+	if public {
+		rp.Source, rp.Notify = "form", true
+		if guests <= sl.Event.MaxGuests {
+			for i := range w.intn(guests + 1) {
+				rp.GuestNames = append(rp.GuestNames, pick(w, []string{"", fmt.Sprintf("Guest %d of %s", i+1, p.name), "Zoë Ó'Brien"}))
+			}
+		}
 	}
 	key := contactKey(p.email, p.phone)
 	code, confirm := w.registerWant(sl, key, guests)
@@ -253,8 +271,23 @@ func (w *world) opRegister() bool {
 	case !confirm && r.State != waitlist.RegWaitlisted && r.State != waitlist.RegOffered:
 		w.fail("check register: a party of %d for %d free seats (someone ahead, or no room) must be waitlisted; it is %s", 1+guests, sl.FreeSeats(), r.State)
 	}
+	if e.Source != rp.Source || len(r.GuestList) != guests {
+		w.fail("check register: registration %s has source %q and %d guests, asked for %q and %d", e.ID, e.Source, len(r.GuestList), rp.Source, guests)
+	}
+	for i, g := range r.GuestList {
+		want := ""
+		if i < len(rp.GuestNames) {
+			want = rp.GuestNames[i]
+		}
+		if g.Name != want || g.Index != i+1 {
+			w.fail("check register: guest %d of %s is %s, asked for the names %q", i+1, e.ID, js(g), rp.GuestNames)
+		}
+	}
 	w.m.entries[e.ID] = &mEntry{id: e.ID, biz: b.id, person: p, email: p.email, phone: p.phone, channel: rp.Channel, eventID: sl.ID,
 		party: 1 + guests, joinedAt: e.JoinedAt, seq: e.Seq, statusTok: r.StatusToken}
+	if public {
+		w.checkWaitTold(e, r)
+	}
 	b.entryIDs = append(b.entryIDs, e.ID)
 	w.touched[e.ID] = true
 	if r.Booking != nil {
@@ -263,6 +296,36 @@ func (w *world) opRegister() bool {
 	}
 	w.note("→ %s seq=%d %s; %s", e.ID, e.Seq, r.State, moveNotes(moves))
 	return true
+}
+
+// checkWaitTold: a public RSVP that went to the waitlist has one
+// waitlist confirmation, to its address, with its status link; one
+// confirmed or holding seats has none.
+func (w *world) checkWaitTold(e nextup.Entry, r waitlist.Registration) {
+	var told []nextup.Message
+	err := w.fs.Read(w.ctx, func(tx nextup.Tx) error {
+		ms, err := tx.MessageList(w.ctx, nextup.MessageFilter{BusinessID: e.BusinessID})
+		for _, m := range ms {
+			if m.Kind == waitlist.MessageWaitlisted && m.EntryID == e.ID {
+				told = append(told, m)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		w.fail("read messages of %s: %v", e.ID, err)
+	}
+	if r.State != waitlist.RegWaitlisted {
+		if len(told) > 0 {
+			w.fail("check 6 messages: registration %s (%s) has waitlist confirmations %s", e.ID, r.State, js(told))
+		}
+		return
+	}
+	w.m.waitTold[e.ID] = true
+	if len(told) != 1 || (told[0].To != e.Email && told[0].To != e.Phone) || told[0].OfferID != "" || told[0].BookingID != "" ||
+		!strings.Contains(told[0].Body, w.svc.StatusURL(r.StatusToken)) {
+		w.fail("check 6 messages: waitlisted registration %s from the page has waitlist confirmations %s", e.ID, js(told))
+	}
 }
 
 // checkDirectConfirmation: a registration confirmed at once has its

@@ -34,6 +34,10 @@ type model struct {
 	// lapse is what the re-queue rule did after each offer its person
 	// declined or let lapse (requeueKeep, requeueBack, requeueDrop).
 	lapse map[string]string
+	// waitTold holds the registrations made through the public event
+	// page that went to the waitlist: each has one waitlist confirmation
+	// (a message of no offer), and nobody else has one.
+	waitTold map[string]bool
 }
 
 func newModel() *model {
@@ -45,6 +49,7 @@ func newModel() *model {
 		suppress: map[supKey]int64{},
 		direct:   map[string]string{},
 		lapse:    map[string]string{},
+		waitTold: map[string]bool{},
 	}
 }
 

@@ -54,6 +54,9 @@ func init() {
 		{"suppress", 1, false, (*world).opSuppress},
 		{"create_event_rsvp", 3, true, (*world).opCreateEventRSVP},
 		{"register", 8, true, (*world).opRegister},
+		{"register_public", 4, true, (*world).opRegisterPublic},
+		{"claim_by_status", 4, true, (*world).opClaimByStatus},
+		{"decline_by_status", 2, true, (*world).opDeclineByStatus},
 		{"cancel_registration", 3, true, (*world).opCancelRegistration},
 		{"promote", 2, true, (*world).opPromote},
 		{"resize_event", 2, true, (*world).opResizeEvent},
@@ -1083,6 +1086,87 @@ func (w *world) opDecline() bool {
 	}
 	if out.State != nextup.OfferDeclined || out.ID != o.ID {
 		w.fail("check model: declined offer %s is %s", o.ID, out.State)
+	}
+	w.note("%s", moveNotes(moves))
+	return true
+}
+
+// The status page is a second door to an entry's live offer: Claim and
+// Decline there act on whatever offer the entry holds at that moment,
+// through the same conditional writes as the offer's own link. An entry
+// holding none is told the offer ended (offer_expired) and nothing
+// changes.
+
+// statusTarget draws an entry with a status link, most often one that
+// holds an offer, and returns its live offer (nil for none).
+func (w *world) statusTarget() (nextup.Entry, *mEntry, *nextup.Offer, bool) {
+	offered := w.chance(0.8)
+	e, ok := w.pickEntry(func(e nextup.Entry) bool {
+		me := w.m.entries[e.ID]
+		return me != nil && me.statusTok != "" && (!offered || e.State == nextup.EntryOffered)
+	})
+	if !ok {
+		return e, nil, nil, false
+	}
+	for _, id := range sortedKeys(w.prev.offers) {
+		if o := w.prev.offers[id]; o.EntryID == e.ID && o.State.Live() {
+			return e, w.m.entries[e.ID], &o, true
+		}
+	}
+	return e, w.m.entries[e.ID], nil, true
+}
+
+func (w *world) opClaimByStatus() bool {
+	e, me, o, ok := w.statusTarget()
+	if !ok {
+		return false
+	}
+	repeat, want := false, []string{nextup.CodeOfferExpired}
+	if o != nil {
+		repeat, want = w.claimWant(*o)
+	}
+	if len(want) > 0 || repeat {
+		w.unchanged = true
+	}
+	var res waitlist.ClaimResult
+	err := w.invoke(func() error {
+		var err error
+		res, err = w.svc.ClaimByStatus(w.ctx, me.statusTok)
+		return err
+	})
+	w.note("entry %s (%s) live offer %s", e.ID, e.State, js(o))
+	if !w.outcome("claim by status", err, want...) {
+		return true
+	}
+	w.checkClaimResult(*o, res, repeat)
+	return true
+}
+
+func (w *world) opDeclineByStatus() bool {
+	e, me, o, ok := w.statusTarget()
+	if !ok {
+		return false
+	}
+	var want []string
+	switch {
+	case o == nil:
+		want = []string{nextup.CodeOfferExpired}
+	case o.State == nextup.OfferPending: // not sent: nothing to answer yet
+		want = []string{nextup.CodeOfferPending}
+	}
+	var out nextup.Offer
+	var moves []nextup.Move
+	err := w.invoke(func() error {
+		var err error
+		out, moves, err = w.svc.DeclineByStatus(w.ctx, me.statusTok)
+		return err
+	})
+	w.note("entry %s (%s) live offer %s", e.ID, e.State, js(o))
+	if !w.outcome("decline by status", err, want...) {
+		return true
+	}
+	if out.State != nextup.OfferDeclined || out.ID != o.ID {
+		w.fail("check model: declining %s's live offer %s from the status page gave %s", e.ID, o.ID, js(out))
 	}
 	w.note("%s", moveNotes(moves))
 	return true

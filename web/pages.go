@@ -481,6 +481,8 @@ func (s *Server) statusDeclinePost(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 	case code == nextup.CodeOfferClaimed || code == nextup.CodeOfferExpired || code == nextup.CodeOfferWithdrawn:
 		notice = "That offer had already ended."
+	case code == nextup.CodeOfferPending:
+		notice = endedMessages[code][1]
 	default:
 		s.errorPage(w, r, err)
 		return

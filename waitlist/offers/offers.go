@@ -328,47 +328,46 @@ func (s *Offers) Decline(ctx context.Context, token string) (nextup.Offer, []nex
 	return s.declineByHash(ctx, nextup.HashToken(token))
 }
 
-// liveOfferHash is the token hash of the live offer of the entry whose
-// status link this is.
-func (s *Offers) liveOfferHash(ctx context.Context, statusToken string) (string, error) {
-	var hash string
+// liveOffer is the live offer of the entry whose status link this is.
+func (s *Offers) liveOffer(ctx context.Context, statusToken string) (nextup.Offer, error) {
+	var o nextup.Offer
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		e, err := tx.EntryByStatusHash(ctx, nextup.HashToken(statusToken))
 		if err != nil {
 			return core.NotFound("status link", "", err)
 		}
-		o, err := tx.OfferLiveByEntry(ctx, e.ID)
+		o, err = tx.OfferLiveByEntry(ctx, e.ID)
 		if errors.Is(err, nextup.ErrNotFound) {
 			return nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferExpired, "there is no offer to answer now")
 		}
-		if err != nil {
-			return err
-		}
-		hash = o.TokenHash
-		return nil
+		return err
 	})
-	return hash, err
+	return o, err
 }
 
 // ClaimByStatus claims the live offer of the entry whose status link this
 // is: the status page is a second door to the offer beside its message,
 // through the same one conditional write.
 func (s *Offers) ClaimByStatus(ctx context.Context, statusToken string) (ClaimResult, error) {
-	hash, err := s.liveOfferHash(ctx, statusToken)
+	o, err := s.liveOffer(ctx, statusToken)
 	if err != nil {
 		return ClaimResult{}, err
 	}
-	return s.claimByHash(ctx, hash, nil)
+	return s.claimByHash(ctx, o.TokenHash, nil)
 }
 
 // DeclineByStatus declines the live offer of the entry whose status link
-// this is.
+// this is. An offer held back by quiet hours has not been sent, so there
+// is nothing to answer yet (offer_pending): the person may leave instead.
 func (s *Offers) DeclineByStatus(ctx context.Context, statusToken string) (nextup.Offer, []nextup.Move, error) {
-	hash, err := s.liveOfferHash(ctx, statusToken)
+	o, err := s.liveOffer(ctx, statusToken)
 	if err != nil {
 		return nextup.Offer{}, nil, err
 	}
-	return s.declineByHash(ctx, hash)
+	if o.State == nextup.OfferPending {
+		return nextup.Offer{}, nil, nextup.Errorf(nextup.ErrConflict, nextup.CodeOfferPending, "this offer is sent when quiet hours end; it cannot be answered before")
+	}
+	return s.declineByHash(ctx, o.TokenHash)
 }
 
 func (s *Offers) declineByHash(ctx context.Context, hash string) (nextup.Offer, []nextup.Move, error) {

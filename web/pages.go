@@ -192,11 +192,7 @@ func claimPageData(info waitlist.ClaimInfo, token string, now time.Time) pageDat
 	if info.Slot.Event.Paid() {
 		d.Price = waitlist.FormatPrice(info.Slot.Event.PriceCents*int64(info.Offer.Seats), info.Slot.Event.Currency)
 	}
-	if m := info.SecondsLeft / 60; m > 0 {
-		d.LeftInWords = fmt.Sprintf("%d min", m)
-	} else {
-		d.LeftInWords = fmt.Sprintf("%d s", info.SecondsLeft)
-	}
+	d.LeftInWords = leftInWords(info.SecondsLeft)
 	return d
 }
 
@@ -423,10 +419,7 @@ func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now t
 			d.Message = "A place at " + what + " is being held for you until " + waitlist.FormatUntil(o.ExpiresAt, now, loc) + "."
 			d.Until = waitlist.FormatUntil(o.ExpiresAt, now, loc)
 			d.SecondsLeft = max(0, int64(o.ExpiresAt.Sub(now)/time.Second))
-			d.LeftInWords = fmt.Sprintf("%d min", d.SecondsLeft/60)
-			if d.SecondsLeft < 60 {
-				d.LeftInWords = fmt.Sprintf("%d s", d.SecondsLeft)
-			}
+			d.LeftInWords = leftInWords(d.SecondsLeft)
 			d.Detail = "Claim it here or with the link in the message we sent you. Declining gives it to the next person."
 			if d.Paid {
 				d.Price = waitlist.FormatPrice(v.Event.Event.PriceCents*int64(o.Seats), v.Event.Event.Currency)
@@ -441,6 +434,18 @@ func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now t
 		d.Heading, d.Message = "Your dates have passed", "The dates you asked for are over, so you are no longer on the waitlist. Join again any time."
 	}
 	return d
+}
+
+// leftInWords is a countdown's time left before the page's script takes
+// over: "5 h 12 min", "10 min", "40 s" (the script counts the same way).
+func leftInWords(seconds int64) string {
+	switch {
+	case seconds >= 3600:
+		return fmt.Sprintf("%d h %d min", seconds/3600, seconds%3600/60)
+	case seconds >= 60:
+		return fmt.Sprintf("%d min", seconds/60)
+	}
+	return fmt.Sprintf("%d s", max(seconds, 0))
 }
 
 // statusClaimPost is POST /s/{token}/claim: the live offer claimed from

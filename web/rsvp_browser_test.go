@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/internal/missing"
 	"github.com/nextup-dev/nextup/notify/smtp"
 	"github.com/nextup-dev/nextup/notify/smtp/smtptest"
 	"github.com/nextup-dev/nextup/outbox"
+	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
 )
 
@@ -88,22 +90,65 @@ func axeClean(t *testing.T, ctx context.Context, what string) {
 	}
 }
 
-// TestEventGuestInBrowser is the guest's side of an event on a phone, in
-// real Chromium with mail through a real SMTP server: a guest opens the
-// public page of a full event, RSVPs with a named guest, confirms by the
-// emailed link and sees they are 3rd on the waitlist; two confirmed guests
-// cancel from their own links, and the guest's open status page shows 1st
-// without a reload; when the person ahead declines, the same page shows
-// the offer with its countdown, and the guest claims it there.
+// TestEventGuestInBrowser is an event run to the door with no code, on a
+// phone, in real Chromium with mail through a real SMTP server. The
+// organiser signs in, creates the event on the dashboard and gets its
+// public link from the Public page form. A guest opens that link once the
+// event is full, RSVPs with a named guest, confirms by the emailed link
+// and sees they are 3rd on the waitlist; two confirmed guests cancel from
+// their own links, and the guest's open status page shows 1st without a
+// reload; when the person ahead declines, the same page shows the offer
+// with its countdown, and the guest claims it there. The organiser's
+// guest list then shows the guest with their named guest, and the
+// organiser checks that guest in.
 func TestEventGuestInBrowser(t *testing.T) {
 	t.Parallel()
-	a := setupJoin(t, func(s *web.Server) { s.StatusPoll = 200 * time.Millisecond })
+	var svc *waitlist.Service
+	a := setupJoin(t, func(s *web.Server) {
+		s.StatusPoll = 200 * time.Millisecond
+		svc = s.Svc
+		svc.PasswordCost = bcrypt.MinCost
+	})
 	m := newMailer(t, a)
-	var ev map[string]any
-	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/events", a.key,
-		`{"title":"Wine tasting","starts_at":"2026-12-31T19:00:00Z","ends_at":"2026-12-31T22:00:00Z","capacity":4,"max_guests_per_rsvp":2}`), 201, &ev)
-	id := ev["id"].(string)
-	a.must(a.do("PATCH", "/v1/events/"+id, a.key, `{"slug":"wine","public":{"place":"The back room, 12 Mill Lane"}}`), 200, nil)
+	const email, pass = "olive@cornercuts.example", "correct horse battery"
+	if _, err := svc.AddStaff(context.Background(), waitlist.AddStaffParams{BusinessID: a.bid, Email: email, Name: "Olive", Password: pass}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	shots := os.Getenv("NEXTUP_SCREENSHOTS")
+	shot := func(name string) {
+		if shots != "" {
+			_ = os.WriteFile(filepath.Join(shots, name), run(t, ctx, chromedp.FullScreenshot(100)), 0o644)
+		}
+	}
+	do := func(steps ...chromedp.Action[struct{}]) {
+		t.Helper()
+		for _, step := range steps {
+			if err := chromedp.Do(ctx, step); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// The organiser makes the event on the dashboard and shares its page.
+	do(chromedp.Navigate(a.srv.URL + "/login"))
+	do(chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pass), chromedp.Click(chromedp.CSS("button.primary")))
+	waitFor(t, ctx, "the dashboard", `location.pathname === "/dash"`)
+	do(chromedp.Navigate(a.srv.URL + "/dash/events"))
+	do(chromedp.SendKeys(chromedp.ID("e-title"), "Wine tasting"))
+	run(t, ctx, chromedp.Evaluate[string](`document.getElementById("e-starts").value = "2026-12-31T19:00";
+		document.getElementById("e-ends").value = "2026-12-31T22:00"; document.getElementById("e-capacity").value = "4";
+		document.getElementById("e-guests").value = "2"`))
+	do(chromedp.Click(chromedp.CSS(`#new-event button`)))
+	waitFor(t, ctx, "the new event's page", `location.pathname.startsWith("/dash/events/") && !!document.getElementById("public-form")`)
+	id := strings.TrimPrefix(run(t, ctx, chromedp.Evaluate[string](`location.pathname`)), "/dash/events/")
+	run(t, ctx, chromedp.Evaluate[string](`document.getElementById("pub-slug").value = "wine"; "ok"`))
+	do(chromedp.SendKeys(chromedp.ID("pub-place"), "The back room, 12 Mill Lane"), chromedp.Click(chromedp.CSS(`#public-form button`)))
+	waitFor(t, ctx, "the public page saved", `!!document.getElementById("notice") && document.getElementById("notice").textContent.startsWith("The public page is saved") && !!document.getElementById("public-url")`)
+	share := run(t, ctx, chromedp.Text(chromedp.ID("public-url")))
+	if share != "https://nextup.test/e/corner-cuts/wine" {
+		t.Fatalf("the link to share is %q", share)
+	}
 	status := map[string]string{}
 	for _, who := range []string{"ana", "ben", "dee", "eli"} {
 		var r map[string]any
@@ -112,14 +157,7 @@ func TestEventGuestInBrowser(t *testing.T) {
 	}
 	m.deliver("")
 
-	ctx := browser(t)
-	shots := os.Getenv("NEXTUP_SCREENSHOTS")
-	shot := func(name string) {
-		if shots != "" {
-			_ = os.WriteFile(filepath.Join(shots, name), run(t, ctx, chromedp.FullScreenshot(100)), 0o644)
-		}
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+"/e/corner-cuts/wine")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+strings.TrimPrefix(share, "https://nextup.test"))); err != nil {
 		t.Fatal(err)
 	}
 	page := run(t, ctx, chromedp.Text(chromedp.CSS("main")))
@@ -214,13 +252,33 @@ func TestEventGuestInBrowser(t *testing.T) {
 		Registrations []map[string]any `json:"registrations"`
 	}
 	a.must(a.do("GET", "/v1/events/"+id+"/registrations", a.key, ""), 200, &regs)
-	found := false
+	cleo := ""
 	for _, r := range regs.Registrations {
-		if r["name"] == "Cleo Park" {
-			found = r["state"] == "confirmed"
+		if r["name"] == "Cleo Park" && r["state"] == "confirmed" {
+			cleo = r["id"].(string)
 		}
 	}
-	if !found {
+	if cleo == "" {
 		t.Fatalf("Cleo is not confirmed on the guest list: %v", regs.Registrations)
+	}
+
+	// At the door: the organiser's guest list has Cleo with Sam, her
+	// named guest, and Sam arrives first.
+	do(chromedp.Navigate(a.srv.URL + "/dash/events/" + id + "#guests"))
+	if got := run(t, ctx, chromedp.Text(chromedp.ID("guest-"+cleo))); !strings.Contains(got, "Cleo Park") || !strings.Contains(got, "confirmed") {
+		t.Fatalf("Cleo's row on the guest list: %q", got)
+	}
+	if got := run(t, ctx, chromedp.Text(chromedp.ID("guest-"+cleo+"-1"))); !strings.Contains(got, "Sam Park") || !strings.Contains(got, "Cleo Park's guest") {
+		t.Fatalf("Sam's row on the guest list: %q", got)
+	}
+	do(chromedp.Click(chromedp.CSS("#guest-" + cleo + "-1 button.check-in")))
+	waitFor(t, ctx, "Sam's check-in", `!!document.getElementById("notice") && document.getElementById("notice").textContent.includes("Sam Park (Cleo Park's guest) is checked in")`)
+	run(t, ctx, chromedp.Evaluate[bool](`document.getElementById("guests").scrollIntoView(); window.scrollTo(0, window.scrollY); true`))
+	if shots != "" { // the guest list as the phone shows it, not the whole page
+		_ = os.WriteFile(filepath.Join(shots, "event-guests.png"), run(t, ctx, chromedp.CaptureScreenshot()), 0o644)
+	}
+	r, err := svc.GetRegistration(context.Background(), a.bid, id, cleo)
+	if err != nil || len(r.GuestList) != 1 || r.GuestList[0].CheckedInAt == nil || r.Booking.CheckedInAt != nil {
+		t.Fatalf("after Sam's check-in: %+v (%v)", r.GuestList, err)
 	}
 }

@@ -77,6 +77,21 @@ type reminderChoice struct {
 // registrantForm is the Add a registrant form as typed.
 type registrantForm struct {
 	Name, Email, Phone, Guests string
+	// GuestNames are the guests' names, one per line or comma, for the
+	// door (optional).
+	GuestNames string
+}
+
+// guestNamesOf reads the guests' names as staff type them: one per line,
+// or separated by commas; blank ones are dropped.
+func guestNamesOf(v string) []string {
+	var out []string
+	for _, n := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // reminderPresets are the reminders offered as checkboxes; an event's
@@ -394,7 +409,8 @@ func (s *Server) dashEventSettings(w http.ResponseWriter, r *http.Request, sc st
 // get the messages anyone registering gets.
 func (s *Server) dashAddRegistrant(w http.ResponseWriter, r *http.Request, sc staffCtx) {
 	f := registrantForm{Name: strings.TrimSpace(r.PostFormValue("name")), Email: strings.TrimSpace(r.PostFormValue("email")),
-		Phone: strings.TrimSpace(r.PostFormValue("phone")), Guests: strings.TrimSpace(r.PostFormValue("guests"))}
+		Phone: strings.TrimSpace(r.PostFormValue("phone")), Guests: strings.TrimSpace(r.PostFormValue("guests")),
+		GuestNames: strings.TrimSpace(r.PostFormValue("guest_names"))}
 	fail := func(err error) {
 		s.eventFormFail(w, r, sc, err, func(d *eventsData, words string) { d.Add, d.AddError = f, words })
 	}
@@ -403,8 +419,12 @@ func (s *Server) dashAddRegistrant(w http.ResponseWriter, r *http.Request, sc st
 		fail(nextup.Errorf(nextup.ErrInvalid, nextup.CodeValidation, "guests must be a whole number"))
 		return
 	}
+	names := guestNamesOf(f.GuestNames)
+	if f.Guests == "" {
+		guests = len(names) // the names say how many
+	}
 	reg, _, err := s.Svc.Register(r.Context(), sc.Business.ID, r.PathValue("id"), waitlist.RegisterParams{Name: f.Name,
-		Email: f.Email, Phone: f.Phone, Guests: guests, Source: "staff"})
+		Email: f.Email, Phone: f.Phone, Guests: guests, GuestNames: names, Source: "staff"})
 	// The refusals that the event's settings decide say which setting.
 	switch nextup.ErrorCode(err) {
 	case nextup.CodeRegistrationClosed:

@@ -176,7 +176,7 @@ func TestOrganiserAddRegistrant(t *testing.T) {
 		t.Fatalf("the event page has no Add a registrant form:\n%s", p.body)
 	}
 
-	p := eb.post("/dash/events/"+eb.eid+"/registrations", url.Values{"name": {" Ann Lee "}, "email": {"ann@example.com"}, "guests": {"1"}})
+	p := eb.post("/dash/events/"+eb.eid+"/registrations", url.Values{"name": {" Ann Lee "}, "email": {"ann@example.com"}, "guests": {""}, "guest_names": {" Rui Lima \n"}})
 	if !strings.Contains(p.body, "Ann Lee is confirmed (2 seats).") || !strings.Contains(p.body, `id="count-confirmed">2 of 2<`) {
 		t.Fatalf("after adding Ann:\n%s", p.body)
 	}
@@ -193,7 +193,7 @@ func TestOrganiserAddRegistrant(t *testing.T) {
 			t.Errorf("%s's source is %q", reg.Entry.Name, reg.Entry.Source)
 		}
 	}
-	if regs[0].Entry.Name != "Ann Lee" || regs[0].State != waitlist.RegConfirmed || regs[0].Guests() != 1 ||
+	if regs[0].Entry.Name != "Ann Lee" || regs[0].State != waitlist.RegConfirmed || regs[0].Guests() != 1 || len(regs[0].GuestList) != 1 || regs[0].GuestList[0].Name != "Rui Lima" ||
 		regs[1].Entry.Phone == "" || regs[1].State != waitlist.RegWaitlisted {
 		t.Fatalf("registrations: %+v", regs)
 	}
@@ -215,6 +215,7 @@ func TestOrganiserAddRegistrant(t *testing.T) {
 		{"bad email", url.Values{"name": {"Cat Diaz"}, "email": {"cat at example"}}, 400, "email: is not an email address"},
 		{"too many guests", url.Values{"name": {"Cat Diaz"}, "email": {"cat@example.com"}, "guests": {"2"}}, 400, "at most 1 guests per registration"},
 		{"guests in words", url.Values{"name": {"Cat Diaz"}, "email": {"cat@example.com"}, "guests": {"two"}}, 400, "guests must be a whole number"},
+		{"more names than guests", url.Values{"name": {"Cat Diaz"}, "email": {"cat@example.com"}, "guests": {"0"}, "guest_names": {"Dan, Eve"}}, 400, "guest names"},
 		{"twice", url.Values{"name": {"Ann Again"}, "email": {"ann@example.com"}}, 409, "already registered"},
 		{"waitlist full", url.Values{"name": {"Cat Diaz"}, "email": {"cat@example.com"}}, 409, "The event is full and so is its waitlist. To take more people, raise the waitlist limit under Settings."},
 	} {

@@ -389,12 +389,19 @@ func (w *world) opCancelRegistration() bool {
 	actor := pick(w, []string{nextup.ActorStaff, nextup.ActorCustomer})
 	var r waitlist.Registration
 	var moves []nextup.Move
+	// The person cancels by the API's door or from their status page
+	// (the same rules, through the same steps).
+	byStatus := actor == nextup.ActorCustomer && w.m.entries[e.ID].statusTok != "" && w.chance(0.5)
 	err := w.invoke(func() error {
 		var err error
+		if byStatus {
+			r, err = w.svc.CancelByStatus(w.ctx, w.m.entries[e.ID].statusTok)
+			return err
+		}
 		r, moves, err = w.svc.CancelRegistration(w.ctx, e.BusinessID, e.EventID, e.ID, actor)
 		return err
 	})
-	w.note("%s of %s (%s) cancellation closes %s", e.ID, e.EventID, st, fmtT(sl.CancellationClosesAt()))
+	w.note("%s of %s (%s) cancellation closes %s; by status page=%v", e.ID, e.EventID, st, fmtT(sl.CancellationClosesAt()), byStatus)
 	if !w.outcome("cancel registration", err, want...) {
 		return true
 	}

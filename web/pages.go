@@ -100,7 +100,10 @@ type pageData struct {
 	// The status page.
 	Detail   string
 	CanLeave bool
-	How      []string
+	// CanCancel: the status page of a confirmed event registration has a
+	// Cancel button (until the cancellation cutoff).
+	CanCancel bool
+	How       []string
 	// Offer: the status page shows the live offer with Claim and Decline
 	// (Paid: the payment goes through the message's link).
 	Offer, Paid bool
@@ -428,8 +431,31 @@ func statusPageData(v waitlist.EntryView, b nextup.Business, token string, now t
 		}
 	case nextup.EntryBooked:
 		d.Heading, d.Message = "You're booked", "You took a slot from the waitlist, so you are no longer on it."
+		if v.Event != nil {
+			seats := ""
+			if v.Entry.PartySize > 1 {
+				seats = fmt.Sprintf(" (%d seats)", v.Entry.PartySize)
+			}
+			d.Heading = "You're registered"
+			d.Message = fmt.Sprintf("Your place at %s on %s is confirmed%s.", what, templates.FormatWhen(v.Event.StartsAt, loc), seats)
+			closes := v.Event.CancellationClosesAt()
+			switch {
+			case now.Before(closes) && closes.Equal(v.Event.StartsAt):
+				d.CanCancel, d.Detail = true, "Can't come after all? Cancel here until the event starts, and the next person on the waitlist gets your seat."
+			case now.Before(closes):
+				d.CanCancel, d.Detail = true, "Can't come after all? Cancel here until "+templates.FormatWhen(closes, loc)+", and the next person on the waitlist gets your seat."
+			default:
+				d.Detail = "Cancellations closed on " + templates.FormatWhen(closes, loc) + ". If you can't come, please tell " + b.Name + "."
+			}
+			if d.CanCancel && v.Event.Event.Paid() {
+				d.Detail += " Cancelling does not refund your payment by itself: ask " + b.Name + " about a refund."
+			}
+		}
 	case nextup.EntryLeft:
 		d.Heading, d.Message = "You left the waitlist", "You will get no more offers. Join again any time."
+		if v.Event != nil {
+			d.Heading, d.Message = "You're not registered", "You will get no more messages about "+what+". You can register again on the event's page while it is open."
+		}
 	case nextup.EntryExpired:
 		d.Heading, d.Message = "Your dates have passed", "The dates you asked for are over, so you are no longer on the waitlist. Join again any time."
 	}
@@ -510,6 +536,26 @@ func (s *Server) statusWith(w http.ResponseWriter, r *http.Request, token, notic
 	d := statusPageData(v, b, token, s.now())
 	d.Notice, d.PollMS = notice, s.pollMS()
 	s.render(w, http.StatusOK, "status", d)
+}
+
+// statusCancelPost is POST /s/{token}/cancel: a confirmed event
+// registration cancelled from its status page, as its cancel link does
+// (until the cancellation cutoff, which is said plainly after it).
+func (s *Server) statusCancelPost(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	discard(r)
+	token := r.PathValue("token")
+	_, err := s.Svc.CancelByStatus(r.Context(), token)
+	notice := "Your place is cancelled. Thank you for telling us: it goes to the next person on the waitlist."
+	switch code := nextup.ErrorCode(err); {
+	case err == nil:
+	case code == nextup.CodeCancellationClosed:
+		notice = "Cancellations for this event have closed, so your place stays booked."
+	default:
+		s.errorPage(w, r, err)
+		return
+	}
+	s.statusWith(w, r, token, notice)
 }
 
 // statusLeavePost is POST /s/{token}/leave: the person leaves; a live

@@ -275,3 +275,56 @@ func TestEventSlugIsUniqueWithinTheBusiness(t *testing.T) {
 		t.Fatalf("time_critical_through_quiet after clearing it: %v", got["time_critical_through_quiet"])
 	}
 }
+
+// TestStatusPageCancel: a confirmed registrant's status page says their
+// place is confirmed and has Cancel until the cancellation cutoff; the
+// cancel frees the seats to the next person, as the cancel link does.
+// After the cutoff the page says cancellations closed, has no button, and
+// a cancel posted anyway changes nothing.
+func TestStatusPageCancel(t *testing.T) {
+	t.Parallel()
+	a := setupEvents(t)
+	id := a.event(`,"capacity":2,"max_guests_per_rsvp":1,"cancellation_cutoff":"2026-12-20T12:00:00Z"`)["id"].(string)
+	ann, bea, cy := a.register(id, "Ann", 1), a.register(id, "Bea", 0), a.register(id, "Cy", 1)
+	wantState(t, ann, "confirmed", 0)
+	wantState(t, bea, "waitlisted", 1)
+	path := func(r map[string]any) string { return strings.TrimPrefix(r["status_url"].(string), "https://nextup.test") }
+
+	status, _, page := a.page("GET", path(ann))
+	for _, want := range []string{"You&#39;re registered", "Your place at Supper club on Thu 31 Dec at 7:00 pm is confirmed (2 seats).",
+		"Cancel here until Sun 20 Dec at 12:00 pm", `action="` + path(ann) + `/cancel"`, "Cancel my place"} {
+		if status != 200 || !strings.Contains(page, want) {
+			t.Errorf("Ann's status page lacks %q: %d\n%s", want, status, page)
+		}
+	}
+	// A waitlisted guest leaves; they have no Cancel button.
+	if _, _, page := a.page("GET", path(bea)); strings.Contains(page, "Cancel my place") || !strings.Contains(page, "Leave the waitlist") {
+		t.Errorf("Bea's status page:\n%s", page)
+	}
+	// Ann cancels from her page: one of her two seats is offered to Bea.
+	status, _, page = a.page("POST", path(ann)+"/cancel")
+	if status != 200 || !strings.Contains(page, "Your place is cancelled.") || !strings.Contains(page, "You&#39;re not registered") {
+		t.Fatalf("Ann cancels from her status page: %d\n%s", status, page)
+	}
+	wantState(t, a.registration(id, ann["id"].(string)), "cancelled", 0)
+	wantState(t, a.registration(id, bea["id"].(string)), "offered", 0)
+	wantState(t, a.registration(id, cy["id"].(string)), "waitlisted", 1) // two seats do not fit the one left
+	// Again: nothing more happens.
+	if status, _, page = a.page("POST", path(ann)+"/cancel"); status != 200 || !strings.Contains(page, "You&#39;re not registered") {
+		t.Fatalf("Ann cancels twice: %d\n%s", status, page)
+	}
+
+	// Bea takes the seat; after the cutoff she cannot cancel from her page.
+	a.must(a.do("POST", "/s/"+strings.TrimPrefix(path(bea), "/s/")+"/claim", "", ""), 200, nil)
+	wantState(t, a.registration(id, bea["id"].(string)), "confirmed", 0)
+	a.clock.Set(time.Date(2026, 12, 20, 12, 0, 0, 0, time.UTC))
+	status, _, page = a.page("GET", path(bea))
+	if status != 200 || strings.Contains(page, "Cancel my place") || !strings.Contains(page, "Cancellations closed on Sun 20 Dec at 12:00 pm. If you can&#39;t come, please tell Salon.") {
+		t.Fatalf("Bea's status page after the cutoff: %d\n%s", status, page)
+	}
+	status, _, page = a.page("POST", path(bea)+"/cancel")
+	if status != 200 || !strings.Contains(page, "Cancellations for this event have closed, so your place stays booked.") {
+		t.Fatalf("Bea cancels after the cutoff: %d\n%s", status, page)
+	}
+	wantState(t, a.registration(id, bea["id"].(string)), "confirmed", 0)
+}

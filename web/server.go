@@ -103,6 +103,7 @@ func (s *Server) routes() []route {
 		{"POST", "/s/{token}/claim", s.statusClaimPost},
 		{"POST", "/s/{token}/decline", s.statusDeclinePost},
 		{"POST", "/s/{token}/pay", s.statusPayPost},
+		{"POST", "/s/{token}/cancel", s.statusCancelPost},
 		{"GET", "/s/{token}", s.statusPage},
 		{"POST", "/s/{token}/leave", s.statusLeavePost},
 		{"GET", "/u/{bid}/{token}", s.unsubscribePage},

@@ -81,3 +81,30 @@ func (s *Events) CancelByLink(ctx context.Context, businessID, token string) (Ca
 	})
 	return v, err
 }
+
+// CancelByStatus cancels the event registration whose status link this
+// is (the status page's Cancel button), as its cancel link does: a
+// confirmed registration until the cancellation cutoff
+// (cancellation_closed after it, nothing changed), a waitlisted one or a
+// live hold at any time. The status link of a slot's waitlist entry is
+// not_found here: that person leaves the waitlist instead.
+func (s *Events) CancelByStatus(ctx context.Context, statusToken string) (Registration, error) {
+	var r Registration
+	err := s.tx(ctx, func(w *work) error {
+		w.Actor = nextup.ActorCustomer
+		e, err := w.Tx.EntryByStatusHash(ctx, nextup.HashToken(statusToken))
+		if err != nil {
+			return core.NotFound("status link", "", err)
+		}
+		if e.EventID == "" {
+			return core.NotFound("registration", "", nil)
+		}
+		sl, e, err := w.registrationEntry(ctx, e.BusinessID, e.EventID, e.ID)
+		if err != nil {
+			return err
+		}
+		r, err = w.cancelRegistration(ctx, sl, e)
+		return err
+	})
+	return r, err
+}

@@ -288,7 +288,9 @@ func TestStatusPageCancel(t *testing.T) {
 	ann, bea, cy := a.register(id, "Ann", 1), a.register(id, "Bea", 0), a.register(id, "Cy", 1)
 	wantState(t, ann, "confirmed", 0)
 	wantState(t, bea, "waitlisted", 1)
-	path := func(r map[string]any) string { return strings.TrimPrefix(r["status_url"].(string), "https://nextup.test") }
+	path := func(r map[string]any) string {
+		return strings.TrimPrefix(r["status_url"].(string), "https://nextup.test")
+	}
 
 	status, _, page := a.page("GET", path(ann))
 	for _, want := range []string{"You&#39;re registered", "Your place at Supper club on Thu 31 Dec at 7:00 pm is confirmed (2 seats).",

@@ -235,3 +235,40 @@ func TestPaidEvent(t *testing.T) {
 		t.Fatalf("unknown session: %v", out)
 	}
 }
+
+// TestPaidEventPublicRSVP: a paid event through its public page. The page
+// shows the price; once the guest confirms their address, the seats are
+// held for them to pay, and their status page is where they pay, to the
+// same checkout the message links to.
+func TestPaidEventPublicRSVP(t *testing.T) {
+	t.Parallel()
+	a := setupPaid(t)
+	a.must(a.do("PATCH", "/v1/businesses/"+a.bid, a.key, `{"slug":"corner-cuts"}`), 200, nil)
+	id := rsvpEvent(t, a.api, `,"price_cents":2500,"currency":"EUR"`)
+	b := a.client()
+	if p := b.do("GET", "/e/corner-cuts/wine", nil); p.status != 200 || !strings.Contains(p.body, "€25.00") {
+		t.Fatalf("the paid event's page: %d\n%s", p.status, p.body)
+	}
+	status := rsvp(t, a.api, b, "Ana Lima", "ana@example.com", nil)
+	regs := a.registrations(id)
+	if len(regs) != 1 || regs[0].State != nextup.EntryOffered {
+		t.Fatalf("after the RSVP: %+v", regs)
+	}
+	p := b.do("GET", status, nil)
+	if p.status != 200 || !strings.Contains(p.body, "Pay €25.00 and confirm") || strings.Contains(p.body, "Claim this place") {
+		t.Fatalf("the status page of a paid hold: %d\n%s", p.status, p.body)
+	}
+	var offer string
+	for _, m := range a.outbox(nextup.MessageOffer) {
+		if m.EntryID == regs[0].ID {
+			offer = m.OfferID
+		}
+	}
+	ps := a.payments(offer)
+	if offer == "" || len(ps) != 1 {
+		t.Fatalf("the hold's offer %q and its checkouts %+v", offer, ps)
+	}
+	if p = b.do("POST", status+"/pay", nil); p.status != http.StatusSeeOther || p.location != ps[0].URL {
+		t.Fatalf("Pay on the status page: %d to %q, want the checkout %q", p.status, p.location, ps[0].URL)
+	}
+}

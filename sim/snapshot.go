@@ -481,7 +481,19 @@ func (d dump) renumbered() dump {
 	}
 	out := d
 	out.Entries = slices.Clone(d.Entries)
-	seqs := rank(collect(out.Entries, func(e nextup.Entry) int64 { return e.Seq }))
+	// The numbers ranked are the entries' and those audit rows name: a
+	// join's row the seq it was given, a move to the back's the seq it
+	// left (seq_before, held by no entry now) and the one it took.
+	seqKeys := []string{"seq", "seq_before"}
+	all := collect(out.Entries, func(e nextup.Entry) int64 { return e.Seq })
+	for _, ev := range d.Audit {
+		for _, k := range seqKeys {
+			if seq, ok := ev.Detail[k].(float64); ok {
+				all = append(all, int64(seq))
+			}
+		}
+	}
+	seqs := rank(slices.Compact(slices.Sorted(slices.Values(all))))
 	for i := range out.Entries {
 		out.Entries[i].Seq = seqs[out.Entries[i].Seq]
 	}
@@ -490,9 +502,11 @@ func (d dump) renumbered() dump {
 	for i := range out.Audit {
 		ev := &out.Audit[i]
 		ev.ID = aids[ev.ID]
-		if seq, ok := ev.Detail["seq"].(float64); ok { // a join's audit row names the seq it was given
-			ev.Detail = maps.Clone(ev.Detail)
-			ev.Detail["seq"] = float64(seqs[int64(seq)])
+		for _, k := range seqKeys {
+			if seq, ok := ev.Detail[k].(float64); ok {
+				ev.Detail = maps.Clone(ev.Detail)
+				ev.Detail[k] = float64(seqs[int64(seq)])
+			}
 		}
 	}
 	out.Timers = slices.Clone(d.Timers)

@@ -463,3 +463,16 @@ func TestHotLookupsUseIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionPlan pins the plan of a position: every part of it a search
+// of an index (the count tree's primary key, entries_fair for the place's
+// own lowest node), never a scan, so its cost does not grow with the place.
+func TestPositionPlan(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	plan := explain(t, f, dialect.EntryPositionQuery(), sqlstore.EntryPositionArgs("b", "service:cut", 1, time.Now().UnixMicro(), 7)...)
+	if strings.Contains(strings.ReplaceAll(plan, "SCAN CONSTANT ROW", ""), "SCAN") || strings.Contains(plan, "fair_rank<") ||
+		!strings.Contains(plan, "SEARCH entry_ranks USING PRIMARY KEY (business_id=? AND queue=? AND fair_rank=? AND shift=?") || !strings.Contains(plan, "INDEX entries_fair") {
+		t.Errorf("a position is not a few index searches:\n%s", plan)
+	}
+}

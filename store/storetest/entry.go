@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -463,9 +464,10 @@ func (b *bundle) population(r *rand.Rand, n int) population {
 	}
 	hour := func(max int) time.Duration { return time.Duration(r.IntN(max)) * time.Hour }
 	states := []nextup.EntryState{nextup.EntryOffered, nextup.EntryBooked, nextup.EntryLeft, nextup.EntryExpired}
-	// Drawn first, then written 40 to a transaction: the population is
+	// Drawn first, then written 12 to a transaction: the population is
 	// the fixture, not what is tested, and a bounded store (DynamoDB: 100
-	// writes) cannot take 200 entries in one transaction.
+	// writes, each entry with up to six counts of its place) cannot take
+	// 200 entries in one transaction.
 	type row struct {
 		e  nextup.Entry
 		to nextup.EntryState // "" stays waiting
@@ -510,7 +512,7 @@ func (b *bundle) population(r *rand.Rand, n int) population {
 		}
 		rows = append(rows, row{e, to})
 	}
-	for chunk := range slices.Chunk(rows, 40) {
+	for chunk := range slices.Chunk(rows, 12) {
 		var written []nextup.Entry
 		b.tx(func(tx nextup.Tx) error {
 			written = written[:0] // a store may run the function again
@@ -690,6 +692,98 @@ func testEntryPositionBruteForce(t *testing.T, b *bundle) {
 		}
 		return nil
 	})
+}
+
+// testEntryPositionChurn holds EntryPosition to a full count while a
+// list churns: joins at times from a millisecond to years apart (and ties
+// to the microsecond), leaves, offers and their ends, priority and
+// service changes, and moves to the back, in small transactions; after
+// every few steps each waiting entry's position is counted by brute force
+// from the entries as stored. A store that keeps positions in a structure
+// of its own (a count tree) must keep it in step with every one of these.
+func testEntryPositionChurn(t *testing.T, b *bundle) {
+	r := newRand(t)
+	biz, other := b.business(), b.business()
+	services := []string{"cut", "color"}
+	var ids []string
+	join := func() {
+		var d time.Duration
+		switch r.IntN(6) {
+		case 0: // the same microsecond as someone else
+			if len(ids) > 0 {
+				d = b.now.Sub(b.getEntry(ids[r.IntN(len(ids))]).JoinedAt)
+			}
+		default: // a millisecond to several years ago, on a log scale
+			d = time.Duration(math.Pow(10, 6+r.Float64()*10)) * time.Nanosecond * 100
+		}
+		e := b.entry(biz.ID, func(e *nextup.Entry) {
+			e.Service, e.Priority, e.JoinedAt = services[r.IntN(2)], r.IntN(6) == 0, b.now.Add(-d)
+		})
+		ids = append(ids, e.ID)
+	}
+	for range 40 {
+		join()
+	}
+	b.entry(other.ID) // another business's list counts for nothing
+	check := func(step int) {
+		t.Helper()
+		var all []nextup.Entry
+		for _, id := range ids {
+			all = append(all, b.getEntry(id))
+		}
+		b.read(func(tx nextup.Tx) error {
+			for _, e := range all {
+				if e.State != nextup.EntryWaiting {
+					continue
+				}
+				want := 1
+				for _, o := range all {
+					if o.State == nextup.EntryWaiting && sameList(o, e) && fairLess(o, e) {
+						want++
+					}
+				}
+				got, err := tx.EntryPosition(b.ctx, e)
+				if wantOK(t, err, "step %d: EntryPosition(%s)", step, e.ID) && got != want {
+					t.Fatalf("step %d: EntryPosition(%s: %s prio=%v joined=%s seq=%d) = %d, want %d", step, e.ID, e.Service, e.Priority,
+						e.JoinedAt.Format(time.RFC3339Nano), e.Seq, got, want)
+				}
+			}
+			return nil
+		})
+	}
+	check(0)
+	for step := 1; step <= 120; step++ {
+		id := ids[r.IntN(len(ids))]
+		e := b.getEntry(id)
+		b.tx(func(tx nextup.Tx) error {
+			switch op := r.IntN(7); {
+			case op == 0:
+				return nil // a join, below
+			case op == 1 && e.State == nextup.EntryWaiting: // an offer, or leaving
+				to := []nextup.EntryState{nextup.EntryOffered, nextup.EntryLeft, nextup.EntryExpired}[r.IntN(3)]
+				return tx.EntrySetState(b.ctx, id, []nextup.EntryState{nextup.EntryWaiting}, to, b.now)
+			case op == 2 && e.State == nextup.EntryOffered: // the offer ends: waiting again, or booked
+				to := []nextup.EntryState{nextup.EntryWaiting, nextup.EntryBooked}[r.IntN(2)]
+				return tx.EntrySetState(b.ctx, id, []nextup.EntryState{nextup.EntryOffered}, to, b.now)
+			case op == 3: // priority given or taken away
+				e.Priority = !e.Priority
+				return tx.EntryUpdate(b.ctx, e)
+			case op == 4: // another service's list
+				e.Service = services[1-slices.Index(services, e.Service)]
+				return tx.EntryUpdate(b.ctx, e)
+			case op == 5: // to the back of the list, or a lapse counted in place
+				_, err := tx.EntryLapse(b.ctx, id, r.IntN(2) == 0, b.now.Add(time.Duration(step)*time.Millisecond))
+				return err
+			}
+			return nil
+		})
+		if r.IntN(7) == 0 {
+			join()
+		}
+		if step%10 == 0 {
+			check(step)
+		}
+	}
 }
 
 func testEntryListBruteForce(t *testing.T, b *bundle) {

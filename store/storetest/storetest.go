@@ -123,6 +123,7 @@ var groups = []group{
 		{"Candidates", testEntryCandidates},
 		{"CandidatesBruteForce", testEntryCandidatesBruteForce},
 		{"PositionBruteForce", testEntryPositionBruteForce},
+		{"PositionChurn", testEntryPositionChurn},
 		{"ListBruteForce", testEntryListBruteForce},
 		{"ActiveByContact", testEntryActiveByContact},
 		{"ByContact", testEntryByContact},

@@ -339,10 +339,11 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 	if err != nil {
 		return err
 	}
-	// Each expired entry writes itself and an audit row; on a bounded
-	// store the batch leaves as much again for the purges below (which
+	// Each expired entry writes itself, an audit row and the counts of
+	// its place (core.RankWrites); on a bounded store the batch leaves as
+	// much again for the purges below (which
 	// bound themselves there), so the whole run fits one transaction.
-	batch := w.Batch(housekeepingBatch, 3)
+	batch := w.Batch(housekeepingBatch, 3+core.RankWrites)
 	expired, err := w.Tx.EntryExpireBefore(ctx, bi.ID, w.Now, batch)
 	if err != nil {
 		return err

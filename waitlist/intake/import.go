@@ -11,6 +11,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/csvrows"
 	"github.com/nextup-dev/nextup/waitlist/entries"
+	"github.com/nextup-dev/nextup/waitlist/internal/core"
 )
 
 // SourceImport is the source lane of entries imported from a file.
@@ -183,9 +184,10 @@ func (s *Intake) ImportRecords(ctx context.Context, businessID string, recs []cs
 }
 
 // rowWrites is the most one imported row writes: the entry, its audit row,
-// and an offer matching it may make (the offer and its marker, the entry
-// again, the slot, audit rows, the message, timers and their keys).
-const rowWrites = 15
+// the counts of its place (core.RankWrites), and an offer matching it may
+// make (the offer and its marker, the entry again, the slot, audit rows,
+// the message, timers and their keys).
+const rowWrites = 15 + core.RankWrites
 
 // importItem is a row checked and ready to import.
 type importItem struct {

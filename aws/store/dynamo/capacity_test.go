@@ -93,7 +93,7 @@ func TestCapacity(t *testing.T) {
 	}
 	// Two people wait for a haircut.
 	for i := range 2 {
-		measure(fmt.Sprintf("join (list of %d)", i), 5, 17, func() {
+		measure(fmt.Sprintf("join (list of %d)", i), 14, 35, func() {
 			if _, err := s.svc.Join(ctx, s.biz.ID, waitlist.JoinParams{Name: fmt.Sprintf("P%d", i), Email: fmt.Sprintf("p%d@example.com", i), Service: "cut"}); err != nil {
 				t.Fatal(err)
 			}

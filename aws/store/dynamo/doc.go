@@ -31,6 +31,8 @@
 //	entry                ent#ID            gsi1 entstat#HASH; gsi2 entq#STATE#BID#QUEUE and   entry.go
 //	                                       gsi3 entb#STATE#BID in fair order; gsi4 a person's
 //	                                       entries; gsi5 expiry; counter seq#entries
+//	entry ranks          rnk#BID#RANK#S#   none (point reads): a count tree of each           rank.go
+//	                     PARENT#QUEUE      waitlist's waiting entries, for positions
 //	offer, booking,      off#ID, …         gsi1 by token hash / offer / session; gsi2-3 by    offer.go
 //	payment, hand-back                     slot, entry, person; marker: one live offer per
 //	                                       entry
@@ -166,10 +168,10 @@
 // the AWS deployment's cost model uses. Measured on the emulator:
 //
 //	use case                          read units  write units  calls
-//	join                                       3           11      6
-//	release → offer                           13           51     13
+//	join                                       9           23      7
+//	release → offer                           19           63     14
 //	claim                                     14           66     18
-//	expiry → roll on / hand back              41           84     42
+//	expiry → roll on / hand back              47           98     43
 //
 // A message is the largest item (its text: 2-4 KB, so 6-8 write units in
 // a transaction); the rest are 0.5-1 KB each. A claim is bound by its

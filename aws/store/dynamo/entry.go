@@ -22,8 +22,10 @@ import (
 //   - g2 entq#STATE#BID#QUEUE → FAIR: one waitlist's entries in one state in
 //     fair order. EntryCandidates reads the waiting partition from the
 //     cursor on, filtering window and party size (the items skipped plus
-//     Limit); EntryPosition is one COUNT query of the waiting partition up
-//     to the entry's key (plus one GetItem of the entry); EntryList of a
+//     Limit); EntryPosition is one GetItem of the entry, one BatchGetItem
+//     of its path in the rank tree (rank.go) and one COUNT query of the
+//     waiting partition within the entry's lowest node of that tree (about
+//     65 ms of joins), however far back the entry is; EntryList of a
 //     waitlist reads Limit items of each state's partition.
 //   - g3 entb#STATE#BID → FAIR: a business's entries in one state in fair
 //     order, for EntryList without a waitlist (Limit items of each state's
@@ -36,7 +38,10 @@ import (
 //     EntryExpireBefore reads the due ones, at most limit.
 //
 // A write is one Put of the item; a change of state moves it in g2, g3
-// and g5 (a delete and a put in each of those indexes).
+// and g5 (a delete and a put in each of those indexes). A write that moves
+// a waiting entry (a join, an offer, a leave, a priority or a move to the
+// back) also moves its counts in the rank tree: one BatchGetItem and up to
+// six puts, most of them items the waitlist's other entries share.
 //
 // Seq comes from the counter seq#entries, one for the table (the SQL
 // stores' seq is one sequence too: entries created one after another get
@@ -99,9 +104,25 @@ func entryItem(e nextup.Entry) (item, error) {
 		"gsi5pk", exp, "gsi5sk", expSK)
 }
 
-func (t *Tx) putEntry(e nextup.Entry) error {
+// putEntry writes e, moving its counts in the rank tree (rank.go) from
+// the entry as the transaction sees it now.
+func (t *Tx) putEntry(ctx context.Context, e nextup.Entry) error {
 	it, err := entryItem(e)
 	if err != nil {
+		return err
+	}
+	was, err := t.get(ctx, entPK(e.ID))
+	if err != nil {
+		return err
+	}
+	var old *nextup.Entry
+	if was != nil {
+		old = new(nextup.Entry)
+		if err := decode(was, old); err != nil {
+			return err
+		}
+	}
+	if err := t.rankMove(ctx, old, e); err != nil {
 		return err
 	}
 	return t.put(entPK(e.ID), it)
@@ -144,7 +165,7 @@ func (t *Tx) EntryCreate(ctx context.Context, e nextup.Entry) (nextup.Entry, err
 		return e, fmt.Errorf("%s: %w", what, err)
 	}
 	e.Seq = seq
-	return e, t.putEntry(e)
+	return e, t.putEntry(ctx, e)
 }
 
 // EntryGet reads an entry; inside InTx the commit checks it is unchanged.
@@ -174,7 +195,7 @@ func (t *Tx) EntryUpdate(ctx context.Context, e nextup.Entry) error {
 	if !e.UpdatedAt.IsZero() {
 		cur.UpdatedAt = e.UpdatedAt
 	}
-	return t.putEntry(cur)
+	return t.putEntry(ctx, cur)
 }
 
 // EntrySetStatusHash replaces an entry's status hash: the entry's g1 key
@@ -195,7 +216,7 @@ func (t *Tx) EntrySetStatusHash(ctx context.Context, id, hash string, at time.Ti
 		return err
 	}
 	e.StatusHash, e.UpdatedAt = hash, at
-	return t.putEntry(e)
+	return t.putEntry(ctx, e)
 }
 
 // EntrySetState moves an entry from one of the states from to state to,
@@ -210,7 +231,7 @@ func (t *Tx) EntrySetState(ctx context.Context, id string, from []nextup.EntrySt
 		return conflict(what)
 	}
 	e.State, e.UpdatedAt = to, at
-	return t.putEntry(e)
+	return t.putEntry(ctx, e)
 }
 
 // EntryLapse counts one more lapse or decline of an entry and, when back,
@@ -231,7 +252,7 @@ func (t *Tx) EntryLapse(ctx context.Context, id string, back bool, at time.Time)
 		}
 		e.JoinedAt, e.Seq = at, seq
 	}
-	return e, t.putEntry(e)
+	return e, t.putEntry(ctx, e)
 }
 
 // EntryCandidates reads a waitlist's waiting entries in fair order past
@@ -300,10 +321,7 @@ func (t *Tx) EntryPosition(ctx context.Context, e nextup.Entry) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ahead, err := t.count(ctx, query{
-		index: "gsi2", part: entQueuePart(nextup.EntryWaiting, cur.BusinessID, queueOf(cur.Service, cur.EventID)),
-		to: fairKey(cur),
-	})
+	ahead, err := t.rankAhead(ctx, cur)
 	if err != nil {
 		return 0, err
 	}
@@ -362,7 +380,7 @@ func (t *Tx) EntryExpireBefore(ctx context.Context, businessID string, before ti
 	}
 	for i := range out {
 		out[i].State, out[i].UpdatedAt = nextup.EntryExpired, before
-		if err := t.putEntry(out[i]); err != nil {
+		if err := t.putEntry(ctx, out[i]); err != nil {
 			return nil, fmt.Errorf("expire entries of business %s: %w", businessID, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -74,6 +75,9 @@ type importer struct {
 	last     []pkItem // written at the end
 	written  []string // pks written, for undo
 	seq, tid int64    // the largest entry Seq and timer id
+	// ranks are the counts of the rank tree (rank.go) of the waiting
+	// entries imported, written at the end.
+	ranks map[string]map[string]int64
 }
 
 type pkItem struct {
@@ -132,6 +136,18 @@ func (im *importer) items(ctx context.Context, rec any) ([]pkItem, error) {
 		one(slotPK(r.ID), it, berr)
 	case nextup.Entry:
 		im.seq = max(im.seq, r.Seq)
+		if r.State == nextup.EntryWaiting {
+			if im.ranks == nil {
+				im.ranks = map[string]map[string]int64{}
+			}
+			pks, nodes := rankPath(r)
+			for i, pk := range pks {
+				if im.ranks[pk] == nil {
+					im.ranks[pk] = map[string]int64{}
+				}
+				im.ranks[pk][strconv.FormatInt(nodes[i], 10)]++
+			}
+		}
 		it, berr := entryItem(r)
 		one(entPK(r.ID), it, berr)
 	case nextup.Offer:
@@ -236,6 +252,20 @@ func (im *importer) add(ctx context.Context, pi pkItem) error {
 // finish writes what is left, the deferred items last, and moves the
 // counters past the copied numbers.
 func (im *importer) finish(ctx context.Context) error {
+	pks := make([]string, 0, len(im.ranks))
+	for pk := range im.ranks {
+		pks = append(pks, pk)
+	}
+	slices.Sort(pks)
+	for _, pk := range pks {
+		it, err := newItem(im.ranks[pk])
+		if err != nil {
+			return err
+		}
+		if err := im.add(ctx, pkItem{pk, it}); err != nil {
+			return err
+		}
+	}
 	if err := im.flush(ctx); err != nil {
 		return err
 	}

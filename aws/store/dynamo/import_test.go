@@ -199,6 +199,12 @@ func TestImportRecords(t *testing.T) {
 			return err
 		}
 		same(t, "waiting entries in fair order", waiting, []nextup.Entry{entries[0], entries[2]})
+		// Their places come from the rank tree the import built.
+		for i, e := range waiting {
+			if pos, err := tx.EntryPosition(ctx, e); err != nil || pos != i+1 {
+				t.Errorf("imported %s is at place %d (%v), want %d", e.ID, pos, err, i+1)
+			}
+		}
 		gotAudit, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: b.ID})
 		if err != nil {
 			return err

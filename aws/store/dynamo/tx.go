@@ -712,11 +712,13 @@ func (t *Tx) indexPage(ctx context.Context, q query, start item) ([]string, item
 // BatchGetItem calls (100 keys each); items that are gone are left out.
 func (t *Tx) fetch(ctx context.Context, pks []string) ([]item, error) {
 	var missing []string
+	asked := map[string]bool{}
 	for _, pk := range pks {
 		_, w := t.writes[pk]
 		_, r := t.reads[pk]
-		if !w && !r {
+		if !w && !r && !asked[pk] { // a key twice in one BatchGetItem is refused
 			missing = append(missing, pk)
+			asked[pk] = true
 		}
 	}
 	got, err := t.batchGet(ctx, missing, false)

@@ -21,6 +21,7 @@ func TestFit(t *testing.T) {
 	skip := func(id string, before int) engine.Skip {
 		return engine.Skip{EntryID: id, Reason: engine.SkipNoChannel, Before: before}
 	}
+	w := writesPerOffer // the rooms below are in its units
 	for _, c := range []struct {
 		name                     string
 		d                        engine.Decision
@@ -29,16 +30,16 @@ func TestFit(t *testing.T) {
 		cut                      bool
 	}{
 		{"all fits", engine.Decision{Offers: offers(3), Skipped: []engine.Skip{skip("s", 1)}}, 100, 3, 1, 0, false},
-		{"offers cut", engine.Decision{Offers: offers(20)}, 60, 5, 0, 0, true},
-		{"skips after the cut wait", engine.Decision{Offers: offers(20), Skipped: []engine.Skip{skip("a", 2), skip("b", 10)}}, 60, 5, 1, 0, true},
-		{"no room for any offer", engine.Decision{Offers: offers(2)}, 12, 0, 0, 0, true},
+		{"offers cut", engine.Decision{Offers: offers(20)}, 3 + 6*w - 1, 5, 0, 0, true},
+		{"skips after the cut wait", engine.Decision{Offers: offers(20), Skipped: []engine.Skip{skip("a", 2), skip("b", 10)}}, 3 + 5*w + 1 + w - 1, 5, 1, 0, true},
+		{"no room for any offer", engine.Decision{Offers: offers(2)}, 3 + w - 1, 0, 0, 0, true},
 		{"many skips before the first offer overflow", engine.Decision{Offers: offers(1), Skipped: func() []engine.Skip {
 			var s []engine.Skip
 			for i := range 80 {
 				s = append(s, skip(fmt.Sprint("s", i), 0))
 			}
 			return s
-		}()}, 50, 1, 37, 43, false},
+		}()}, 3 + w + 37, 1, 37, 43, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, over, cut := fit(c.d, c.room)

@@ -81,11 +81,19 @@ type Service struct {
 // with: a request's own writes (its Idempotency-Key record, the release or
 // claim that frees the seats, their audit rows) and what one offer writes
 // (the entry, the offer and its live-offer marker, an audit row, the
-// message, the expiry and follow-up timers with their keys, the slot).
+// message, the expiry and follow-up timers with their keys, the slot, and
+// the counts of its place in line, RankWrites).
 const (
 	txReserve      = 30
-	writesPerOffer = 10
+	writesPerOffer = 10 + RankWrites
 )
+
+// RankWrites is what a move of a waiting entry (a join, an offer, a
+// leave, an expiry) may write beyond the entry itself on a bounded store:
+// the counts of its place in line, a node at each of six levels of the
+// DynamoDB store's rank tree (fewer when entries of one waitlist share
+// them). Use cases that size their batches by writes count it per entry.
+const RankWrites = 6
 
 // Batch is n, or on a bounded store the most items of perItem writes each
 // that one transaction takes (at least 1): the size of the batches a use

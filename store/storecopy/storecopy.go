@@ -261,6 +261,17 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 			}
 			entries = append(entries, e...)
 		}
+		// Every waiting entry's place in line, as the store counts it (a
+		// store may keep the count in a structure of its own: it must
+		// come across too).
+		places := map[string]int{}
+		for _, e := range entries {
+			if e.State == nextup.EntryWaiting {
+				if places[e.ID], err = tx.EntryPosition(ctx, e); err != nil {
+					return err
+				}
+			}
+		}
 		var hbs []nextup.HandBack
 		for _, st := range []nextup.HandBackState{nextup.HandBackOpen, nextup.HandBackResolved} {
 			h, err := tx.HandBackList(ctx, bid, st)
@@ -305,7 +316,7 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 			{"entries", len(entries), entries}, {"handbacks", len(hbs), hbs}, {"audit", len(audit), audit},
 			{"messages", len(msgs), msgs}, {"timers", len(timers), timers}, {"staff", len(staff), staff},
 			{"proposals", len(proposals), proposals}, {"sheet_versions", len(versions), versions},
-			{"payments", len(payments), payments}, {"guests", len(guests), guests}} {
+			{"payments", len(payments), payments}, {"guests", len(guests), guests}, {"places", len(places), places}} {
 			if err := add(kv.kind, kv.n, kv.v); err != nil {
 				return err
 			}

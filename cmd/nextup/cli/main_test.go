@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/postgres/pgtest"
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
@@ -138,6 +139,48 @@ func TestBenchHTTPRuns(t *testing.T) {
 	out, err := runCLI(t, "bench", "-http", "-n", "20", "-clients", "4")
 	if err != nil || !strings.Contains(out, "joins") || !strings.Contains(out, "claims") {
 		t.Fatalf("bench -http: %v\n%s", err, out)
+	}
+}
+
+// TestBenchScenarioRuns keeps `nextup bench -scenario position -json`
+// working on a short list, on SQLite and on PostgreSQL: one JSON object
+// per figure with the fields API.md names, each with its baseline; it
+// asserts what was measured, never how fast.
+func TestBenchScenarioRuns(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{"sqlite", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"bench", "-scenario", "position", "-entries", "300", "-json"}
+			if store == "postgres" {
+				args = append(args, "-postgres", pgtest.DSN(t))
+			}
+			out, err := runCLI(t, args...)
+			if err != nil {
+				t.Fatalf("bench -scenario position: %v\n%s", err, out)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("want 2 figures, got:\n%s", out)
+			}
+			for _, l := range lines {
+				var r map[string]any
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatalf("not JSON: %q", l)
+				}
+				for _, k := range []string{"scenario", "figure", "unit", "baseline", "baseline_label", "ratio"} {
+					if _, ok := r[k]; !ok {
+						t.Errorf("figure %s lacks %q", l, k)
+					}
+				}
+				if r["scenario"] != "position" || r["store"] != store || r["figure"].(float64) <= 0 || r["baseline"].(float64) <= 0 {
+					t.Errorf("figure %s", l)
+				}
+			}
+		})
+	}
+	if _, err := runCLI(t, "bench", "-scenario", "nope"); err == nil {
+		t.Error("bench -scenario nope: no error")
 	}
 }
 

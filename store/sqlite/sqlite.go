@@ -26,6 +26,7 @@ type DB struct {
 	path  string
 	write *sql.DB
 	read  *sql.DB
+	w     *writer // group commit (group.go)
 }
 
 var _ nextup.Store = (*DB)(nil)
@@ -37,6 +38,7 @@ type config struct {
 	readConns   int
 	busyTimeout time.Duration
 	migrate     bool
+	group       int
 }
 
 // ReadConns sets the size of the read pool (default: the number of CPUs,
@@ -73,6 +75,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		readConns:   max(4, runtime.NumCPU()),
 		busyTimeout: 10 * time.Second,
 		migrate:     true,
+		group:       MaxGroup,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -147,6 +150,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 			return nil, err
 		}
 	}
+	db.w = newWriter(write, cfg.group)
 	return db, nil
 }
 
@@ -161,12 +165,14 @@ func cloneValues(v url.Values) url.Values {
 // Path returns the file the database lives in.
 func (db *DB) Path() string { return db.path }
 
-// InTx runs fn in one read-write transaction (BEGIN IMMEDIATE on the writer
-// connection): it commits when fn returns nil and rolls back when fn returns
-// an error or panics (the panic goes on). fn's error is returned as it is.
-// Calling InTx again from inside fn deadlocks: there is one writer.
+// InTx runs fn in one read-write transaction on the writer connection,
+// committed together with the other InTx calls waiting at that moment
+// (group commit, group.go): its changes are kept when fn returns nil and
+// the group's commit succeeds, and undone when fn returns an error or
+// panics (the panic goes on, in the caller). fn's error is returned as it
+// is. Calling InTx again from inside fn deadlocks: there is one writer.
 func (db *DB) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
-	return run(ctx, db.write, nil, true, fn)
+	return db.w.do(ctx, fn)
 }
 
 // Read runs fn in a read-only transaction on the read pool: one consistent
@@ -216,6 +222,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // Close closes both pools. When the last connection closes, SQLite
 // checkpoints the WAL into the main file.
 func (db *DB) Close() error {
+	if db.w != nil {
+		db.w.close()
+	}
 	rerr := db.read.Close()
 	werr := db.write.Close()
 	if err := errors.Join(rerr, werr); err != nil {
@@ -305,6 +314,17 @@ func errKind(err error) error {
 type runner struct {
 	tx    *sql.Tx
 	depth int // Savepoints open
+	// detach: statements ignore the end of their context (a group
+	// commit's transaction: SQLite rolls back the whole transaction when
+	// one of its statements is interrupted).
+	detach bool
+}
+
+func (r *runner) ctx(ctx context.Context) context.Context {
+	if r.detach {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // Savepoint runs fn between SAVEPOINT and RELEASE, rolling back to the
@@ -313,6 +333,7 @@ func (r *runner) Savepoint(ctx context.Context, fn func() error) (err error) {
 	r.depth++
 	name := fmt.Sprintf("uc%d", r.depth)
 	defer func() { r.depth-- }()
+	ctx = r.ctx(ctx)
 	if _, err := r.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
@@ -341,7 +362,7 @@ func (r *runner) Savepoint(ctx context.Context, fn func() error) (err error) {
 }
 
 func (r *runner) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := r.tx.ExecContext(ctx, q, args...)
+	res, err := r.tx.ExecContext(r.ctx(ctx), q, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -349,11 +370,11 @@ func (r *runner) Exec(ctx context.Context, q string, args ...any) (int64, error)
 }
 
 func (r *runner) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
-	return r.tx.QueryRowContext(ctx, q, args...)
+	return r.tx.QueryRowContext(r.ctx(ctx), q, args...)
 }
 
 func (r *runner) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
-	rows, err := r.tx.QueryContext(ctx, q, args...)
+	rows, err := r.tx.QueryContext(r.ctx(ctx), q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -144,7 +144,7 @@ func (t *Tx) rankAdd(ctx context.Context, e nextup.Entry, d int64) error {
 // node before it.
 func (t *Tx) rankAhead(ctx context.Context, cur nextup.Entry) (int, error) {
 	pks, nodes := rankPath(cur)
-	if cur.Priority == false {
+	if !cur.Priority {
 		prio := cur
 		prio.Priority = true
 		top, _ := rankPath(prio)

@@ -66,6 +66,7 @@ type txDone struct {
 type writer struct {
 	pool  *sql.DB
 	max   int
+	stmts *stmtCache // prepared statements (stmts.go)
 	calls chan *txCall
 	quit  chan struct{}
 	wg    sync.WaitGroup
@@ -82,7 +83,7 @@ func (db *DB) GroupStats() (commits, calls int64) {
 }
 
 func newWriter(pool *sql.DB, max int) *writer {
-	w := &writer{pool: pool, max: max, calls: make(chan *txCall), quit: make(chan struct{})}
+	w := &writer{pool: pool, max: max, stmts: newStmtCache(pool), calls: make(chan *txCall), quit: make(chan struct{})}
 	w.wg.Add(1)
 	go w.loop()
 	return w
@@ -120,6 +121,7 @@ func (w *writer) close() {
 
 func (w *writer) loop() {
 	defer w.wg.Done()
+	defer w.stmts.close()
 	for {
 		var first *txCall
 		select {
@@ -138,6 +140,7 @@ func (w *writer) loop() {
 			}
 		}
 		w.run(group)
+		w.stmts.prepare(context.Background())
 	}
 }
 
@@ -166,7 +169,7 @@ func (w *writer) alone(c *txCall) txDone {
 	if err != nil {
 		return txDone{err: fmt.Errorf("begin: %w", err)}
 	}
-	d := call(c, sqlstore.NewTx(&runner{tx: stx, detach: true}, &dialect, true))
+	d := call(c, sqlstore.NewTx(&runner{tx: stx, detach: true, stmts: w.stmts}, &dialect, true))
 	if d.panicked || d.err != nil {
 		if rerr := stx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && !d.panicked {
 			d.err = errors.Join(d.err, fmt.Errorf("rollback: %w", rerr))
@@ -191,7 +194,7 @@ func (w *writer) together(calls []*txCall) {
 		}
 		return
 	}
-	r := &runner{tx: stx, detach: true}
+	r := &runner{tx: stx, detach: true, stmts: w.stmts}
 	outcomes := make([]txDone, len(calls))
 	var ok []int
 	for i, c := range calls {

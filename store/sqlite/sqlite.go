@@ -318,6 +318,10 @@ type runner struct {
 	// commit's transaction: SQLite rolls back the whole transaction when
 	// one of its statements is interrupted).
 	detach bool
+	// stmts are the writer's prepared statements (nil: none), busy the
+	// ones whose rows are open in this transaction.
+	stmts *stmtCache
+	busy  map[string]bool
 }
 
 func (r *runner) ctx(ctx context.Context) context.Context {
@@ -362,7 +366,14 @@ func (r *runner) Savepoint(ctx context.Context, fn func() error) (err error) {
 }
 
 func (r *runner) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := r.tx.ExecContext(r.ctx(ctx), q, args...)
+	var res sql.Result
+	var err error
+	if st := r.stmt(q); st != nil {
+		res, err = st.ExecContext(r.ctx(ctx), args...)
+		r.busy[q] = false // an Exec holds no rows
+	} else {
+		res, err = r.tx.ExecContext(r.ctx(ctx), q, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -370,13 +381,64 @@ func (r *runner) Exec(ctx context.Context, q string, args ...any) (int64, error)
 }
 
 func (r *runner) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
+	if st := r.stmt(q); st != nil {
+		return &stmtRow{row: st.QueryRowContext(r.ctx(ctx), args...), done: func() { r.busy[q] = false }}
+	}
 	return r.tx.QueryRowContext(r.ctx(ctx), q, args...)
 }
 
 func (r *runner) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	if st := r.stmt(q); st != nil {
+		rows, err := st.QueryContext(r.ctx(ctx), args...)
+		if err != nil {
+			r.busy[q] = false
+			return nil, err
+		}
+		return &stmtRows{Rows: rows, done: func() { r.busy[q] = false }}, nil
+	}
 	rows, err := r.tx.QueryContext(r.ctx(ctx), q, args...)
 	if err != nil {
 		return nil, err
 	}
 	return rows, nil
+}
+
+// stmt is the writer's prepared statement of q bound to this transaction,
+// marked busy until its rows are read; nil when there is none (the
+// writer prepares it after this group, stmts.go), or when it is busy
+// (a query run again while its rows are still open).
+func (r *runner) stmt(q string) *sql.Stmt {
+	if r.stmts == nil || r.busy[q] {
+		return nil
+	}
+	st := r.stmts.get(q)
+	if st == nil {
+		return nil
+	}
+	if r.busy == nil {
+		r.busy = map[string]bool{}
+	}
+	r.busy[q] = true
+	return r.tx.Stmt(st)
+}
+
+// stmtRow and stmtRows free their statement for the next use once read.
+type stmtRow struct {
+	row  *sql.Row
+	done func()
+}
+
+func (s *stmtRow) Scan(dest ...any) error {
+	defer s.done()
+	return s.row.Scan(dest...)
+}
+
+type stmtRows struct {
+	*sql.Rows
+	done func()
+}
+
+func (s *stmtRows) Close() error {
+	defer s.done()
+	return s.Rows.Close()
 }

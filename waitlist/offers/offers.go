@@ -177,11 +177,6 @@ func (s *Offers) claimByHash(ctx context.Context, hash string, pay *paymentMark)
 	err := s.tx(ctx, func(w *work) error {
 		awaiting = false
 		w.Actor = nextup.ActorCustomer
-		if pay == nil {
-			if err := w.refusePaid(ctx, hash); err != nil {
-				return err
-			}
-		}
 		o, err := w.Tx.OfferClaim(ctx, hash, w.Now)
 		if err != nil {
 			if !errors.Is(err, nextup.ErrConflict) {
@@ -196,6 +191,13 @@ func (s *Offers) claimByHash(ctx context.Context, hash string, pay *paymentMark)
 		slot, err := w.Tx.SlotSeats(ctx, o.SlotID, nextup.SeatDelta{Held: -o.Seats, Booked: o.Seats})
 		if err != nil {
 			return fmt.Errorf("book %d held seats of slot %s: %w", o.Seats, o.SlotID, err)
+		}
+		if pay == nil && slot.Event.Paid() {
+			// A paid event's seats are confirmed by their payment, not
+			// by the claim link's button or a YES by text: the claim is
+			// undone with the transaction, and the person sent to pay.
+			return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodePaymentRequired,
+				Message: "these seats are confirmed when they are paid for", Data: map[string]any{"offer_id": o.ID}}
 		}
 		if err := w.Tx.EntrySetState(ctx, o.EntryID, []nextup.EntryState{nextup.EntryOffered}, nextup.EntryBooked, w.Now); err != nil {
 			return fmt.Errorf("entry %s to booked: %w", o.EntryID, err)
@@ -438,26 +440,6 @@ func (s *Offers) GetOffer(ctx context.Context, businessID, offerID string) (next
 		return nil
 	})
 	return o, err
-}
-
-// refusePaid stops a claim of a paid event's offer that does not come
-// with its payment (the claim link's button, a YES by text): the person is
-// sent to pay. A repeat of a claim that was paid goes through, to answer
-// with the booking.
-func (w *work) refusePaid(ctx context.Context, hash string) error {
-	o, err := w.Tx.OfferByTokenHash(ctx, hash)
-	if err != nil || o.State == nextup.OfferClaimed {
-		return nil // the claim itself says what is wrong
-	}
-	sl, err := w.Tx.SlotGet(ctx, o.SlotID)
-	if err != nil {
-		return err
-	}
-	if sl.Event.Paid() && o.State == nextup.OfferOffered {
-		return &nextup.Error{Kind: nextup.ErrConflict, Code: nextup.CodePaymentRequired,
-			Message: "these seats are confirmed when they are paid for", Data: map[string]any{"offer_id": o.ID}}
-	}
-	return nil
 }
 
 // markPaid records, in the claim's transaction, that its payment arrived.

@@ -23,19 +23,32 @@ import (
 // server on a loopback listener and a fresh embedded store
 // (synchronous=FULL), with `clients` concurrent keep-alive clients.
 func runBenchHTTP(ctx context.Context, n, clients int, stdout io.Writer) error {
-	dir, err := os.MkdirTemp("", "nextup-benchhttp-")
+	joins, claims, err := benchJoinsClaims(ctx, n, clients)
 	if err != nil {
 		return err
+	}
+	fmt.Fprintf(stdout, "HTTP over loopback, %d concurrent clients, %d requests each kind, fresh SQLite store (synchronous=FULL):\n", clients, n)
+	fmt.Fprintf(stdout, "  joins   %8.0f /s   (POST /v1/businesses/{bid}/waitlist:join, with reverse matching)\n", joins)
+	fmt.Fprintf(stdout, "  claims  %8.0f /s   (POST /v1/claims/{token}:accept, one conditional write + booking + confirmation)\n", claims)
+	return nil
+}
+
+// benchJoinsClaims measures joins/s and claims/s over HTTP: n of each by
+// `clients` concurrent keep-alive clients, on a fresh embedded store.
+func benchJoinsClaims(ctx context.Context, n, clients int) (joins, claims float64, err error) {
+	dir, err := os.MkdirTemp("", "nextup-benchhttp-")
+	if err != nil {
+		return 0, 0, err
 	}
 	defer os.RemoveAll(dir)
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "bench.db"))
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	defer st.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	base := "http://" + ln.Addr().String()
 	svc := waitlist.New(st, nextup.RealClock{}, base)
@@ -47,7 +60,7 @@ func runBenchHTTP(ctx context.Context, n, clients int, stdout io.Writer) error {
 	rules.QuietHours, rules.MaxOffersPerPersonPerDay = nil, 0
 	biz, key, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Bench", Timezone: "UTC", Rules: &rules})
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	post := func(path, body string) error {
@@ -89,28 +102,28 @@ func runBenchHTTP(ctx context.Context, n, clients int, stdout io.Writer) error {
 		return float64(n) / time.Since(start).Seconds(), nil
 	}
 
-	joins, err := parallel(func(i int) error {
+	joins, err = parallel(func(i int) error {
 		return post("/v1/businesses/"+biz.ID+"/waitlist:join",
 			fmt.Sprintf(`{"name":"J%d","email":"join%d@example.com","service":"colour"}`, i, i))
 	})
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	// n free chairs, each offered to one waiting person: n live offers.
 	start := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)
 	var tokens []string
 	for i := range n {
 		if err := post("/v1/businesses/"+biz.ID+"/waitlist:join", fmt.Sprintf(`{"name":"C%d","email":"claim%d@example.com","service":"cut"}`, i, i)); err != nil {
-			return err
+			return 0, 0, err
 		}
 		s := start.Add(time.Duration(i) * time.Minute)
 		if _, _, err := svc.CreateSlot(ctx, biz.ID, waitlist.SlotParams{Service: "cut", StartsAt: s, EndsAt: s.Add(30 * time.Minute), BookedSeats: new(int)}); err != nil {
-			return err
+			return 0, 0, err
 		}
 	}
 	msgs, err := svc.ListMessages(ctx, nextup.MessageFilter{BusinessID: biz.ID})
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	for _, m := range msgs {
 		if m.Kind == nextup.MessageOffer {
@@ -118,14 +131,11 @@ func runBenchHTTP(ctx context.Context, n, clients int, stdout io.Writer) error {
 		}
 	}
 	if len(tokens) != n {
-		return fmt.Errorf("expected %d offers, got %d", n, len(tokens))
+		return 0, 0, fmt.Errorf("expected %d offers, got %d", n, len(tokens))
 	}
-	claims, err := parallel(func(i int) error { return post("/v1/claims/"+tokens[i]+":accept", "") })
+	claims, err = parallel(func(i int) error { return post("/v1/claims/"+tokens[i]+":accept", "") })
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	fmt.Fprintf(stdout, "HTTP over loopback, %d concurrent clients, %d requests each kind, fresh SQLite store (synchronous=FULL):\n", clients, n)
-	fmt.Fprintf(stdout, "  joins   %8.0f /s   (POST /v1/businesses/{bid}/waitlist:join, with reverse matching)\n", joins)
-	fmt.Fprintf(stdout, "  claims  %8.0f /s   (POST /v1/claims/{token}:accept, one conditional write + booking + confirmation)\n", claims)
-	return nil
+	return joins, claims, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -106,8 +107,8 @@ func openBenchStore(ctx context.Context, pgDSN string) (*benchStore, error) {
 }
 
 // runScenarios runs the scenarios named (comma-separated, or "all").
-func runScenarios(ctx context.Context, names, pgDSN string, entries int, asJSON bool, stdout, stderr io.Writer) error {
-	all := []string{"position"}
+func runScenarios(ctx context.Context, names, pgDSN string, entries, requests int, asJSON bool, stdout, stderr io.Writer) error {
+	all := []string{"claims", "joins", "position"}
 	var run []string
 	for _, n := range strings.Split(names, ",") {
 		switch n = strings.TrimSpace(n); {
@@ -126,6 +127,11 @@ func runScenarios(ctx context.Context, names, pgDSN string, entries int, asJSON 
 		switch n {
 		case "position":
 			rs, err = benchPosition(ctx, pgDSN, entries, stderr)
+		case "claims", "joins":
+			if pgDSN != "" {
+				return usageError{"bench: -scenario " + n + " runs on SQLite; PostgreSQL's claims are BenchmarkClaimsPostgres (make bench)"}
+			}
+			rs, err = benchWrites(ctx, n, requests, stderr)
 		}
 		if err != nil {
 			return fmt.Errorf("bench %s: %w", n, err)
@@ -312,4 +318,102 @@ func benchPosition(ctx context.Context, pgDSN string, entries int, log io.Writer
 		{Scenario: "position", Store: bs.name, Figure: lastRate, Unit: "req/s", What: "GET /v1/status/{token} at " + place + ", 8 clients",
 			Baseline: firstRate, BaselineLabel: "the same page at place 1", Ratio: lastRate / firstRate, Target: ">= 0.5×"},
 	}, nil
+}
+
+// rawWritesPerSec is the baseline of the write scenarios on SQLite: the
+// raw primitive a claim is built around, written here against the same
+// driver, pragmas and single writer connection as the store (WAL,
+// synchronous=FULL, BEGIN IMMEDIATE), with no nextup code in between —
+// one transaction each of a conditional UPDATE of a seat count and an
+// INSERT, from `clients` goroutines, n transactions in all.
+func rawWritesPerSec(ctx context.Context, n, clients int) (float64, error) {
+	dir, err := os.MkdirTemp("", "nextup-bench-raw-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(ON)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", filepath.Join(dir, "raw.db")+"?"+q.Encode())
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE seats (id INTEGER PRIMARY KEY, booked INTEGER NOT NULL, capacity INTEGER NOT NULL);
+		CREATE TABLE log (id INTEGER PRIMARY KEY, seat INTEGER NOT NULL, at INTEGER NOT NULL);
+		WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < ` + fmt.Sprint(n-1) + `)
+		INSERT INTO seats (id, booked, capacity) SELECT x, 0, 1 FROM c`); err != nil {
+		return 0, err
+	}
+	upd, err := db.PrepareContext(ctx, `UPDATE seats SET booked = booked + 1 WHERE id = ? AND booked < capacity`)
+	if err != nil {
+		return 0, err
+	}
+	ins, err := db.PrepareContext(ctx, `INSERT INTO log (seat, at) VALUES (?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	var next atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	t0 := time.Now() // a measurement
+	for range clients {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				err := func() error {
+					tx, err := db.BeginTx(ctx, nil)
+					if err != nil {
+						return err
+					}
+					defer tx.Rollback()
+					res, err := tx.Stmt(upd).ExecContext(ctx, i)
+					if err != nil {
+						return err
+					}
+					if k, _ := res.RowsAffected(); k != 1 {
+						return fmt.Errorf("seat %d: %d rows", i, k)
+					}
+					if _, err := tx.Stmt(ins).ExecContext(ctx, i, i); err != nil {
+						return err
+					}
+					return tx.Commit()
+				}()
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return 0, err
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// benchWrites is the claims and joins scenarios on SQLite over HTTP, 16
+// clients, each against the raw primitive measured in the same run.
+func benchWrites(ctx context.Context, which string, n int, log io.Writer) ([]scenarioResult, error) {
+	const clients = 16
+	fmt.Fprintf(log, "%s: %d requests by %d clients over HTTP, and the raw primitive...\n", which, n, clients)
+	joins, claims, err := benchJoinsClaims(ctx, n, clients)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := rawWritesPerSec(ctx, n, clients)
+	if err != nil {
+		return nil, fmt.Errorf("raw primitive: %w", err)
+	}
+	label := "raw conditional UPDATE + INSERT transactions/s, one fsync each, same driver and pragmas"
+	fig, what := claims, "POST /v1/claims/{token}:accept, 16 clients"
+	if which == "joins" {
+		fig, what = joins, "POST /v1/businesses/{bid}/waitlist:join, 16 clients"
+	}
+	return []scenarioResult{{Scenario: which, Store: "sqlite", Figure: fig, Unit: "/s", What: what, Baseline: raw,
+		BaselineLabel: label, Ratio: fig / raw, Target: ">= 0.5×"}}, nil
 }

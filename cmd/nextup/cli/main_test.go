@@ -179,6 +179,18 @@ func TestBenchScenarioRuns(t *testing.T) {
 			}
 		})
 	}
+	out, err := runCLI(t, "bench", "-scenario", "claims,joins", "-n", "40", "-json")
+	if err != nil {
+		t.Fatalf("bench -scenario claims,joins: %v\n%s", err, out)
+	}
+	for i, want := range []string{"claims", "joins"} {
+		var r map[string]any
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 2 || json.Unmarshal([]byte(lines[i]), &r) != nil || r["scenario"] != want || r["figure"].(float64) <= 0 ||
+			r["baseline"].(float64) <= 0 || r["ratio"].(float64) <= 0 {
+			t.Fatalf("bench -scenario claims,joins:\n%s", out)
+		}
+	}
 	if _, err := runCLI(t, "bench", "-scenario", "nope"); err == nil {
 		t.Error("bench -scenario nope: no error")
 	}

@@ -345,7 +345,7 @@ func rawWritesPerSec(ctx context.Context, n, clients int) (float64, error) {
 	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, `CREATE TABLE seats (id INTEGER PRIMARY KEY, booked INTEGER NOT NULL, capacity INTEGER NOT NULL);
 		CREATE TABLE log (id INTEGER PRIMARY KEY, seat INTEGER NOT NULL, at INTEGER NOT NULL);
-		WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < ` + fmt.Sprint(n-1) + `)
+		WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < `+fmt.Sprint(n-1)+`)
 		INSERT INTO seats (id, booked, capacity) SELECT x, 0, 1 FROM c`); err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"sync"
 )
 
 // The writer's prepared statements. SQLite parses and plans a statement
@@ -18,9 +19,11 @@ import (
 
 const maxStmts = 512
 
-// stmtCache is used by the writer goroutine alone.
+// stmtCache is the writer's; its lock is held only around the maps, never
+// while a statement is prepared (preparing waits for the connection).
 type stmtCache struct {
 	pool *sql.DB
+	mu   sync.Mutex
 	m    map[string]*sql.Stmt
 	want []string
 }
@@ -31,6 +34,8 @@ func newStmtCache(pool *sql.DB) *stmtCache {
 
 // get returns q's prepared statement, or nil, noting it to prepare.
 func (c *stmtCache) get(q string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if st, ok := c.m[q]; ok {
 		return st
 	}
@@ -44,16 +49,23 @@ func (c *stmtCache) get(q string) *sql.Stmt {
 // prepare prepares the statements noted since the last call; one that
 // fails to prepare stays unprepared.
 func (c *stmtCache) prepare(ctx context.Context) {
-	for _, q := range c.want {
+	c.mu.Lock()
+	want := c.want
+	c.want = nil
+	c.mu.Unlock()
+	for _, q := range want {
 		if st, err := c.pool.PrepareContext(ctx, q); err == nil {
+			c.mu.Lock()
 			c.m[q] = st
+			c.mu.Unlock()
 		}
 	}
-	c.want = c.want[:0]
 }
 
 // close closes every prepared statement.
 func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, st := range c.m {
 		if st != nil {
 			st.Close()

@@ -26,6 +26,7 @@ type Metrics struct {
 	duration      *prometheus.HistogramVec
 	claims        *prometheus.CounterVec
 	promotionLag  prometheus.Histogram
+	offerSendLag  *prometheus.HistogramVec
 	timerLateness *prometheus.HistogramVec
 	sent          *prometheus.CounterVec
 	failures      *prometheus.CounterVec
@@ -45,7 +46,10 @@ func NewMetrics(store nextup.Store) *Metrics {
 		claims: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nextup_claims_total",
 			Help: "Claim attempts by outcome: booked, repeat, or the conflict code."}, []string{"outcome"}),
 		promotionLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "nextup_promotion_lag_seconds",
-			Help: "From a freed slot (release, cancellation, resize) to its offer committed.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+			Help: "From a freed slot (release, cancellation, resize) to each of its offers committed: one sample per offer, so a release of many seats shows its tail.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+		offerSendLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_offer_send_lag_seconds",
+			Help:    "From an offer's message due (the offer committed, or the end of quiet hours) to handed to the provider, by channel: the wait a storm's pacing adds.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 18)}, []string{"channel"}),
 		timerLateness: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_timer_lateness_seconds",
 			Help: "How long after its due time a timer was handled.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}, []string{"kind"}),
 		sent: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nextup_outbox_sent_total",
@@ -58,7 +62,7 @@ func NewMetrics(store nextup.Store) *Metrics {
 			Help:    "From when a message was due (created, or the end of quiet hours) to sent, retries and pacing included, by channel.",
 			Buckets: prometheus.ExponentialBuckets(0.1, 2, 18)}, []string{"channel"}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.claims, m.promotionLag, m.timerLateness,
+	m.reg.MustRegister(m.requests, m.duration, m.claims, m.promotionLag, m.offerSendLag, m.timerLateness,
 		m.sent, m.failures, m.sendDuration, m.queueLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&outboxCollector{store: store, desc: prometheus.NewDesc("nextup_outbox_messages",
@@ -86,6 +90,9 @@ func (m *Metrics) OutboxAttempt(a outbox.Attempt) {
 	case nextup.MessageSent:
 		m.sent.WithLabelValues(ch).Inc()
 		m.queueLatency.WithLabelValues(ch).Observe(max(a.Queued(), 0).Seconds())
+		if a.Message.Kind == nextup.MessageOffer {
+			m.offerSendLag.WithLabelValues(ch).Observe(max(a.Queued(), 0).Seconds())
+		}
 	case nextup.MessageFailed, nextup.MessageDead:
 		m.failures.WithLabelValues(ch, string(a.State)).Inc()
 	}
@@ -101,10 +108,10 @@ func (m *Metrics) promoted(moves []nextup.Move, since time.Time) {
 	if m == nil {
 		return
 	}
+	lag := time.Since(since).Seconds() // wall time: a measurement, not logic
 	for _, mv := range moves {
 		if mv.Move == nextup.MoveOffer || mv.Move == nextup.MoveRollOn {
-			m.promotionLag.Observe(time.Since(since).Seconds()) // wall time: a measurement, not logic
-			return
+			m.promotionLag.Observe(lag)
 		}
 	}
 }

@@ -538,6 +538,16 @@ func TestMetrics(t *testing.T) {
 	a.must(a.do("POST", "/v1/claims/"+tok+":accept", "", ""), 200, nil)
 	a.must(a.do("POST", "/v1/claims/"+tok+":accept", "", ""), 200, nil)
 	a.problem(a.do("POST", "/v1/claims/unknown:accept", "", ""), 404, "not_found")
+	// Three seats of a class freed at once: one promotion-lag sample per
+	// offer, so a release of many seats shows its tail.
+	class := a.slot(`{"service":"yoga","starts_at":"2026-12-02T18:00:00Z","ends_at":"2026-12-02T19:00:00Z","capacity":3,"seating":"shared"}`)["id"].(string)
+	for _, who := range []string{"bea", "cy", "dee"} {
+		a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"`+who+`","email":"`+who+`@example.com","service":"yoga"}`), 201, nil)
+	}
+	a.must(a.do("POST", "/v1/slots/"+class+":release", a.key, `{"seats":3,"reason":"cancellation"}`), 200, &rel)
+	if len(rel.Moves) != 3 {
+		t.Fatalf("the class's release: %+v", rel.Moves)
+	}
 	r := a.do("GET", "/metrics", "", "")
 	if r.status != 200 {
 		t.Fatalf("metrics: %d", r.status)
@@ -547,11 +557,11 @@ func TestMetrics(t *testing.T) {
 		`nextup_claims_total{outcome="booked"} 1`,
 		`nextup_claims_total{outcome="repeat"} 1`,
 		`nextup_claims_total{outcome="not_found"} 1`,
-		`nextup_promotion_lag_seconds_count 1`,
-		`nextup_outbox_messages{channel="email",state="queued"} 2`, // the offer and the confirmation
+		`nextup_promotion_lag_seconds_count 4`,
+		`nextup_outbox_messages{channel="email",state="queued"} 5`, // the offers and the confirmation
 		`nextup_outbox_messages{channel="sms",state="queued"} 0`,
-		`nextup_http_requests_total{route="POST /v1/slots/{rest}",status="200"} 1`,
-		`nextup_http_requests_total{route="POST /v1/businesses/{bid}/waitlist:join",status="201"} 1`,
+		`nextup_http_requests_total{route="POST /v1/slots/{rest}",status="200"} 2`,
+		`nextup_http_requests_total{route="POST /v1/businesses/{bid}/waitlist:join",status="201"} 4`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %s", want)
@@ -598,6 +608,7 @@ func TestOutboxMetrics(t *testing.T) {
 	text := string(r.body)
 	for _, want := range []string{
 		`nextup_outbox_sent_total{channel="email"} 1`,
+		`nextup_offer_send_lag_seconds_sum{channel="email"} 90`,
 		`nextup_outbox_failures_total{channel="sms",outcome="failed"} 1`,
 		`nextup_outbox_failures_total{channel="sms",outcome="dead"} 1`,
 		`nextup_outbox_queue_latency_seconds_bucket{channel="email",le="51.2"} 0`,

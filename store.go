@@ -275,6 +275,19 @@ type Tx interface {
 	// (at most limit; <= 0 for all).
 	SheetVersionList(ctx context.Context, businessID string, limit int) ([]SheetVersion, error)
 
+	// JobCreate stores a new job; an id that exists is ErrConflict, a
+	// missing business ErrNotFound.
+	JobCreate(ctx context.Context, j Job) error
+	JobGet(ctx context.Context, id string) (Job, error)
+	// JobList lists a business's jobs, newest first (at most limit; <= 0
+	// for all).
+	JobList(ctx context.Context, businessID string, limit int) ([]Job, error)
+	// JobAdvance moves a running job from progress from to progress to
+	// (UpdatedAt at) only while its stored progress equals from, and
+	// returns it; otherwise it is ErrConflict and changes nothing. A
+	// missing job is ErrNotFound.
+	JobAdvance(ctx context.Context, id string, from, to JobProgress, at time.Time) (Job, error)
+
 	// TimerSchedule creates a timer, or moves the due time of the pending
 	// timer with the same Key.
 	TimerSchedule(ctx context.Context, t Timer) error

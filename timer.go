@@ -16,6 +16,7 @@ const (
 	TimerSheetSync     = "sheet_sync"     // read the business's mirrored sheet again
 	TimerBookingSync   = "booking_sync"   // a claim the business's booking system has not confirmed yet: ask it again
 	TimerSlotDecide    = "slot_decide"    // a batch promotion split to fit a bounded store's transactions: decide the slot again
+	TimerJobRun        = "job_run"        // a job's next wave (and, until it ends, the guard that resumes it after a crash)
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

@@ -762,6 +762,34 @@ func (t *faultTx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) er
 	return t.Tx.SheetVersionAdd(ctx, v)
 }
 
+func (t *faultTx) JobCreate(ctx context.Context, j nextup.Job) error {
+	if err := t.hit("JobCreate"); err != nil {
+		return err
+	}
+	return t.Tx.JobCreate(ctx, j)
+}
+
+func (t *faultTx) JobGet(ctx context.Context, id string) (nextup.Job, error) {
+	if err := t.hit("JobGet"); err != nil {
+		return nextup.Job{}, err
+	}
+	return t.Tx.JobGet(ctx, id)
+}
+
+func (t *faultTx) JobList(ctx context.Context, businessID string, limit int) ([]nextup.Job, error) {
+	if err := t.hit("JobList"); err != nil {
+		return nil, err
+	}
+	return t.Tx.JobList(ctx, businessID, limit)
+}
+
+func (t *faultTx) JobAdvance(ctx context.Context, id string, from, to nextup.JobProgress, at time.Time) (nextup.Job, error) {
+	if err := t.hit("JobAdvance"); err != nil {
+		return nextup.Job{}, err
+	}
+	return t.Tx.JobAdvance(ctx, id, from, to, at)
+}
+
 func (t *faultTx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
 	if err := t.hit("SheetVersionList"); err != nil {
 		return nil, err

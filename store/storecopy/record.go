@@ -34,6 +34,7 @@ var kinds = map[string]struct {
 	"sheet_versions":  {sqlstore.SheetVersionCols, scan(sqlstore.ScanSheetVersion)},
 	"payments":        {sqlstore.PaymentCols, scan(sqlstore.ScanPayment)},
 	"guests":          {sqlstore.GuestCols, scan(sqlstore.ScanGuest)},
+	"jobs":            {sqlstore.JobCols, scan(sqlstore.ScanJob)},
 }
 
 func scan[T any](f func(sqlstore.Scanner) (T, error)) func(sqlstore.Scanner) (any, error) {

@@ -210,6 +210,10 @@ var groups = []group{
 		{"List", testProposalList},
 		{"SheetVersions", testSheetVersions},
 	}},
+	{"Job", []test{
+		{"RoundTrip", testJobRoundTrip},
+		{"Advance", testJobAdvance},
+	}},
 	{"Session", []test{
 		{"RoundTrip", testSessionRoundTrip},
 		{"Delete", testSessionDelete},
@@ -231,5 +235,6 @@ var groups = []group{
 		{"TimerClaim", testConcurrentTimerClaim},
 		{"MessageClaim", testConcurrentMessageClaim},
 		{"MessageClaimOne", testConcurrentMessageClaimOne},
+		{"JobAdvance", testConcurrentJobAdvance},
 	}},
 }

@@ -49,6 +49,7 @@
 //	staff, session,      staff#ID, sess#…  gsi2 by business / staff; gsi3 session expiry;     staff.go
 //	reset, proposal,     pwreset#…,        marker staffemail#EMAIL, propsrc#…; ttl on
 //	sheet version        prop#ID, shv#ID   sessions and resets
+//	job                  job#ID            gsi2 jobbiz#BID by creation (newest first)        job.go
 //
 // # Markers
 //

@@ -207,6 +207,9 @@ func (im *importer) items(ctx context.Context, rec any) ([]pkItem, error) {
 	case nextup.SheetVersion:
 		it, berr := shvItem(r)
 		one(shvPK(r.ID), it, berr)
+	case nextup.Job:
+		it, berr := jobItem(r)
+		one(jobPK(r.ID), it, berr)
 	default:
 		return nil, fmt.Errorf("no item for a %T", rec)
 	}

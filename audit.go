@@ -19,6 +19,7 @@ const (
 	SubjectHandBack = "handback"
 	SubjectMessage  = "message"
 	SubjectBusiness = "business"
+	SubjectJob      = "job"
 )
 
 // AuditEvent is one row of the audit log: one state change of one subject,

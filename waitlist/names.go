@@ -133,6 +133,8 @@ type AddStaffParams = staff.AddStaffParams
 type (
 	// SlotParams are the inputs of CreateSlot.
 	SlotParams = slots.SlotParams
+	// ReleaseFilter chooses the slots of a bulk release.
+	ReleaseFilter = slots.ReleaseFilter
 	// SlotView is a slot with its offers.
 	SlotView = slots.SlotView
 )

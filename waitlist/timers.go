@@ -37,6 +37,10 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		intake.SyncSheetTimer(ctx, s.Intake, t)
 		return nil
 	}
+	if t.Kind == nextup.TimerJobRun {
+		// A wave of a job: a transaction per part (package slots, bulk.go).
+		return s.Slots.RunJob(ctx, t)
+	}
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
 		// transaction, then applies the answer and finishes the timer in

@@ -104,6 +104,11 @@ func (m *Metrics) claim(outcome string) {
 	}
 }
 
+// Promoted records the promotion lag of each offer among moves, made by
+// work that began at since: a bulk release's job reports each part so
+// (waitlist's Config.Promoted).
+func (m *Metrics) Promoted(moves []nextup.Move, since time.Time) { m.promoted(moves, since) }
+
 func (m *Metrics) promoted(moves []nextup.Move, since time.Time) {
 	if m == nil {
 		return

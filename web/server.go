@@ -80,6 +80,9 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/slots/{sid}/audit", s.key(s.slotAudit)},
 		{"POST", "/v1/slots/{sid}:release", s.key(s.releaseSlot)},
 		{"POST", "/v1/slots/{sid}:resize", s.key(s.resizeSlot)},
+		// "slots:release" is a whole literal segment, like "waitlist:join".
+		{"POST", "/v1/businesses/{bid}/slots:release", s.biz(s.bulkRelease)},
+		{"GET", "/v1/jobs/{id}", s.key(s.getJob)},
 
 		// "waitlist:join" is a whole literal segment: ServeMux matches it as is.
 		{"POST", "/v1/businesses/{bid}/waitlist:join", s.biz(s.join)},

@@ -259,3 +259,59 @@ func TestSplitRequestWithoutKeyResumes(t *testing.T) {
 		t.Fatalf("after the rerun: %d booked, want 10 (30 freed in all)", sl.BookedSeats)
 	}
 }
+
+// TestBulkReleaseInParts: a bulk release of an event of 60 registrations
+// and a unit slot, on DynamoDB, where one transaction cannot end 60
+// registrations: the job frees the event's seats in parts (each
+// advancing the job with the seats it freed) and offers them, split, to
+// the 60 waiting in fair order; the job ends done with every seat freed
+// and offered.
+func TestBulkReleaseInParts(t *testing.T) {
+	t.Parallel()
+	h := newSalon(t)
+	ctx, st, clock, svc, biz := h.ctx, h.st, h.clock, h.svc, h.biz
+	ev := h.event(t, "Festival", 60)
+	for i := range 120 {
+		if _, _, err := svc.Register(ctx, biz.ID, ev.ID, waitlist.RegisterParams{Name: fmt.Sprintf("Guest %03d", i),
+			Email: fmt.Sprintf("g%03d@example.com", i)}); err != nil {
+			t.Fatalf("register %d: %v", i, err)
+		}
+	}
+	job, err := svc.BulkRelease(ctx, biz.ID, waitlist.ReleaseFilter{IDs: []string{ev.ID}}, "cancellation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := timer.Advance(ctx, clock, h.sweep, time.Second); err != nil {
+		t.Fatalf("the job's waves: %v", err)
+	}
+	if job, err = svc.GetJob(ctx, biz.ID, job.ID); err != nil {
+		t.Fatal(err)
+	}
+	var slot nextup.Slot
+	var offers []nextup.Offer
+	err = st.Read(ctx, func(tx nextup.Tx) error {
+		if slot, err = tx.SlotGet(ctx, ev.ID); err != nil {
+			return err
+		}
+		offers, err = tx.OfferListBySlot(ctx, ev.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != nextup.JobDone || job.Done != 1 || job.Freed != 60 {
+		t.Fatalf("the job: %+v", job.JobProgress)
+	}
+	if slot.BookedSeats != 0 || slot.HeldSeats != 60 || len(offers) != 60 {
+		t.Fatalf("the event after the release: booked %d, held %d, %d offers; want 0, 60, 60", slot.BookedSeats, slot.HeldSeats, len(offers))
+	}
+	for i, o := range offers {
+		var e nextup.Entry
+		if err := st.Read(ctx, func(tx nextup.Tx) error { e, err = tx.EntryGet(ctx, o.EntryID); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("Guest %03d", 60+i); e.Name != want {
+			t.Fatalf("offer %d went to %s, want %s (fair order)", i, e.Name, want)
+		}
+	}
+}

@@ -277,6 +277,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc.Wake = func() { sweeper.Wake(); relay.Wake() }
 	metrics := web.NewMetrics(st)
 	sweeper.OnHandled = metrics.TimerHandled
+	svc.Promoted = metrics.Promoted
 	relay.OnAttempt = metrics.OutboxAttempt
 	relay.OnDead = deadLetter(svc)
 	if err := relay.Check(); err != nil {

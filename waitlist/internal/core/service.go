@@ -25,8 +25,12 @@ type Config struct {
 	BaseURL string
 	// Wake is called after a commit that scheduled timers or queued
 	// messages, so the sweeper and relay can act before their next poll.
-	Wake   func()
-	Logger *slog.Logger
+	Wake func()
+	// Promoted, when set, is told of the moves of each part of a job
+	// once it commits, with when the job began (a bulk release's
+	// promotion lag, per offer, for the metrics).
+	Promoted func(moves []nextup.Move, since time.Time)
+	Logger   *slog.Logger
 	// Sheets reads mirrored sheets (CSV URLs without more; Google Sheets
 	// with its Sheets client). Nil: the mirror is off.
 	Sheets SheetReader

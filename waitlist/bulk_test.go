@@ -1,11 +1,16 @@
 package waitlist_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/store/sqlite"
+	"github.com/nextup-dev/nextup/timer"
 	"github.com/nextup-dev/nextup/waitlist"
 )
 
@@ -217,5 +222,84 @@ func TestBulkReleaseRefusals(t *testing.T) {
 	}
 	if _, err := other.svc.GetJob(other.ctx, other.biz.ID, job.ID); nextup.ErrorCode(err) != nextup.CodeNotFound {
 		t.Errorf("another business reads the job: %v", err)
+	}
+}
+
+// jobFaults is a store whose JobAdvance fails while failing is set: the
+// disk went away in the middle of a wave.
+type jobFaults struct {
+	nextup.Store
+	failing *atomic.Bool
+}
+
+func (s jobFaults) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
+	return s.Store.InTx(ctx, func(tx nextup.Tx) error { return fn(jobFaultsTx{tx, s.failing}) })
+}
+
+type jobFaultsTx struct {
+	nextup.Tx
+	failing *atomic.Bool
+}
+
+func (t jobFaultsTx) JobAdvance(ctx context.Context, id string, from, to nextup.JobProgress, at time.Time) (nextup.Job, error) {
+	if t.failing.Load() {
+		return nextup.Job{}, errors.New("disk I/O error")
+	}
+	return t.Tx.JobAdvance(ctx, id, from, to, at)
+}
+
+// A wave that fails in the middle (the store refuses every write of the
+// job's progress) frees nothing it cannot record, and the job's guard
+// timer, 30 s on, resumes it once the store is back: every slot freed
+// once, every seat offered once, the job done.
+func TestBulkReleaseResumesAfterAFailedWave(t *testing.T) {
+	t.Parallel()
+	st, err := sqlite.Open(context.Background(), t.TempDir()+"/nextup.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	failing := new(atomic.Bool)
+	b := newBundleOn(t, jobFaults{st, failing}, func(r *nextup.Rules) { r.QuietHours = nil })
+	var cuts []nextup.Slot
+	for i := range 4 {
+		start := b.at(1, 9+i, 0)
+		cuts = append(cuts, b.slot(t, waitlist.SlotParams{StartsAt: start, EndsAt: start.Add(30 * time.Minute)}))
+	}
+	for i := range 4 {
+		b.join(t, fmt.Sprintf("P%d", i), waitlist.JoinParams{Earliest: b.at(1, 0, 0), Latest: b.at(3, 0, 0)})
+	}
+	job, err := b.svc.BulkRelease(b.ctx, b.biz.ID, waitlist.ReleaseFilter{Service: "haircut"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	_, _ = b.sweeper.RunDue(b.ctx) // the handler's failure is the sweeper's to log
+	failing.Store(false)
+	if got := b.jobOf(t, job.ID); got.State != nextup.JobRunning || got.Done != 0 {
+		t.Fatalf("the job after the failed wave: %+v", got.JobProgress)
+	}
+	for _, sl := range cuts {
+		if v := b.getSlot(t, sl.ID); v.Slot.BookedSeats != 1 || len(v.Offers) != 0 {
+			t.Fatalf("a slot changed without its job's progress: %+v", v.Slot)
+		}
+	}
+	if err := timer.Advance(b.ctx, b.clock, b.sweeper, 29*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.jobOf(t, job.ID); got.Done != 0 {
+		t.Fatalf("the job resumed before its guard was due: %+v", got.JobProgress)
+	}
+	if err := timer.Advance(b.ctx, b.clock, b.sweeper, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	got := b.jobOf(t, job.ID)
+	if got.State != nextup.JobDone || got.Done != 4 || got.Freed != 4 || got.Offers != 4 {
+		t.Fatalf("the job after its guard: %+v", got.JobProgress)
+	}
+	for _, sl := range cuts {
+		if v := b.getSlot(t, sl.ID); v.Slot.BookedSeats != 0 || len(v.Offers) != 1 {
+			t.Errorf("slot %s after the resumed job: %+v, %d offers", sl.ID, v.Slot, len(v.Offers))
+		}
 	}
 }

@@ -162,6 +162,13 @@ type Tx interface {
 	// of the claim token minted for the message that goes out now; or it
 	// fails with ErrConflict when the offer is no longer pending.
 	OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time, tokenHash string) (Offer, error)
+	// OfferHanded restarts the claim window of an offered offer whose
+	// message reached the provider at sentAt, later than the offer was
+	// made (a storm's paced sends): SentAt becomes sentAt and the
+	// deadline expiresAt, only while the offer is offered, its deadline
+	// is still after sentAt and before expiresAt; ErrConflict otherwise,
+	// changing nothing.
+	OfferHanded(ctx context.Context, id string, sentAt, expiresAt time.Time) (Offer, error)
 	// OfferClaim is the claim: one conditional write that moves the offer
 	// with this token hash from offered to claimed only while it is still
 	// offered and now is before its deadline. ErrConflict otherwise.

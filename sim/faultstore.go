@@ -427,6 +427,13 @@ func (t *faultTx) OfferSend(ctx context.Context, id string, sentAt, expiresAt ti
 	return t.Tx.OfferSend(ctx, id, sentAt, expiresAt, tokenHash)
 }
 
+func (t *faultTx) OfferHanded(ctx context.Context, id string, sentAt, expiresAt time.Time) (nextup.Offer, error) {
+	if err := t.hit("OfferHanded"); err != nil {
+		return nextup.Offer{}, err
+	}
+	return t.Tx.OfferHanded(ctx, id, sentAt, expiresAt)
+}
+
 func (t *faultTx) OfferClaim(ctx context.Context, tokenHash string, now time.Time) (nextup.Offer, error) {
 	if err := t.hit("OfferClaim"); err != nil {
 		return nextup.Offer{}, err

@@ -373,3 +373,49 @@ func testOfferSend(t *testing.T, b *bundle) {
 	})
 	b.seats(s.ID, 0, 2)
 }
+
+// OfferHanded restarts an offered offer's window from its message's
+// hand-off, and only that: not a pending offer, not one whose deadline
+// passed by the hand-off, not to an earlier or equal deadline; a claim
+// then holds until the new deadline.
+func testOfferHanded(t *testing.T, b *bundle) {
+	biz := b.business()
+	s := b.slot(biz.ID, shared(10))
+	offered, token := b.offer(s, b.entry(biz.ID))
+	pending, _ := b.offer(s, b.entry(biz.ID), func(o *nextup.Offer) {
+		o.State, o.SendAt, o.SentAt = nextup.OfferPending, b.at(time.Hour), nil
+	})
+	lapsed, _ := b.offer(s, b.entry(biz.ID))
+	handed, until := b.at(40*time.Second), b.at(10*time.Minute+40*time.Second)
+	b.tx(func(tx nextup.Tx) error {
+		got, err := tx.OfferHanded(b.ctx, offered.ID, handed, until)
+		if wantOK(t, err, "OfferHanded") {
+			want := offered
+			want.SentAt, want.ExpiresAt = &handed, until
+			checkEqual(t, "OfferHanded result", want, got)
+		}
+		_, err = tx.OfferHanded(b.ctx, offered.ID, handed, until)
+		wantErr(t, err, nextup.ErrConflict, "OfferHanded to the deadline it has")
+		_, err = tx.OfferHanded(b.ctx, pending.ID, handed, until)
+		wantErr(t, err, nextup.ErrConflict, "OfferHanded(pending)")
+		_, err = tx.OfferHanded(b.ctx, lapsed.ID, b.at(10*time.Minute), b.at(20*time.Minute))
+		wantErr(t, err, nextup.ErrConflict, "OfferHanded after its deadline")
+		_, err = tx.OfferHanded(b.ctx, "off_missing", handed, until)
+		wantErr(t, err, nextup.ErrNotFound, "OfferHanded(missing)")
+		return nil
+	})
+	b.read(func(tx nextup.Tx) error {
+		for _, o := range []nextup.Offer{pending, lapsed} {
+			got, err := tx.OfferGet(b.ctx, o.ID)
+			if wantOK(t, err, "OfferGet") {
+				checkEqual(t, "an offer after a refused OfferHanded", o, got)
+			}
+		}
+		return nil
+	})
+	b.tx(func(tx nextup.Tx) error {
+		_, err := tx.OfferClaim(b.ctx, nextup.HashToken(token), b.at(10*time.Minute+20*time.Second))
+		wantOK(t, err, "OfferClaim after the old deadline, before the new")
+		return nil
+	})
+}

@@ -137,6 +137,7 @@ var groups = []group{
 		{"ClaimRefused", testOfferClaimRefused},
 		{"Seen", testOfferSeen},
 		{"Send", testOfferSend},
+		{"Handed", testOfferHanded},
 		{"ListBySlot", testOfferListBySlot},
 		{"LiveByEntry", testOfferLiveByEntry},
 		{"CountSince", testOfferCountSince},

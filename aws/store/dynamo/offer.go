@@ -239,6 +239,23 @@ func (t *Tx) OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Ti
 	return o, t.updateOffer(ctx, before, old, o, what)
 }
 
+// OfferHanded restarts an offered offer's claim window from the moment
+// its message reached the provider: only while it is offered and its
+// deadline is after sentAt and before expiresAt (ErrConflict otherwise).
+func (t *Tx) OfferHanded(ctx context.Context, id string, sentAt, expiresAt time.Time) (nextup.Offer, error) {
+	what := "restart the window of offer " + id
+	o, old, err := loadItem[nextup.Offer](ctx, t, offerPK(id), what)
+	if err != nil {
+		return nextup.Offer{}, err
+	}
+	if o.State != nextup.OfferOffered || !o.ExpiresAt.After(sentAt) || !o.ExpiresAt.Before(expiresAt) {
+		return nextup.Offer{}, conflict(fmt.Sprintf("%s: offer is %s until %s", what, o.State, o.ExpiresAt))
+	}
+	before := o
+	o.SentAt, o.ExpiresAt = &sentAt, expiresAt
+	return o, t.updateOffer(ctx, before, old, o, what)
+}
+
 // OfferClaim claims the offer with this token hash while it is offered and
 // now is before its deadline, stamping ResolvedAt; ErrConflict otherwise.
 // The offer is written, so the commit checks the version read: of

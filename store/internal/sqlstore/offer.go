@@ -66,6 +66,12 @@ const (
 		WHERE id = ? AND state = 'pending'
 		RETURNING ` + OfferCols
 
+	// OfferHanded restarts an offered offer's window from its message's
+	// hand-off.
+	OfferHanded = `UPDATE offers SET sent_at = ?, expires_at = ?
+		WHERE id = ? AND state = 'offered' AND expires_at > ? AND expires_at < ?
+		RETURNING ` + OfferCols
+
 	// OfferSeen stamps seen_at the first time only.
 	OfferSeen = `UPDATE offers SET seen_at = coalesce(seen_at, ?) WHERE id = ?`
 
@@ -127,6 +133,13 @@ func (t *Tx) OfferSetState(ctx context.Context, id string, from []nextup.OfferSt
 func (t *Tx) OfferSend(ctx context.Context, id string, sentAt, expiresAt time.Time, tokenHash string) (nextup.Offer, error) {
 	o, err := ScanOffer(t.r.QueryRow(ctx, OfferSend, TS(sentAt), TS(expiresAt), tokenHash, id))
 	return returning(ctx, t, "send offer "+id, "offers", id, o, err)
+}
+
+// OfferHanded restarts an offered offer's claim window from the moment
+// its message reached the provider.
+func (t *Tx) OfferHanded(ctx context.Context, id string, sentAt, expiresAt time.Time) (nextup.Offer, error) {
+	o, err := ScanOffer(t.r.QueryRow(ctx, OfferHanded, TS(sentAt), TS(expiresAt), id, TS(sentAt), TS(expiresAt)))
+	return returning(ctx, t, "restart the window of offer "+id, "offers", id, o, err)
 }
 
 // OfferClaim is the claim itself: one conditional UPDATE that succeeds for

@@ -202,6 +202,13 @@ type Relay struct {
 	// logged, rather than sent again at every lease. after, when not
 	// nil, is run once the transaction has committed.
 	OnDead func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (after func(), err error)
+	// OnSent, when set, is run inside the transaction that records a
+	// message sent, with the moment it was handed to the provider (an
+	// offer's claim window starts then: waitlist's Service.Handed), in a
+	// savepoint of its own: when it fails, what it wrote is undone and
+	// logged, and the message is recorded sent all the same. It returns
+	// what to do once that transaction commits.
+	OnSent func(ctx context.Context, tx nextup.Tx, m nextup.Message, at time.Time) (after func(), err error)
 	// DeadFallbackTries is how many times in a row OnDead may fail for
 	// one message, in this process, before the message is recorded dead
 	// without its fallback. Default 5.
@@ -719,6 +726,18 @@ func (r *Relay) send(ctx context.Context, m nextup.Message) (outcome, nextup.Mes
 			after, deadErr = nil, nil
 			if err := tx.MessageFinish(ctx, m.ID, *m.ClaimedUntil, res); err != nil {
 				return err
+			}
+			if res.State == nextup.MessageSent && r.OnSent != nil {
+				if err := tx.Savepoint(ctx, func() error {
+					var err error
+					after, err = r.OnSent(ctx, tx, m, res.At)
+					return err
+				}); err != nil {
+					after = nil
+					log.LogAttrs(ctx, slog.LevelError, "outbox: what follows a sent message failed; the message is recorded sent",
+						slog.String("message_id", m.ID), slog.Any("error", err))
+				}
+				return nil
 			}
 			if !onDead || res.State != nextup.MessageDead || r.OnDead == nil {
 				return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/waitlist/offers"
 )
 
 // checkStep holds the state after a step against the state before it and
@@ -225,6 +226,12 @@ func (w *world) checkOffers(prev, cur *snapshot) (fresh []nextup.Offer, changed 
 			pf.ExpiresAt, of.ExpiresAt, pf.TokenHash, of.TokenHash = time.Time{}, time.Time{}, "", ""
 			w.checkSentWindow(o)
 		}
+		if existed && p.State == nextup.OfferOffered && p.SentAt != nil && o.SentAt != nil && !o.SentAt.Equal(*p.SentAt) {
+			// Its message reached the provider late: the claim window
+			// starts again from then (offers.Handed).
+			pf.ExpiresAt, of.ExpiresAt = time.Time{}, time.Time{}
+			w.checkHandedWindow(p, o)
+		}
 		if existed && !reflect.DeepEqual(pf, of) {
 			w.fail("check 2 offer: offer %s changed a fixed field:\n\tbefore %s\n\tafter  %s", id, js(p), js(o))
 		}
@@ -289,6 +296,23 @@ func (w *world) checkSentWindow(o nextup.Offer) {
 	if !o.ExpiresAt.Equal(want) {
 		w.fail("check 2 offer: offer %s made at %s for %s, sent at %s, expires %s; want %s",
 			o.ID, fmtT(o.CreatedAt), fmtT(o.SendAt), fmtT(*o.SentAt), fmtT(o.ExpiresAt), fmtT(want))
+	}
+}
+
+// checkHandedWindow: an offer whose message was handed to the provider
+// more than offers.HandOffSlack after it was made has its whole window
+// from that moment, and only a longer one.
+func (w *world) checkHandedWindow(p, o nextup.Offer) {
+	ms := w.m.slots[o.SlotID]
+	b := w.m.biz[ms.biz]
+	rules := b.rulesFor(ms)
+	want := engine.AddAwake(*o.SentAt, rules.ClaimWindow, rules.QuietHours, b.loc)
+	if limit := ms.start.Add(-rules.MinLead); want.After(limit) {
+		want = limit
+	}
+	if o.SentAt.Sub(*p.SentAt) <= offers.HandOffSlack || !o.ExpiresAt.After(p.ExpiresAt) || !o.ExpiresAt.Equal(want) {
+		w.fail("check 2 offer: offer %s sent at %s, then handed at %s: deadline %s → %s; want %s",
+			o.ID, fmtT(*p.SentAt), fmtT(*o.SentAt), fmtT(p.ExpiresAt), fmtT(o.ExpiresAt), fmtT(want))
 	}
 }
 
@@ -485,7 +509,7 @@ func (w *world) checkOfferMessages(o nextup.Offer, cur *snapshot) {
 	if len(followUps) == 1 {
 		f := followUps[0]
 		if o.SentAt == nil || o.ExpiresAt.Sub(*o.SentAt) < 30*time.Minute || len(offerMsgs) != 1 ||
-			f.Channel == offerMsgs[0].Channel || f.ClaimURL != offerMsgs[0].ClaimURL || f.CreatedAt.Before(*o.SentAt) {
+			f.Channel == offerMsgs[0].Channel || f.ClaimURL != offerMsgs[0].ClaimURL || f.CreatedAt.Before(o.SendAt) {
 			w.fail("check 6 messages: offer %s has a follow-up %s that does not fit the offer %s", o.ID, js(f), js(o))
 		}
 	}
@@ -878,6 +902,12 @@ func (w *world) checkFairness(prev, cur *snapshot, fresh []nextup.Offer, changed
 		}
 		if initial == nextup.OfferPending && o.SentAt != nil {
 			w.checkSentWindow(o) // made and sent within this step
+			expires = o.ExpiresAt
+		}
+		if initial == nextup.OfferOffered && o.SentAt != nil && !o.SentAt.Equal(o.CreatedAt) {
+			// Made and handed to the provider late within this step:
+			// the window counts from the hand-off.
+			w.checkHandedWindow(nextup.Offer{SentAt: &o.CreatedAt, ExpiresAt: expires}, o)
 			expires = o.ExpiresAt
 		}
 		if !ok || initial != state || !o.SendAt.Equal(sendAt) || !o.ExpiresAt.Equal(expires) {

@@ -250,6 +250,7 @@ func (w *world) newRelay() *outbox.Relay {
 		OnDead: func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (func(), error) {
 			return w.svc.DeadLetter(ctx, tx, m.ID, outbox.AddressRefused(sendErr), fmt.Sprint(sendErr))
 		},
+		OnSent: w.svc.Handed,
 	}
 }
 

@@ -62,6 +62,12 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 	}
 	var first *nextup.Message
 	for i := range msgs {
+		if msgs[i].Kind == MessageEscalation {
+			// Followed up already: the window restarted when the offer
+			// reached the provider late (offers.Handed), and its
+			// follow-up timer with it. One follow-up is enough.
+			return nil
+		}
 		if msgs[i].Kind == nextup.MessageOffer && msgs[i].ClaimURL != "" {
 			first = &msgs[i]
 		}

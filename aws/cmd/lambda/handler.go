@@ -176,6 +176,7 @@ func newHandler(ctx context.Context, c config) (*handler, error) {
 	h.relay.OnDead = func(ctx context.Context, tx nextup.Tx, m nextup.Message, sendErr error) (func(), error) {
 		return h.svc.DeadLetter(ctx, tx, m.ID, outbox.AddressRefused(sendErr), fmt.Sprint(sendErr))
 	}
+	h.relay.OnSent = h.svc.Handed
 	if err := h.relay.Check(); err != nil {
 		return nil, err
 	}

@@ -90,6 +90,7 @@ func runTour(ctx context.Context, db string, stdout io.Writer) error {
 	d.sweeper = &timer.Sweeper{Store: st, Clock: clock, Handler: d.svc}
 	d.relay = &outbox.Relay{Store: st, Clock: clock, Default: d.sent}
 	d.relay.OnDead = deadLetter(d.svc)
+	d.relay.OnSent = d.svc.Handed
 	if err := d.script(ctx); err != nil {
 		return err
 	}

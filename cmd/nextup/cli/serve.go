@@ -280,6 +280,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	svc.Promoted = metrics.Promoted
 	relay.OnAttempt = metrics.OutboxAttempt
 	relay.OnDead = deadLetter(svc)
+	relay.OnSent = svc.Handed
 	if err := relay.Check(); err != nil {
 		return err
 	}

@@ -112,6 +112,50 @@ type dashData struct {
 
 type dashCounts struct {
 	Open, Offered, Full, HandedBack, LiveOffers int
+	// Backlog says the messages waiting to go out, by channel, and how
+	// long they take at the channel's rate ("" when none wait).
+	Backlog string
+}
+
+// backlogWords says what waits in a business's outbox, as the owner
+// reads it: "312 texts (about 31 s at 10 a second) and 4 emails".
+func backlogWords(counts map[nextup.Channel]map[nextup.MessageState]int, rates map[nextup.Channel]float64) string {
+	var parts []string
+	for _, c := range []struct {
+		ch        nextup.Channel
+		one, many string
+	}{{nextup.ChannelSMS, "text", "texts"}, {nextup.ChannelEmail, "email", "emails"}, {nextup.ChannelWebhook, "webhook call", "webhook calls"}} {
+		n := Backlog(counts, c.ch)
+		if n == 0 {
+			continue
+		}
+		p := fmt.Sprintf("%d %s", n, c.many)
+		if n == 1 {
+			p = "1 " + c.one
+		}
+		if r := rates[c.ch]; r > 0 && float64(n)/r >= 2 {
+			p += fmt.Sprintf(" (about %s at %s a second)", drainWords(time.Duration(float64(n)/r*float64(time.Second))), strconv.FormatFloat(r, 'f', -1, 64))
+		}
+		parts = append(parts, p)
+	}
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// drainWords is a wait in seconds, minutes or hours.
+func drainWords(d time.Duration) string {
+	switch {
+	case d < 90*time.Second:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+	case d < 90*time.Minute:
+		return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
+	}
+	return fmt.Sprintf("%.1f h", d.Hours())
 }
 
 var stateLabels = map[string]string{
@@ -130,6 +174,11 @@ func (s *Server) dashboard(r *http.Request, sc staffCtx) (dashData, error) {
 		return dashData{}, err
 	}
 	d := dashData{Title: "Today", Business: sc.Business.Name, Staff: sc.Staff.Email, CSRF: sc.CSRF, Today: now.Format("2006-01-02")}
+	counts, err := s.Svc.MessageCounts(ctx, sc.Business.ID)
+	if err != nil {
+		return dashData{}, err
+	}
+	d.Counts.Backlog = backlogWords(counts, s.SendRates)
 	for _, sv := range sc.Business.Profile.Services {
 		d.Services = append(d.Services, sv.Name)
 	}

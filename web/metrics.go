@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +34,7 @@ type Metrics struct {
 	failures      *prometheus.CounterVec
 	sendDuration  *prometheus.HistogramVec
 	queueLatency  *prometheus.HistogramVec
+	outbox        *outboxCollector
 }
 
 // NewMetrics registers nextup's metrics (and the Go runtime's) on a
@@ -39,6 +42,12 @@ type Metrics struct {
 func NewMetrics(store nextup.Store) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
+		outbox: &outboxCollector{store: store,
+			desc: prometheus.NewDesc("nextup_outbox_messages", "Outbox messages by channel and state.", []string{"channel", "state"}, nil),
+			backlog: prometheus.NewDesc("nextup_outbox_backlog",
+				"Messages waiting to be sent (queued, or failed and to be tried again), by channel.", []string{"channel"}, nil),
+			drain: prometheus.NewDesc("nextup_outbox_drain_seconds",
+				"The backlog over the channel's sending rate: how long the messages waiting now take to go out (channels with a rate only).", []string{"channel"}, nil)},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nextup_http_requests_total",
 			Help: "HTTP requests by route pattern and status."}, []string{"route", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "nextup_http_request_duration_seconds",
@@ -65,9 +74,17 @@ func NewMetrics(store nextup.Store) *Metrics {
 	m.reg.MustRegister(m.requests, m.duration, m.claims, m.promotionLag, m.offerSendLag, m.timerLateness,
 		m.sent, m.failures, m.sendDuration, m.queueLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		&outboxCollector{store: store, desc: prometheus.NewDesc("nextup_outbox_messages",
-			"Outbox messages by channel and state.", []string{"channel", "state"}, nil)})
+		m.outbox)
 	return m
+}
+
+// SetSendRates tells the metrics each channel's sending rate (messages a
+// second, the relay's Limits), so that the outbox backlog comes with the
+// time expected to drain it.
+func (m *Metrics) SetSendRates(rates map[nextup.Channel]float64) {
+	if m != nil {
+		m.outbox.setRates(rates)
+	}
 }
 
 // Handler serves the metrics in the Prometheus text format.
@@ -161,11 +178,24 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // every state of the channels nextup sends on, and of any other channel
 // the outbox holds, so that a series does not vanish when it empties.
 type outboxCollector struct {
-	store nextup.Store
-	desc  *prometheus.Desc
+	store          nextup.Store
+	desc           *prometheus.Desc
+	backlog, drain *prometheus.Desc
+	mu             sync.Mutex
+	rates          map[nextup.Channel]float64
 }
 
-func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c *outboxCollector) setRates(rates map[nextup.Channel]float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rates = maps.Clone(rates)
+}
+
+func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.desc
+	ch <- c.backlog
+	ch <- c.drain
+}
 
 func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -186,9 +216,23 @@ func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 			channels = append(channels, channel)
 		}
 	}
+	c.mu.Lock()
+	rates := c.rates
+	c.mu.Unlock()
 	for _, channel := range channels {
 		for _, st := range []nextup.MessageState{nextup.MessageQueued, nextup.MessageSent, nextup.MessageFailed, nextup.MessageDead, nextup.MessageCancelled} {
 			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[channel][st]), string(channel), string(st))
 		}
+		waiting := Backlog(counts, channel)
+		ch <- prometheus.MustNewConstMetric(c.backlog, prometheus.GaugeValue, float64(waiting), string(channel))
+		if r := rates[channel]; r > 0 {
+			ch <- prometheus.MustNewConstMetric(c.drain, prometheus.GaugeValue, float64(waiting)/r, string(channel))
+		}
 	}
+}
+
+// Backlog is how many of a channel's messages wait to be sent: queued,
+// or failed and to be tried again.
+func Backlog(counts map[nextup.Channel]map[nextup.MessageState]int, ch nextup.Channel) int {
+	return counts[ch][nextup.MessageQueued] + counts[ch][nextup.MessageFailed]
 }

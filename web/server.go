@@ -32,6 +32,10 @@ type Server struct {
 	Debug *DebugClock
 	// Metrics, when set, are recorded and served at GET /metrics.
 	Metrics *Metrics
+	// SendRates are the channels' sending rates (messages a second, the
+	// relay's limits): the dashboard says how long the outbox's backlog
+	// takes to go out.
+	SendRates map[nextup.Channel]float64
 	// SMSSignature checks an inbound SMS webhook's X-Twilio-Signature for
 	// the public URL and form parameters; nil turns the webhook off.
 	SMSSignature func(url string, params map[string]string, signature string) bool

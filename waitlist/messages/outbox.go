@@ -47,6 +47,18 @@ func (s *Messages) ListMessages(ctx context.Context, f nextup.MessageFilter) ([]
 }
 
 // RetryMessage puts a dead message of a business back in the queue.
+// MessageCounts counts a business's outbox by channel and state (the
+// dashboard's backlog).
+func (s *Messages) MessageCounts(ctx context.Context, businessID string) (map[nextup.Channel]map[nextup.MessageState]int, error) {
+	var out map[nextup.Channel]map[nextup.MessageState]int
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		out, err = tx.MessageCounts(ctx, businessID)
+		return err
+	})
+	return out, err
+}
+
 func (s *Messages) RetryMessage(ctx context.Context, businessID, id string) (nextup.Message, error) {
 	var out nextup.Message
 	err := s.tx(ctx, func(w *work) error {

@@ -284,7 +284,12 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	if err := relay.Check(); err != nil {
 		return err
 	}
-	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics}
+	rates := map[nextup.Channel]float64{}
+	for ch, l := range relay.Limits {
+		rates[ch] = l.TPS
+	}
+	metrics.SetSendRates(rates)
+	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics, SendRates: rates}
 	if crashHooks != nil {
 		crashHooks(svc, api, relay)
 	}

@@ -24,9 +24,11 @@ type ReleaseFilter struct {
 }
 
 // A bulk release runs in waves: each wave is a timer's run of up to
-// jobWave slots, one transaction each (a slot's release and the job's
-// progress commit together), then the next wave's timer is due at once,
-// so the relay, other timers and requests get the writer between waves.
+// jobWave slots in one transaction (fewer on a bounded store: as many as
+// it has room for) that also advances the job, so the slots' releases
+// and the job's progress commit together; then the next wave's timer is
+// due at once, so the relay, other timers and requests get the writer
+// between waves.
 // Until the job ends a guard timer is pending jobGuard ahead: a process
 // that dies in a wave leaves the rest to whoever runs it.
 const (
@@ -199,11 +201,22 @@ func (s *Slots) RunJob(ctx context.Context, t nextup.Timer) error {
 	if err != nil || job.State != nextup.JobRunning {
 		return err
 	}
-	for i := 0; i < jobWave && job.State == nextup.JobRunning; i++ {
-		var moves []nextup.Move
-		if job, moves, err = s.jobStep(ctx, job); err != nil {
-			return err // the guard resumes it
+	// The wave in one transaction, a slot after another, as far as a
+	// bounded store's transaction takes them; should it fail, slot by
+	// slot, so that one slot that cannot be released holds up no other.
+	batched, moves, err := s.jobBatch(ctx, job)
+	if err != nil {
+		s.Log().Warn("bulk release: a wave failed in one transaction; going slot by slot", "job_id", job.ID, "error", err)
+		for i := 0; i < jobWave && job.State == nextup.JobRunning; i++ {
+			if job, moves, err = s.jobStep(ctx, job); err != nil {
+				return err // the guard resumes it
+			}
+			if s.Promoted != nil && len(moves) > 0 {
+				s.Promoted(moves, job.CreatedAt)
+			}
 		}
+	} else {
+		job = batched
 		if s.Promoted != nil && len(moves) > 0 {
 			s.Promoted(moves, job.CreatedAt)
 		}
@@ -217,6 +230,43 @@ func (s *Slots) RunJob(ctx context.Context, t nextup.Timer) error {
 			Key: JobKey(job.ID), DueAt: w.Now})
 	})
 }
+
+// jobBatch does up to jobWave of the job's slots in one transaction (on
+// a bounded store, as many as it has room for, at least one part), and
+// advances the job once for them all.
+func (s *Slots) jobBatch(ctx context.Context, job nextup.Job) (nextup.Job, []nextup.Move, error) {
+	var out nextup.Job
+	var moves []nextup.Move
+	err := s.tx(ctx, func(w *work) error {
+		w.Actor = nextup.ActorStaff
+		cur := job
+		for i := 0; i < jobWave && cur.Done < cur.Total; i++ {
+			if i > 0 && w.Room(jobSlotWrites) == 0 {
+				break // a bounded store's transaction is full: the next wave goes on
+			}
+			next, err := w.releaseJobSlot(ctx, cur)
+			if err != nil {
+				return err
+			}
+			partial := next.Done == cur.Done
+			cur.JobProgress = next
+			if partial {
+				break // the rest of this slot in the next transaction
+			}
+		}
+		var err error
+		out, err = w.advanceJob(ctx, job, cur.JobProgress)
+		moves = w.Moves
+		return err
+	})
+	return out, moves, err
+}
+
+// jobSlotWrites is about what releasing one booked unit slot and offering
+// it writes (the booking, its timers, the slot, the offer, the entry,
+// their audit rows, the message and the offer's timers): a bounded store
+// takes another slot into a wave's transaction only with room for it.
+const jobSlotWrites = 20
 
 // jobStep does the job's next part: it releases the seats of slot
 // job.Done (or, on a bounded store, as many of them as one transaction
@@ -290,6 +340,7 @@ func (w *work) releaseJobSlot(ctx context.Context, job nextup.Job) (nextup.JobPr
 		next.Done++
 		return next, nil
 	}
+	movesBefore := len(w.Moves)
 	freed, err := w.freeSeats(ctx, sl, n, job.Reason, job.CreatedAt)
 	if err != nil {
 		return next, err
@@ -298,7 +349,7 @@ func (w *work) releaseJobSlot(ctx context.Context, job nextup.Job) (nextup.JobPr
 		return next, err
 	}
 	next.Freed += freed
-	for _, m := range w.Moves {
+	for _, m := range w.Moves[movesBefore:] {
 		if m.Move == nextup.MoveOffer {
 			next.Offers++
 		}

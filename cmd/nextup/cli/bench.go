@@ -27,23 +27,30 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	entries := fs.Int("entries", 100000, "waiting entries on the list while deciding (1000000 for the issue's target)")
 	httpMode := fs.Bool("http", false, "measure joins/s and claims/s over HTTP instead")
 	clients := fs.Int("clients", 8, "concurrent HTTP clients (with -http)")
-	scenario := fs.String("scenario", "", "run scenarios instead, each figure with its baseline measured in the same run: claims, joins, position (comma-separated), or all")
+	scenario := fs.String("scenario", "", "run scenarios instead, each figure with its baseline measured in the same run: claims, joins, position, storm, flash (comma-separated), or all")
 	asJSON := fs.Bool("json", false, "with -scenario: one JSON object per figure and line")
 	pgDSN := fs.String("postgres", "", "with -scenario: run on a fresh schema of this PostgreSQL server instead of a fresh SQLite file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *scenario != "" {
-		long, reqs := 1000000, 3000 // the long list, and requests of each write scenario, unless -entries and -n say otherwise
+		// The long list (the storm takes 200,000 of it at
+		// most), and the requests of each write scenario (the flash
+		// sale's 10,000 registrations), unless -entries and -n say
+		// otherwise.
+		long, reqs := 1000000, 0
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
 			case "entries":
 				long = *entries
 			case "n":
 				reqs = *n
+				if reqs < 1 {
+					reqs = -1
+				}
 			}
 		})
-		if long < 2 || reqs < 1 {
+		if long < 2 || reqs < 0 {
 			return usageError{"bench: -entries must be >= 2 and -n >= 1"}
 		}
 		return runScenarios(ctx, *scenario, *pgDSN, long, reqs, *asJSON, stdout, os.Stderr)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -108,7 +109,7 @@ func openBenchStore(ctx context.Context, pgDSN string) (*benchStore, error) {
 
 // runScenarios runs the scenarios named (comma-separated, or "all").
 func runScenarios(ctx context.Context, names, pgDSN string, entries, requests int, asJSON bool, stdout, stderr io.Writer) error {
-	all := []string{"claims", "joins", "position"}
+	all := []string{"claims", "joins", "position", "storm", "flash"}
 	var run []string
 	for _, n := range strings.Split(names, ",") {
 		switch n = strings.TrimSpace(n); {
@@ -127,11 +128,15 @@ func runScenarios(ctx context.Context, names, pgDSN string, entries, requests in
 		switch n {
 		case "position":
 			rs, err = benchPosition(ctx, pgDSN, entries, stderr)
+		case "storm":
+			rs, err = benchStorm(ctx, pgDSN, entries, stderr)
+		case "flash":
+			rs, err = benchFlash(ctx, pgDSN, cmp.Or(requests, 10000), stderr)
 		case "claims", "joins":
 			if pgDSN != "" {
 				return usageError{"bench: -scenario " + n + " runs on SQLite; PostgreSQL's claims are BenchmarkClaimsPostgres (make bench)"}
 			}
-			rs, err = benchWrites(ctx, n, requests, stderr)
+			rs, err = benchWrites(ctx, n, cmp.Or(requests, 3000), stderr)
 		}
 		if err != nil {
 			return fmt.Errorf("bench %s: %w", n, err)

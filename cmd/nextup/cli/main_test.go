@@ -191,6 +191,18 @@ func TestBenchScenarioRuns(t *testing.T) {
 			t.Fatalf("bench -scenario claims,joins:\n%s", out)
 		}
 	}
+	out, err = runCLI(t, "bench", "-scenario", "storm,flash", "-entries", "600", "-n", "1100", "-json")
+	if err != nil {
+		t.Fatalf("bench -scenario storm,flash: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i, want := range []string{"storm", "storm", "flash"} {
+		var r map[string]any
+		if len(lines) != 3 || json.Unmarshal([]byte(lines[i]), &r) != nil || r["scenario"] != want || r["figure"].(float64) <= 0 ||
+			r["baseline"].(float64) <= 0 || r["ratio"].(float64) <= 0 {
+			t.Fatalf("bench -scenario storm,flash:\n%s", out)
+		}
+	}
 	if _, err := runCLI(t, "bench", "-scenario", "nope"); err == nil {
 		t.Error("bench -scenario nope: no error")
 	}

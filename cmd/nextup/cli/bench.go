@@ -27,7 +27,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	entries := fs.Int("entries", 100000, "waiting entries on the list while deciding (1000000 for the issue's target)")
 	httpMode := fs.Bool("http", false, "measure joins/s and claims/s over HTTP instead")
 	clients := fs.Int("clients", 8, "concurrent HTTP clients (with -http)")
-	scenario := fs.String("scenario", "", "run scenarios instead, each figure with its baseline measured in the same run: claims, joins, position, storm, flash (comma-separated), or all")
+	scenario := fs.String("scenario", "", "run scenarios instead, each figure with its baseline measured in the same run: claims, joins, position, storm, flash, ready (comma-separated), or all")
 	asJSON := fs.Bool("json", false, "with -scenario: one JSON object per figure and line")
 	pgDSN := fs.String("postgres", "", "with -scenario: run on a fresh schema of this PostgreSQL server instead of a fresh SQLite file")
 	if err := parseFlags(fs, args); err != nil {

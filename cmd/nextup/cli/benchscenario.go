@@ -109,7 +109,7 @@ func openBenchStore(ctx context.Context, pgDSN string) (*benchStore, error) {
 
 // runScenarios runs the scenarios named (comma-separated, or "all").
 func runScenarios(ctx context.Context, names, pgDSN string, entries, requests int, asJSON bool, stdout, stderr io.Writer) error {
-	all := []string{"claims", "joins", "position", "storm", "flash"}
+	all := []string{"claims", "joins", "position", "storm", "flash", "ready"}
 	var run []string
 	for _, n := range strings.Split(names, ",") {
 		switch n = strings.TrimSpace(n); {
@@ -128,6 +128,11 @@ func runScenarios(ctx context.Context, names, pgDSN string, entries, requests in
 		switch n {
 		case "position":
 			rs, err = benchPosition(ctx, pgDSN, entries, stderr)
+		case "ready":
+			if pgDSN != "" {
+				return usageError{"bench: -scenario ready runs on SQLite"}
+			}
+			rs, err = benchReady(ctx, entries, stderr)
 		case "storm":
 			rs, err = benchStorm(ctx, pgDSN, entries, stderr)
 		case "flash":

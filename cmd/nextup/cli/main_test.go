@@ -203,6 +203,18 @@ func TestBenchScenarioRuns(t *testing.T) {
 			t.Fatalf("bench -scenario storm,flash:\n%s", out)
 		}
 	}
+	out, err = runCLI(t, "bench", "-scenario", "ready", "-entries", "500", "-json")
+	if err != nil {
+		t.Fatalf("bench -scenario ready: %v\n%s", err, out)
+	}
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	for i, unit := range []string{"ms", "MB", "MB"} {
+		var r map[string]any
+		if len(lines) != 3 || json.Unmarshal([]byte(lines[i]), &r) != nil || r["scenario"] != "ready" || r["unit"] != unit ||
+			r["figure"].(float64) <= 0 || r["baseline"].(float64) <= 0 {
+			t.Fatalf("bench -scenario ready:\n%s", out)
+		}
+	}
 	if _, err := runCLI(t, "bench", "-scenario", "nope"); err == nil {
 		t.Error("bench -scenario nope: no error")
 	}

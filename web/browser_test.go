@@ -53,13 +53,13 @@ func TestClaimPageInBrowser(t *testing.T) {
 	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
 	oid, tok := a.offerFor(sid)
 
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+"/c/"+tok)); err != nil {
+	if _, err := runStale(ctx, chromedp.Navigate(a.srv.URL+"/c/"+tok)); err != nil {
 		t.Fatal(err)
 	}
 	text := run(t, ctx, chromedp.Text(chromedp.CSS("main")))
 	first := run(t, ctx, chromedp.Text(chromedp.ID("countdown")))
 	// The page's own JavaScript countdown runs on the browser's clock.
-	if err := chromedp.Do(ctx, chromedp.Sleep(2100*time.Millisecond)); err != nil {
+	if _, err := runStale(ctx, chromedp.Sleep(2100*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	later := run(t, ctx, chromedp.Text(chromedp.ID("countdown")))
@@ -81,7 +81,7 @@ func TestClaimPageInBrowser(t *testing.T) {
 	if o["state"] != string(nextup.OfferOffered) {
 		t.Fatalf("viewing the page changed the offer: %v", o)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+	if _, err := runStale(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
 		t.Fatal(err)
 	}
 	// Wait for the form's navigation to the result page.
@@ -100,11 +100,34 @@ func TestClaimPageInBrowser(t *testing.T) {
 
 func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, a)
+	v, err := runStale(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// runStale runs a, again when it failed on a node of the document before
+// a navigation: a form's POST and redirect commit the new page in
+// Chromium before chromedp has fetched its document, and a query in
+// between names a node of the old one ("No node with given id found").
+// That error comes before the action acts (finding the node is its first
+// step), so running it again does it once.
+func runStale[T any](ctx context.Context, a chromedp.Action[T]) (T, error) {
+	for deadline := time.Now().Add(3 * time.Second); ; {
+		v, err := chromedp.Run(ctx, a)
+		if err == nil || !staleNode(err) || time.Now().After(deadline) {
+			return v, err
+		}
+		time.Sleep(50 * time.Millisecond) // the browser's document catching up, not a timer
+	}
+}
+
+// staleNode reports an error of a node id chromedp held from the document
+// before a navigation.
+func staleNode(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "No node with given id found") || strings.Contains(m, "Could not find node with given id")
 }
 
 // waitFor polls the page until js is true (the page's own refresh or a
@@ -133,10 +156,10 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	staff := browser(t)
 	shots := os.Getenv("NEXTUP_SCREENSHOTS")
-	if err := chromedp.Do(staff, chromedp.EmulateViewport(1280, 900)); err != nil {
+	if _, err := runStale(staff, chromedp.EmulateViewport(1280, 900)); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(staff, chromedp.Navigate(sb.srv.URL+"/dash")); err != nil {
+	if _, err := runStale(staff, chromedp.Navigate(sb.srv.URL+"/dash")); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, staff, "the sign-in page", `location.pathname === "/login"`)
@@ -148,7 +171,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("password"), sb.pass),
 		chromedp.Click(chromedp.CSS("button.primary")),
 	} {
-		if err := chromedp.Do(staff, step); err != nil {
+		if _, err := runStale(staff, step); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,12 +181,12 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("service"), "haircut"),
 		chromedp.SendKeys(chromedp.ID("staff"), "Ana"),
 	} {
-		if err := chromedp.Do(staff, step); err != nil {
+		if _, err := runStale(staff, step); err != nil {
 			t.Fatal(err)
 		}
 	}
 	run(t, staff, chromedp.Evaluate[string](`document.getElementById("date").value = "2026-12-02"; document.getElementById("time").value = "14:00"; document.getElementById("minutes").value = "45"`))
-	if err := chromedp.Do(staff, chromedp.Click(chromedp.CSS(`form[action="/dash/slots"] button`))); err != nil {
+	if _, err := runStale(staff, chromedp.Click(chromedp.CSS(`form[action="/dash/slots"] button`))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, staff, "the new slot", `!!document.getElementById("notice") && document.getElementById("notice").textContent.startsWith("Slot added")`)
@@ -180,7 +203,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if sid == "" {
 		t.Fatalf("the slot added in the browser is not there: %v", slots.Slots)
 	}
-	if err := chromedp.Do(staff, chromedp.Click(chromedp.CSS(`#slot-`+sid+` button`))); err != nil { // the first: "Cancelled"
+	if _, err := runStale(staff, chromedp.Click(chromedp.CSS(`#slot-`+sid+` button`))); err != nil { // the first: "Cancelled"
 		t.Fatal(err)
 	}
 	waitFor(t, staff, "the offer to Ann", `!!document.getElementById("notice") && document.querySelector("#slot-`+sid+`").dataset.state === "offered"`)
@@ -199,13 +222,13 @@ func TestDashboardInBrowser(t *testing.T) {
 	sb.must(sb.do("GET", "/v1/businesses/"+sb.bid+"/messages?to=ann@example.com", sb.key, ""), 200, &msgs)
 	link := msgs.Messages[0]["claim_url"].(string)
 	customer := browser(t)
-	if err := chromedp.Do(customer, chromedp.Navigate(sb.srv.URL+link[strings.Index(link, "/c/"):])); err != nil {
+	if _, err := runStale(customer, chromedp.Navigate(sb.srv.URL+link[strings.Index(link, "/c/"):])); err != nil {
 		t.Fatal(err)
 	}
 	if c := run(t, customer, chromedp.Text(chromedp.ID("countdown"))); !strings.Contains(c, "left") {
 		t.Fatalf("countdown %q", c)
 	}
-	if err := chromedp.Do(customer, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+	if _, err := runStale(customer, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, customer, "the booked page", `document.querySelector("h1").textContent.includes("booked")`)
@@ -217,7 +240,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatal("the page was reloaded: the notice of the release is gone")
 	}
 	// The slot's story, in words.
-	if err := chromedp.Do(staff, chromedp.Navigate(sb.srv.URL+"/dash/slots/"+sid)); err != nil {
+	if _, err := runStale(staff, chromedp.Navigate(sb.srv.URL+"/dash/slots/"+sid)); err != nil {
 		t.Fatal(err)
 	}
 	story := run(t, staff, chromedp.Text(chromedp.CSS("main")))
@@ -235,7 +258,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		`{"name":"Dev Shah","email":"dev@example.com","service":"haircut","priority":true}`} {
 		sb.must(sb.do("POST", "/v1/businesses/"+sb.bid+"/waitlist:join", sb.key, body), 201, nil)
 	}
-	if err := chromedp.Do(staff, chromedp.Navigate(sb.srv.URL+"/dash/waitlist")); err != nil {
+	if _, err := runStale(staff, chromedp.Navigate(sb.srv.URL+"/dash/waitlist")); err != nil {
 		t.Fatal(err)
 	}
 	if h := run(t, staff, chromedp.Text(chromedp.CSS("main"))); !strings.Contains(h, "How the order works") || strings.Index(h, "Dev Shah") > strings.Index(h, "Bob Moss") {
@@ -256,7 +279,7 @@ func TestJoinAndLeaveInBrowser(t *testing.T) {
 	sid := a.slot(`{"service":"colour","staff":"Ana","starts_at":"2026-12-02T14:00:00Z","ends_at":"2026-12-02T15:30:00Z"}`)["id"].(string)
 	ctx := browser(t)
 	shots := os.Getenv("NEXTUP_SCREENSHOTS")
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+"/b/corner-cuts/join")); err != nil {
+	if _, err := runStale(ctx, chromedp.Navigate(a.srv.URL+"/b/corner-cuts/join")); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []chromedp.Action[struct{}]{
@@ -265,7 +288,7 @@ func TestJoinAndLeaveInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("email"), "maya@"),
 		chromedp.Click(chromedp.CSS("button.claim")),
 	} {
-		if err := chromedp.Do(ctx, step); err != nil {
+		if _, err := runStale(ctx, step); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -282,16 +305,16 @@ func TestJoinAndLeaveInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("email"), "maya@example.com"),
 		chromedp.Click(chromedp.CSS("button.claim")),
 	} {
-		if err := chromedp.Do(ctx, step); err != nil {
+		if _, err := runStale(ctx, step); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitFor(t, ctx, "check your email", `document.querySelector("h1").textContent === "Check your email"`)
 	link := confirmLink.FindStringSubmatch(a.outbox("join_confirm")[0].Body)[1]
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+link)); err != nil {
+	if _, err := runStale(ctx, chromedp.Navigate(a.srv.URL+link)); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+	if _, err := runStale(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the status page", `location.pathname.startsWith("/s/") && document.getElementById("state").textContent.includes("number 1 in line for colour")`)
@@ -303,11 +326,11 @@ func TestJoinAndLeaveInBrowser(t *testing.T) {
 	// Bob joins behind her; the colour slot frees up and goes to Maya.
 	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Bob","email":"bob@example.com","service":"colour"}`), 201, nil)
 	offerID, _ := a.offerFor(sid)
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+status)); err != nil {
+	if _, err := runStale(ctx, chromedp.Navigate(a.srv.URL+status)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "her offer on the status page", `document.querySelector("h1").textContent === "You have an offer"`)
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[action$="/leave"] button`))); err != nil { // Leave the waitlist
+	if _, err := runStale(ctx, chromedp.Click(chromedp.CSS(`form[action$="/leave"] button`))); err != nil { // Leave the waitlist
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the left page", `document.querySelector("h1").textContent === "You left the waitlist"`)
@@ -322,7 +345,7 @@ func TestJoinAndLeaveInBrowser(t *testing.T) {
 	bobOffer := offers[1].(map[string]any)["id"].(string)
 	tok := a.token(bobOffer)
 	a.clock.Advance(11 * time.Minute)
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+"/c/"+tok)); err != nil {
+	if _, err := runStale(ctx, chromedp.Navigate(a.srv.URL+"/c/"+tok)); err != nil {
 		t.Fatal(err)
 	}
 	if h := run(t, ctx, chromedp.Text(chromedp.CSS("h1"))); h != "This offer has expired" {

@@ -23,7 +23,7 @@ func TestOrganiserInBrowser(t *testing.T) {
 	do := func(steps ...chromedp.Action[struct{}]) {
 		t.Helper()
 		for _, step := range steps {
-			if err := chromedp.Do(ctx, step); err != nil {
+			if _, err := runStale(ctx, step); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -124,7 +124,7 @@ func TestEventGuestInBrowser(t *testing.T) {
 	do := func(steps ...chromedp.Action[struct{}]) {
 		t.Helper()
 		for _, step := range steps {
-			if err := chromedp.Do(ctx, step); err != nil {
+			if _, err := runStale(ctx, step); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -157,7 +157,7 @@ func TestEventGuestInBrowser(t *testing.T) {
 	}
 	m.deliver("")
 
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+strings.TrimPrefix(share, "https://nextup.test"))); err != nil {
+	if _, err := runStale(ctx, chromedp.Navigate(a.srv.URL+strings.TrimPrefix(share, "https://nextup.test"))); err != nil {
 		t.Fatal(err)
 	}
 	page := run(t, ctx, chromedp.Text(chromedp.CSS("main")))
@@ -169,7 +169,7 @@ func TestEventGuestInBrowser(t *testing.T) {
 	shot("event-public.png")
 	axeClean(t, ctx, "the public event page")
 	// Sent empty: the mistakes are marked, and the page stays accessible.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+	if _, err := runStale(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the form's error", `!!document.getElementById("form-error")`)
@@ -181,7 +181,7 @@ func TestEventGuestInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("guest-1"), "Sam Park"),
 		chromedp.Click(chromedp.CSS("button.claim")),
 	} {
-		if err := chromedp.Do(ctx, step); err != nil {
+		if _, err := runStale(ctx, step); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -195,10 +195,10 @@ func TestEventGuestInBrowser(t *testing.T) {
 	if link == nil {
 		t.Fatalf("no confirmation link in:\n%s", mails[0].Text)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(a.srv.URL+link[1])); err != nil {
+	if _, err := runStale(ctx, chromedp.Navigate(a.srv.URL+link[1])); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+	if _, err := runStale(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the status page, 3rd", `location.pathname.startsWith("/s/") && document.getElementById("state").textContent.includes("number 3 in line for Wine tasting")`)
@@ -242,7 +242,7 @@ func TestEventGuestInBrowser(t *testing.T) {
 	waitFor(t, ctx, "the offer on the status page", `!!document.getElementById("countdown") && document.querySelector("h1").textContent === "You have an offer"`)
 	shot("event-offer.png")
 	axeClean(t, ctx, "the status page with an offer")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
+	if _, err := runStale(ctx, chromedp.Click(chromedp.CSS("button.claim"))); err != nil {
 		t.Fatal(err)
 	}
 	// The page after the claim says so; if the page's own poll saw the

@@ -427,3 +427,74 @@ func benchWrites(ctx context.Context, which string, n int, log io.Writer) ([]sce
 	return []scenarioResult{{Scenario: which, Store: "sqlite", Figure: fig, Unit: "/s", What: what, Baseline: raw,
 		BaselineLabel: label, Ratio: fig / raw, Target: ">= 0.5×"}}, nil
 }
+
+// rawPostgresWritesPerSec is the baseline of the write scenarios on
+// PostgreSQL: what pgbench would run as a custom script, written here
+// with pgx against the same server — one transaction each of a
+// conditional UPDATE of a seat count and an INSERT, from `clients`
+// connections, n transactions in all, in a schema of its own.
+func rawPostgresWritesPerSec(ctx context.Context, pgDSN string, n, clients int) (float64, error) {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "nextup_raw_" + hex.EncodeToString(b)
+	admin, err := pgx.Connect(ctx, pgDSN)
+	if err != nil {
+		return 0, err
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	if _, err := admin.Exec(ctx, `CREATE SCHEMA `+schema+`;
+		CREATE TABLE `+schema+`.seats (id bigint PRIMARY KEY, booked int NOT NULL, capacity int NOT NULL);
+		CREATE TABLE `+schema+`.log (id bigserial PRIMARY KEY, seat bigint NOT NULL, at bigint NOT NULL);
+		INSERT INTO `+schema+`.seats SELECT x, 0, 1 FROM generate_series(0, `+fmt.Sprint(n-1)+`) AS x`); err != nil {
+		return 0, err
+	}
+	defer func() { _, _ = admin.Exec(context.WithoutCancel(ctx), "DROP SCHEMA "+schema+" CASCADE") }()
+	conns := make([]*pgx.Conn, clients)
+	for i := range conns {
+		if conns[i], err = pgx.Connect(ctx, pgDSN); err != nil {
+			return 0, err
+		}
+		defer conns[i].Close(context.WithoutCancel(ctx))
+	}
+	var next atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	t0 := time.Now() // a measurement
+	for _, c := range conns {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+					tag, err := tx.Exec(ctx, `UPDATE `+schema+`.seats SET booked = booked + 1 WHERE id = $1 AND booked < capacity`, i)
+					if err != nil {
+						return err
+					}
+					if tag.RowsAffected() != 1 {
+						return fmt.Errorf("seat %d: %d rows", i, tag.RowsAffected())
+					}
+					_, err = tx.Exec(ctx, `INSERT INTO `+schema+`.log (seat, at) VALUES ($1, $2)`, i, i)
+					return err
+				})
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return 0, err
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// rawPerSec is the raw primitive's transactions a second on the store a
+// scenario runs on.
+func rawPerSec(ctx context.Context, pgDSN string, n, clients int) (float64, string, error) {
+	if pgDSN != "" {
+		r, err := rawPostgresWritesPerSec(ctx, pgDSN, n, clients)
+		return r, "raw conditional UPDATE + INSERT transactions/s on the same PostgreSQL (pgbench's script, by pgx)", err
+	}
+	r, err := rawWritesPerSec(ctx, n, clients)
+	return r, "raw conditional UPDATE + INSERT transactions/s, one fsync each", err
+}

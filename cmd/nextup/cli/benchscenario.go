@@ -367,32 +367,43 @@ func rawWritesPerSec(ctx context.Context, n, clients int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	workers := make([]func(i int64) error, clients)
+	for c := range workers {
+		workers[c] = func(i int64) error {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			res, err := tx.Stmt(upd).ExecContext(ctx, i)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k != 1 {
+				return fmt.Errorf("seat %d: %d rows", i, k)
+			}
+			if _, err := tx.Stmt(ins).ExecContext(ctx, i, i); err != nil {
+				return err
+			}
+			return tx.Commit()
+		}
+	}
+	return perSec(n, workers)
+}
+
+// perSec runs n numbered operations, 0 to n-1, shared out among the
+// workers running at once (each takes the next number until none is
+// left), and returns operations a second; the first error stops its
+// worker and is returned.
+func perSec(n int, workers []func(i int64) error) (float64, error) {
 	var next atomic.Int64
 	var firstErr atomic.Value
 	var wg sync.WaitGroup
 	t0 := time.Now() // a measurement
-	for range clients {
+	for _, work := range workers {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
-				err := func() error {
-					tx, err := db.BeginTx(ctx, nil)
-					if err != nil {
-						return err
-					}
-					defer tx.Rollback()
-					res, err := tx.Stmt(upd).ExecContext(ctx, i)
-					if err != nil {
-						return err
-					}
-					if k, _ := res.RowsAffected(); k != 1 {
-						return fmt.Errorf("seat %d: %d rows", i, k)
-					}
-					if _, err := tx.Stmt(ins).ExecContext(ctx, i, i); err != nil {
-						return err
-					}
-					return tx.Commit()
-				}()
-				if err != nil {
+				if err := work(i); err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return
 				}
@@ -456,36 +467,23 @@ func rawPostgresWritesPerSec(ctx context.Context, pgDSN string, n, clients int) 
 		}
 		defer conns[i].Close(context.WithoutCancel(ctx))
 	}
-	var next atomic.Int64
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	t0 := time.Now() // a measurement
-	for _, c := range conns {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
-				err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-					tag, err := tx.Exec(ctx, `UPDATE `+schema+`.seats SET booked = booked + 1 WHERE id = $1 AND booked < capacity`, i)
-					if err != nil {
-						return err
-					}
-					if tag.RowsAffected() != 1 {
-						return fmt.Errorf("seat %d: %d rows", i, tag.RowsAffected())
-					}
-					_, err = tx.Exec(ctx, `INSERT INTO `+schema+`.log (seat, at) VALUES ($1, $2)`, i, i)
-					return err
-				})
+	workers := make([]func(i int64) error, clients)
+	for k, c := range conns {
+		workers[k] = func(i int64) error {
+			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+				tag, err := tx.Exec(ctx, `UPDATE `+schema+`.seats SET booked = booked + 1 WHERE id = $1 AND booked < capacity`, i)
 				if err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
+					return err
 				}
-			}
-		})
+				if tag.RowsAffected() != 1 {
+					return fmt.Errorf("seat %d: %d rows", i, tag.RowsAffected())
+				}
+				_, err = tx.Exec(ctx, `INSERT INTO `+schema+`.log (seat, at) VALUES ($1, $2)`, i, i)
+				return err
+			})
+		}
 	}
-	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
-		return 0, err
-	}
-	return float64(n) / time.Since(t0).Seconds(), nil
+	return perSec(n, workers)
 }
 
 // rawPerSec is the raw primitive's transactions a second on the store a

@@ -117,6 +117,7 @@ func benchStorm(ctx context.Context, pgDSN string, entries int, log io.Writer) (
 			start := now.Add(48 * time.Hour).Truncate(time.Hour)
 			var f waitlist.ReleaseFilter
 			var what string
+			var list nextup.EntryFilter // the waitlist the freed seats go to
 			freed := 0
 			if kind == "slots" {
 				fmt.Fprintf(log, "storm: %d waiting and %d booked unit slots on %s...\n", waiting, slots, bs.name)
@@ -130,6 +131,7 @@ func benchStorm(ctx context.Context, pgDSN string, entries int, log io.Writer) (
 					}
 				}
 				f, freed = waitlist.ReleaseFilter{Service: "haircut"}, slots
+				list.Service = "haircut"
 				what = fmt.Sprintf("one bulk release of %d unit slots, %d waiting: release to last offer committed", slots, waiting)
 			} else {
 				fmt.Fprintf(log, "storm: a %d-seat event, all confirmed, %d on its waitlist, on %s...\n", seats, waiting, bs.name)
@@ -149,6 +151,7 @@ func benchStorm(ctx context.Context, pgDSN string, entries int, log io.Writer) (
 					return scenarioResult{}, err
 				}
 				f, freed = waitlist.ReleaseFilter{IDs: []string{ev.ID}}, seats
+				list.EventID = ev.ID
 				what = fmt.Sprintf("one bulk release of a %d-seat event, %d waiting: release to last offer committed", seats, waiting)
 			}
 			took, job, err := runJob(ctx, svc, bs.st, biz.ID, f)
@@ -160,7 +163,8 @@ func benchStorm(ctx context.Context, pgDSN string, entries int, log io.Writer) (
 			}
 			var offers int
 			err = bs.st.Read(ctx, func(tx nextup.Tx) error {
-				es, err := tx.EntryList(ctx, nextup.EntryFilter{BusinessID: biz.ID, Service: svcOf(kind), EventID: eventOf(f), State: nextup.EntryOffered, Limit: freed + 1})
+				list.BusinessID, list.State, list.Limit = biz.ID, nextup.EntryOffered, freed+1
+				es, err := tx.EntryList(ctx, list)
 				offers = len(es)
 				return err
 			})
@@ -274,18 +278,4 @@ func benchFlash(ctx context.Context, pgDSN string, n int, log io.Writer) ([]scen
 		res.Target = ">= 0.5×"
 	}
 	return []scenarioResult{res}, nil
-}
-
-func svcOf(kind string) string {
-	if kind == "slots" {
-		return "haircut"
-	}
-	return ""
-}
-
-func eventOf(f waitlist.ReleaseFilter) string {
-	if len(f.IDs) == 1 {
-		return f.IDs[0]
-	}
-	return ""
 }

@@ -164,7 +164,12 @@ wait:
 	}
 }
 
-// pgxTx returns the pgx transaction under a Tx of this store.
-func pgxTx(x nextup.Tx) pgx.Tx {
-	return x.(*sqlstore.Tx).Runner().(*sqlTx).tx
+// pgxTx returns the connection under a Tx of this store, inside its
+// transaction (begun, with everything held back sent).
+func pgxTx(x nextup.Tx) *pgx.Conn {
+	c, err := x.(*sqlstore.Tx).Runner().(*sqlTx).conn(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,15 @@ import (
 type DB struct {
 	dsn  string
 	pool *pgxpool.Pool
+
+	// The notifier: a transaction that committed new work for the
+	// sweepers and relays (Tx.Wake) pokes kick; one goroutine sends the
+	// NOTIFY, outside any transaction, once for all the pokes that came
+	// while it was sending the last (see notifier).
+	kick    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
+	closing sync.Once
 }
 
 var _ nextup.Store = (*DB)(nil)
@@ -82,7 +92,42 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	return &DB{dsn: dsn, pool: pool}, nil
+	db := &DB{dsn: dsn, pool: pool, kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+	go db.notifier()
+	return db, nil
+}
+
+// notifier sends one NOTIFY on WakeChannel for each run of kicks, until
+// Close. A NOTIFY sent inside the transaction that made the work would
+// make its commit take the server's one notification lock, held through
+// the commit's WAL flush: every transaction that schedules a timer or
+// queues a message (nearly every write) would then commit one at a time,
+// each with an fsync of its own. Sent after the commit, from here, the
+// commits flush together and the listeners are told once per burst. A
+// process that dies between a commit and its NOTIFY leaves the other
+// instances to find the work at their next poll, as they would a lost
+// notification.
+func (db *DB) notifier() {
+	defer close(db.stopped)
+	for {
+		select {
+		case <-db.stop:
+			return
+		case <-db.kick:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = db.pool.Exec(ctx, `SELECT pg_notify($1, '')`, WakeChannel)
+		cancel()
+	}
+}
+
+// wake tells the notifier that a transaction committed new work; it never
+// blocks (one waiting kick covers any number).
+func (db *DB) wake() {
+	select {
+	case db.kick <- struct{}{}:
+	default:
+	}
 }
 
 // InTx runs fn in one READ COMMITTED read-write transaction: it commits
@@ -98,7 +143,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 func (db *DB) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
-		err = db.run(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, true, fn)
+		err = db.run(ctx, beginWrite, true, fn)
 		if !retryable(err) || ctx.Err() != nil {
 			return err
 		}
@@ -115,43 +160,40 @@ func (db *DB) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
 // Read runs fn in a REPEATABLE READ, READ ONLY transaction: one
 // consistent snapshot of the committed state. Writes through its Tx fail.
 func (db *DB) Read(ctx context.Context, fn func(tx nextup.Tx) error) error {
-	return db.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, false, fn)
+	return db.run(ctx, beginRead, false, fn)
 }
 
-func (db *DB) run(ctx context.Context, opts pgx.TxOptions, write bool, fn func(tx nextup.Tx) error) error {
-	ptx, err := db.pool.BeginTx(ctx, opts)
+func (db *DB) run(ctx context.Context, begin string, write bool, fn func(tx nextup.Tx) error) error {
+	pc, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	// Release closes a connection left broken or inside a transaction
+	// (TxStatus not idle) instead of handing it to the next caller.
+	defer pc.Release()
+	s := &sqlTx{c: pc.Conn(), write: write, begin: begin}
 	done := false
 	defer func() {
 		if !done {
 			// fn panicked: undo, and let the panic go on. The context may
 			// be the reason; roll back regardless of it.
-			_ = ptx.Rollback(context.WithoutCancel(ctx))
+			_ = s.rollback(ctx)
 		}
 	}()
-	t := sqlstore.NewTx(&sqlTx{tx: ptx, write: write}, &dialect, write)
+	t := sqlstore.NewTx(s, &dialect, write)
 	ferr := fn(t)
 	done = true
-	if ferr == nil && t.Wake() {
-		// Delivered to listeners only if the transaction commits.
-		_, ferr = ptx.Exec(ctx, `SELECT pg_notify($1, '')`, WakeChannel)
-	}
 	if ferr != nil {
-		if rerr := ptx.Rollback(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, pgx.ErrTxClosed) {
+		if rerr := s.rollback(ctx); rerr != nil {
 			return errors.Join(ferr, fmt.Errorf("rollback: %w", rerr))
 		}
 		return ferr
 	}
-	if err := ptx.Commit(ctx); err != nil {
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) && ctx.Err() == nil {
-			// The connection broke during the commit: the server may or
-			// may not have committed.
-			return fmt.Errorf("commit: %w: %w", ErrCommitUnknown, err)
-		}
-		return fmt.Errorf("commit: %w", err)
+	if err := s.commit(ctx); err != nil {
+		return err
+	}
+	if t.Wake() {
+		db.wake() // only once it committed
 	}
 	return nil
 }
@@ -183,8 +225,9 @@ func retryable(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// WakeChannel is the LISTEN/NOTIFY channel a transaction that scheduled a
-// timer or queued a message notifies when it commits.
+// WakeChannel is the LISTEN/NOTIFY channel on which an instance announces,
+// just after it commits, a transaction that scheduled a timer or queued a
+// message.
 const WakeChannel = "nextup_wake"
 
 // Listen wakes this instance's sweeper and relay when another instance
@@ -239,9 +282,14 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool; closing twice is harmless.
+// Close stops the notifier and closes the pool; closing twice is
+// harmless.
 func (db *DB) Close() error {
-	db.pool.Close()
+	db.closing.Do(func() {
+		close(db.stop)
+		<-db.stopped
+		db.pool.Close()
+	})
 	return nil
 }
 
@@ -319,184 +367,6 @@ var dialect = sqlstore.Dialect{
 		RETURNING ` + sqlstore.EntryCols,
 }
 
-// sqlTx is the sqlstore.Runner of one pgx transaction: it runs the query
-// text the two stores share, written with ? and ?N placeholders and
-// rebound to $N.
-//
-// A failed statement aborts a PostgreSQL transaction, while the contract
-// says a failed conditional write leaves it usable. So inside InTx every
-// statement that changes rows runs inside its own SAVEPOINT, rolled back
-// to when the statement fails (a constraint refused it).
-type sqlTx struct {
-	tx    pgx.Tx
-	write bool
-	// frames are the open Savepoints, innermost last. A savepoint is sent
-	// to the server only with the first statement run inside it (a read
-	// or a write), pipelined with that statement, so it costs no round
-	// trip of its own; it is never released (COMMIT releases it), only
-	// rolled back to when its function fails. Names are never reused in
-	// one transaction (uc1, uc2, …), so a rollback reaches its own.
-	frames []savepoint
-	named  int
-}
-
-type savepoint struct {
-	name string
-	sent bool
-}
-
-// Savepoint runs fn so that its statements are undone, and the
-// transaction goes on, when it returns an error or panics.
-func (s *sqlTx) Savepoint(ctx context.Context, fn func() error) (err error) {
-	s.named++
-	s.frames = append(s.frames, savepoint{name: fmt.Sprintf("uc%d", s.named)})
-	mine := len(s.frames) - 1
-	done := false
-	defer func() {
-		f := s.frames[mine]
-		s.frames = s.frames[:mine]
-		if (done && err == nil) || !f.sent {
-			return // kept, or nothing of fn reached the server
-		}
-		b := &pgx.Batch{}
-		b.Queue("ROLLBACK TO SAVEPOINT " + f.name)
-		if rerr := s.tx.SendBatch(context.WithoutCancel(ctx), b).Close(); rerr != nil && done {
-			err = errors.Join(err, fmt.Errorf("roll back to savepoint: %w: %w", nextup.ErrTxBroken, rerr))
-		}
-	}()
-	err = fn()
-	done = true
-	return err
-}
-
-// unsent queues the savepoints the server does not have yet on b and
-// returns how many. One that fails means the transaction had failed
-// already (SAVEPOINT refuses nothing else).
-func (s *sqlTx) unsent(b *pgx.Batch) int {
-	n := 0
-	for i := range s.frames {
-		if !s.frames[i].sent {
-			b.Queue("SAVEPOINT " + s.frames[i].name)
-			s.frames[i].sent = true
-			n++
-		}
-	}
-	return n
-}
-
-func isWrite(q string) bool {
-	s := strings.TrimSpace(q)
-	return len(s) >= 6 && !strings.EqualFold(s[:6], "SELECT")
-}
-
-// protect runs statement q with args. Inside InTx a statement that writes
-// runs in a savepoint of its own, and SAVEPOINT, the statement and RELEASE
-// travel to the server together, pipelined in one pgx batch: one round trip,
-// as for the bare statement. Only when the statement fails does a second
-// one roll back to the savepoint, leaving the transaction usable. use reads
-// the statement's result.
-func (s *sqlTx) protect(ctx context.Context, q string, args []any, use func(pgx.BatchResults) error) error {
-	b := &pgx.Batch{}
-	savepoint := s.write && isWrite(q)
-	outer := 0
-	if s.write {
-		outer = s.unsent(b)
-	}
-	if savepoint {
-		b.Queue("SAVEPOINT nx")
-	}
-	b.Queue(rebind(q), args...)
-	if savepoint {
-		b.Queue("RELEASE SAVEPOINT nx")
-	}
-	br := s.tx.SendBatch(ctx, b)
-	var err error
-	for range outer {
-		if _, err = br.Exec(); err != nil {
-			br.Close()
-			return fmt.Errorf("savepoint: %w: %w", nextup.ErrTxBroken, err)
-		}
-	}
-	established := false // the savepoint is still there: roll back to it
-	if !savepoint {
-		err = use(br)
-	} else if _, err = br.Exec(); err == nil {
-		err = use(br)
-		// RELEASE fails (and the savepoint stays) exactly when the
-		// statement failed on the server; use may also fail on this
-		// side only (no row to scan), and then RELEASE went through.
-		_, rerr := br.Exec()
-		established = rerr != nil
-		if err == nil {
-			err = rerr
-		}
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil && established {
-		for _, undo := range []string{"ROLLBACK TO SAVEPOINT nx", "RELEASE SAVEPOINT nx"} {
-			if _, rerr := s.tx.Exec(ctx, undo); rerr != nil {
-				return errors.Join(err, rerr)
-			}
-		}
-	}
-	return err
-}
-
-// Exec runs a statement that changes rows and returns how many it changed.
-func (s *sqlTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	var n int64
-	err := s.protect(ctx, q, args, func(br pgx.BatchResults) error {
-		tag, err := br.Exec()
-		n = tag.RowsAffected()
-		return err
-	})
-	return n, err
-}
-
-// row runs its query when it is scanned.
-type row struct {
-	ctx  context.Context
-	s    *sqlTx
-	q    string
-	args []any
-}
-
-func (r *row) Scan(dest ...any) error {
-	return r.s.protect(r.ctx, r.q, r.args, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(dest...)
-	})
-}
-
-// QueryRow runs a query of one row when the row is scanned.
-func (s *sqlTx) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
-	return &row{ctx: ctx, s: s, q: q, args: args}
-}
-
-// Query runs a query of many rows, without a savepoint: the ones that
-// write (claims, expiry) cannot break a constraint.
-func (s *sqlTx) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
-	if b := (&pgx.Batch{}); s.write && s.unsent(b) > 0 {
-		if err := s.tx.SendBatch(ctx, b).Close(); err != nil {
-			return nil, fmt.Errorf("savepoint: %w: %w", nextup.ErrTxBroken, err)
-		}
-	}
-	rows, err := s.tx.Query(ctx, rebind(q), args...)
-	if err != nil {
-		return nil, err
-	}
-	return closer{rows}, nil
-}
-
-// closer gives pgx.Rows the Close that sqlstore.Rows has.
-type closer struct{ pgx.Rows }
-
-func (c closer) Close() error {
-	c.Rows.Close()
-	return c.Rows.Err()
-}
-
 // rebind turns ? into $1, $2, ... in order, and ?N into $N.
 func rebind(q string) string {
 	var b strings.Builder
@@ -528,6 +398,10 @@ func rebind(q string) string {
 // unique or check violation (23505, 23514) is ErrConflict, a foreign-key
 // violation (23503) ErrNotFound.
 func errKind(err error) error {
+	var le *leadErr
+	if errors.As(err, &le) {
+		return nil // not the statement's own (see leadErr)
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {

@@ -365,6 +365,12 @@ func (r *runner) Savepoint(ctx context.Context, fn func() error) (err error) {
 	return err
 }
 
+// Defer runs the write at once: a statement costs no round trip here.
+func (r *runner) Defer(ctx context.Context, q string, args ...any) error {
+	_, err := r.Exec(ctx, q, args...)
+	return err
+}
+
 func (r *runner) Exec(ctx context.Context, q string, args ...any) (int64, error) {
 	var res sql.Result
 	var err error

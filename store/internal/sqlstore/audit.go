@@ -83,8 +83,7 @@ func (t *Tx) AuditAppend(ctx context.Context, ev nextup.AuditEvent) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	_, err = t.r.Exec(ctx, AuditInsert, args...)
-	return t.err(op, err)
+	return t.err(op, t.r.Defer(ctx, AuditInsert, args...))
 }
 
 // AuditList reads oldest first through the slot, subject or business

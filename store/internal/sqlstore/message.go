@@ -178,7 +178,7 @@ func (t *Tx) MessageCreate(ctx context.Context, m nextup.Message) error {
 	if m.State == "" {
 		m.State = nextup.MessageQueued
 	}
-	_, err := t.r.Exec(ctx, MessageInsert, MessageInsertArgs(m)...)
+	err := t.r.Defer(ctx, MessageInsert, MessageInsertArgs(m)...)
 	t.wake = t.wake || err == nil
 	return t.err("create message "+m.ID, err)
 }

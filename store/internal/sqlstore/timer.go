@@ -193,7 +193,7 @@ func ScanSuppression(r Scanner) (nextup.Suppression, error) {
 // deadline then fails TimerDone, and the timer fires again at its new time.
 // A timer with an empty key is never merged with another.
 func (t *Tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
-	_, err := t.r.Exec(ctx, TimerSchedule,
+	err := t.r.Defer(ctx, TimerSchedule,
 		tm.BusinessID, tm.Kind, tm.SubjectID, tm.Key, TS(tm.DueAt), TS(tm.CreatedAt))
 	t.wake = t.wake || err == nil
 	return t.err(fmt.Sprintf("schedule timer %s", tm.Key), err)
@@ -204,8 +204,7 @@ func (t *Tx) TimerCancel(ctx context.Context, key string) error {
 	if key == "" {
 		return nil
 	}
-	_, err := t.r.Exec(ctx, TimerCancel, key)
-	return t.err("cancel timer "+key, err)
+	return t.err("cancel timer "+key, t.r.Defer(ctx, TimerCancel, key))
 }
 
 // TimerClaimDue leases due timers in one statement of the dialect's

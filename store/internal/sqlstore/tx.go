@@ -22,6 +22,12 @@ type Runner interface {
 	QueryRow(ctx context.Context, query string, args ...any) Scanner
 	// Query runs a query of many rows, which the caller closes.
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
+	// Defer runs a write whose result nobody reads and that no condition
+	// refuses (an audit row, a timer, a queued message). A runner may
+	// hold it back and send it with the next statement or the commit,
+	// saving a round trip; its failure then fails that statement or the
+	// commit, with nextup.ErrTxBroken, and the transaction with it.
+	Defer(ctx context.Context, query string, args ...any) error
 	// Savepoint runs fn so that the statements it runs are undone, and
 	// the transaction goes on, when it returns an error or panics
 	// (nextup.Tx.Savepoint). Each store says SAVEPOINT its own way.

@@ -484,7 +484,7 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 	err := s.tx(ctx, func(w *work) error {
 		w.Actor = nextup.ActorCustomer
 		var err error
-		out, err = w.register(ctx, businessID, eventID, jp, p.Guests, names)
+		out, err = w.register(ctx, businessID, eventID, jp, p.Guests, names, p.Notify)
 		if err == nil && p.Notify && out.State == RegWaitlisted {
 			err = w.queueWaitlisted(ctx, out)
 		}
@@ -494,6 +494,9 @@ func (s *Events) Register(ctx context.Context, businessID, eventID string, p Reg
 	var ne *nextup.Error
 	switch {
 	case err == nil:
+		if out.State == RegWaitlisted && out.Position == 0 {
+			out.Position = s.placeAfter(ctx, out.Entry)
+		}
 		// A paid event's registration goes on to make its checkout, a call
 		// that ends the request's phase: a resumed run of the request must
 		// answer with this registration and its status link, not with
@@ -590,7 +593,31 @@ func (s *Events) ReissueStatusLink(ctx context.Context, businessID, eventID, reg
 // for a resumed run of the request that made it.
 func registeredNote(entryID string) string { return "registered:" + entryID }
 
-func (w *work) register(ctx context.Context, businessID, eventID string, p entries.JoinParams, guests int, names []string) (Registration, error) {
+// placeAfter is the place in line of a registration that went to the
+// waitlist, read after its transaction committed: a registration holds its
+// event's row lock from its first statement to its commit, so that every
+// registration of a crowd waits for the one before it, and the place is
+// not read while it does. It is the place as of that read, as the status
+// page shows it; 0 (none shown) when the entry moved on meanwhile or the
+// read failed, since the registration stands either way.
+func (s *Events) placeAfter(ctx context.Context, e nextup.Entry) int {
+	pos := 0
+	_ = s.Read(ctx, func(tx nextup.Tx) error {
+		now, err := tx.EntryGet(ctx, e.ID)
+		if err != nil || now.State != nextup.EntryWaiting {
+			return err
+		}
+		pos, err = tx.EntryPosition(ctx, now)
+		return err
+	})
+	return pos
+}
+
+// register makes a registration. The place in line of one that goes to
+// the waitlist is read here only when its confirmation, which says it,
+// is sent in the same transaction (notify); otherwise Register reads it
+// after the commit (placeAfter).
+func (w *work) register(ctx context.Context, businessID, eventID string, p entries.JoinParams, guests int, names []string, notify bool) (Registration, error) {
 	sl, err := w.eventOf(ctx, businessID, eventID)
 	if err != nil {
 		return Registration{}, err
@@ -663,11 +690,14 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p entri
 		To: string(e.State), Reason: "registered", Detail: map[string]any{"source": e.Source, "seq": e.Seq, "guests": guests}}); err != nil {
 		return Registration{}, err
 	}
+	var booked *nextup.Booking
 	switch {
 	case e.State == nextup.EntryBooked:
-		if _, err := w.bookDirect(ctx, bi, sl, e); err != nil {
+		b, err := w.bookDirect(ctx, bi, sl, e)
+		if err != nil {
 			return Registration{}, err
 		}
+		booked = &b
 	case seatsNow: // a paid event: a hold to pay for, at once
 		if err := w.offerNow(ctx, bi, sl, e, true); err != nil {
 			return Registration{}, err
@@ -688,7 +718,19 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p entri
 	if e, err = w.Tx.EntryGet(ctx, e.ID); err != nil {
 		return Registration{}, err
 	}
-	r, err := w.registrationOf(ctx, sl, e)
+	var r Registration
+	switch {
+	case booked != nil && e.State == nextup.EntryBooked && !sl.Event.Paid():
+		// Confirmed at once: its booking is the one just made, not to be
+		// found again among every booking of the event.
+		r = Registration{Entry: e, Booking: booked, State: registrationState(e, booked)}
+		r.GuestList, err = w.guestsOf(ctx, e)
+	case e.State == nextup.EntryWaiting && !notify:
+		r = Registration{Entry: e, State: RegWaitlisted}
+		r.GuestList, err = w.guestsOf(ctx, e)
+	default:
+		r, err = w.registrationOf(ctx, sl, e)
+	}
 	r.StatusToken = token
 	return r, err
 }

@@ -408,7 +408,13 @@ type AuditFilter struct {
 	SlotID      string
 	SubjectType string
 	SubjectID   string
-	Limit       int
+	// Since and Until, when set, keep the rows whose At is in [Since,
+	// Until): a month of a business's story for its figures.
+	Since, Until time.Time
+	// AfterID keeps the rows after that one (ID greater), to page
+	// through a long story Limit rows at a time.
+	AfterID int64
+	Limit   int
 }
 
 // MessageFilter selects outbox rows, newest first.

@@ -59,6 +59,10 @@ func testAuditAppendList(t *testing.T, b *bundle) {
 		{"business subject", nextup.AuditFilter{BusinessID: a.ID, SubjectType: nextup.SubjectBusiness, SubjectID: a.ID}, []int{3}},
 		{"limit 2", nextup.AuditFilter{BusinessID: a.ID, Limit: 2}, []int{0, 1}},
 		{"nothing", nextup.AuditFilter{BusinessID: a.ID, SlotID: so.ID}, nil},
+		{"since, until", nextup.AuditFilter{BusinessID: a.ID, Since: b.at(3 * time.Second), Until: b.at(6 * time.Second)}, []int{2, 3}},
+		{"since", nextup.AuditFilter{BusinessID: a.ID, Since: b.at(3 * time.Second)}, []int{2, 3, 5}},
+		{"until, slot 1", nextup.AuditFilter{BusinessID: a.ID, SlotID: s1.ID, Until: b.at(3 * time.Second)}, []int{0}},
+		{"empty range", nextup.AuditFilter{BusinessID: a.ID, Since: b.at(4 * time.Second), Until: b.at(6 * time.Second)}, nil},
 	}
 	seen := map[int]int64{} // row index → id assigned
 	b.read(func(tx nextup.Tx) error {
@@ -82,6 +86,26 @@ func testAuditAppendList(t *testing.T, b *bundle) {
 					t.Errorf("row %d has id %d in one list and %d in another", c.want[i], id, g.ID)
 				}
 				seen[c.want[i]] = g.ID
+			}
+		}
+		// Paging: AfterID the second row, two at a time, gives the
+		// third and fourth, then AfterID the fourth the sixth.
+		for _, p := range []struct {
+			after int
+			want  []int
+		}{{1, []int{2, 3}}, {3, []int{5}}, {5, nil}} {
+			got, err := tx.AuditList(b.ctx, nextup.AuditFilter{BusinessID: a.ID, AfterID: seen[p.after], Limit: 2})
+			if !wantOK(t, err, "AuditList(after row %d)", p.after) {
+				continue
+			}
+			if len(got) != len(p.want) {
+				t.Errorf("AuditList(after row %d): %d rows (reasons %v), want %d", p.after, len(got), reasons(got), len(p.want))
+				continue
+			}
+			for i, g := range got {
+				if g.ID != seen[p.want[i]] {
+					t.Errorf("AuditList(after row %d)[%d]: id %d, want row %d's %d", p.after, i, g.ID, p.want[i], seen[p.want[i]])
+				}
 			}
 		}
 		return nil

@@ -118,7 +118,13 @@ func (t *Tx) AuditList(ctx context.Context, f nextup.AuditFilter) ([]nextup.Audi
 			(f.BusinessID == "" || ev.BusinessID == f.BusinessID) &&
 			(f.SlotID == "" || ev.SlotID == f.SlotID) &&
 			(f.SubjectType == "" || ev.SubjectType == f.SubjectType) &&
-			(f.SubjectID == "" || ev.SubjectID == f.SubjectID)
+			(f.SubjectID == "" || ev.SubjectID == f.SubjectID) &&
+			(f.Since.IsZero() || !ev.At.Before(f.Since)) &&
+			(f.Until.IsZero() || ev.At.Before(f.Until))
+	}
+	if f.AfterID > 0 {
+		// The sort key of every audit index is the row's ID.
+		q.from = seqKey(f.AfterID + 1)
 	}
 	its, err := t.query(ctx, q)
 	if err != nil {

@@ -53,7 +53,8 @@ func AuditInsertArgs(ev nextup.AuditEvent) ([]any, error) {
 }
 
 // AuditSelect returns the query of Tx.AuditList up to its business
-// condition, and its arguments: the slot and subject conditions of f.
+// condition, and its arguments: the slot, subject, time and paging
+// conditions of f.
 // Tx.AuditList adds the business condition (with the dialect's NoIndex
 // hint), ORDER BY id and the limit.
 func AuditSelect(f nextup.AuditFilter) (string, []any) {
@@ -70,6 +71,18 @@ func AuditSelect(f nextup.AuditFilter) (string, []any) {
 	if f.SubjectID != "" {
 		q += ` AND subject_id = ?`
 		args = append(args, f.SubjectID)
+	}
+	if !f.Since.IsZero() {
+		q += ` AND at >= ?`
+		args = append(args, TS(f.Since))
+	}
+	if !f.Until.IsZero() {
+		q += ` AND at < ?`
+		args = append(args, TS(f.Until))
+	}
+	if f.AfterID > 0 {
+		q += ` AND id > ?`
+		args = append(args, f.AfterID)
 	}
 	return q, args
 }

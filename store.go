@@ -423,7 +423,10 @@ type MessageFilter struct {
 	To         string
 	State      MessageState
 	OfferID    string
-	Limit      int
+	// Since and Until, when set, keep the messages made (CreatedAt) in
+	// [Since, Until).
+	Since, Until time.Time
+	Limit        int
 }
 
 // MessageResult is the outcome of one send attempt.

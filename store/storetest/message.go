@@ -150,6 +150,11 @@ func testMessageList(t *testing.T, b *bundle) {
 		{"limit 2", nextup.MessageFilter{BusinessID: a.ID, Limit: 2}, []int{5, 4}},
 		{"other business", nextup.MessageFilter{BusinessID: other.ID}, []int{6}},
 		{"dead", nextup.MessageFilter{BusinessID: a.ID, State: nextup.MessageDead}, nil},
+		{"minutes 1 to 4", nextup.MessageFilter{BusinessID: a.ID, Since: b.at(time.Minute), Until: b.at(4 * time.Minute)}, []int{3, 2, 1}},
+		{"since minute 4", nextup.MessageFilter{BusinessID: a.ID, Since: b.at(4 * time.Minute)}, []int{5, 4}},
+		{"to ann until minute 4", nextup.MessageFilter{BusinessID: a.ID, To: "ann@example.com", Until: b.at(4 * time.Minute)}, []int{2, 0}},
+		{"sent since minute 5", nextup.MessageFilter{BusinessID: a.ID, State: nextup.MessageSent, Since: b.at(5 * time.Minute)}, []int{5}},
+		{"empty range", nextup.MessageFilter{BusinessID: a.ID, Since: b.at(2 * time.Minute), Until: b.at(2 * time.Minute)}, nil},
 	}
 	b.read(func(tx nextup.Tx) error {
 		for _, c := range cases {

@@ -235,6 +235,16 @@ func (t *Tx) MessageList(ctx context.Context, f nextup.MessageFilter) ([]nextup.
 		q.index, q.part, q.from, q.to = "gsi5", "msgst#"+string(f.State), f.BusinessID+"#", f.BusinessID+"$"
 	default:
 		q.index, q.part = "gsi1", "msg#"+f.BusinessID
+		// Its sort key begins with the message's CreatedAt.
+		if !f.Since.IsZero() {
+			q.from = ts(f.Since)
+		}
+		if !f.Until.IsZero() {
+			q.to = ts(f.Until)
+		}
+		if q.empty() {
+			return nil, nil
+		}
 	}
 	q.keep = func(it item) bool {
 		var m nextup.Message
@@ -242,7 +252,9 @@ func (t *Tx) MessageList(ctx context.Context, f nextup.MessageFilter) ([]nextup.
 			(f.BusinessID == "" || m.BusinessID == f.BusinessID) &&
 			(f.To == "" || m.To == f.To) &&
 			(f.State == "" || m.State == f.State) &&
-			(f.OfferID == "" || m.OfferID == f.OfferID)
+			(f.OfferID == "" || m.OfferID == f.OfferID) &&
+			(f.Since.IsZero() || !m.CreatedAt.Before(f.Since)) &&
+			(f.Until.IsZero() || m.CreatedAt.Before(f.Until))
 	}
 	its, err := t.query(ctx, q)
 	if err != nil {

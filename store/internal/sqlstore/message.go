@@ -67,6 +67,14 @@ func MessageSelect(f nextup.MessageFilter) (string, []any) {
 		q += ` AND offer_id = ? AND offer_id <> ''`
 		args = append(args, f.OfferID)
 	}
+	if !f.Since.IsZero() {
+		q += ` AND created_at >= ?`
+		args = append(args, TS(f.Since))
+	}
+	if !f.Until.IsZero() {
+		q += ` AND created_at < ?`
+		args = append(args, TS(f.Until))
+	}
 	return q, args
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/business"
 	"github.com/nextup-dev/nextup/waitlist/entries"
 	"github.com/nextup-dev/nextup/waitlist/events"
+	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/waitlist/intake"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/messages"
@@ -35,6 +36,7 @@ type Service struct {
 	*payments.Checkouts
 	*messages.Messages
 	*intake.Intake
+	*insight.Insight
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -58,6 +60,7 @@ func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 		Events:     &events.Events{Service: c, Slots: sl},
 		Checkouts:  &payments.Checkouts{Service: c, Offers: of},
 		Messages:   &messages.Messages{Service: c, Offers: of, Entries: en},
+		Insight:    &insight.Insight{Service: c},
 		Intake:     &intake.Intake{Service: c},
 	}
 }

@@ -87,6 +87,7 @@ func (s *Server) routes() []route {
 		// "slots:release" is a whole literal segment, like "waitlist:join".
 		{"POST", "/v1/businesses/{bid}/slots:release", s.biz(s.bulkRelease)},
 		{"GET", "/v1/jobs/{id}", s.key(s.getJob)},
+		{"GET", "/v1/businesses/{bid}/analytics", s.biz(s.analytics)},
 
 		// "waitlist:join" is a whole literal segment: ServeMux matches it as is.
 		{"POST", "/v1/businesses/{bid}/waitlist:join", s.biz(s.join)},

@@ -85,7 +85,7 @@ func (w *work) endBookingIn(ctx context.Context, b nextup.Booking, to nextup.Boo
 		return out, fmt.Errorf("free %d seats of slot %s: %w", b.Seats, b.SlotID, err)
 	}
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: b.SlotID,
-		From: string(nextup.BookingBooked), To: string(to), Reason: reason}); err != nil {
+		From: string(nextup.BookingBooked), To: string(to), Reason: reason, Detail: map[string]any{"seats": b.Seats}}); err != nil {
 		return out, err
 	}
 	if err := w.registrationEnded(ctx, bi, freed, b, reason); err != nil {

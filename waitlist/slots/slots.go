@@ -284,8 +284,11 @@ func (w *work) freeSeats(ctx context.Context, sl nextup.Slot, n int, reason stri
 		if err := w.Tx.TimerCancel(ctx, core.BookingSyncKey(b.ID)); err != nil {
 			return 0, fmt.Errorf("cancel timer %s: %w", core.BookingSyncKey(b.ID), err)
 		}
+		// by_release: the seats are counted once, on the release's own row
+		// below (insight).
 		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBooking, SubjectID: b.ID, SlotID: sl.ID,
-			From: string(nextup.BookingBooked), To: string(bookingTo), Reason: reason}); err != nil {
+			From: string(nextup.BookingBooked), To: string(bookingTo), Reason: reason,
+			Detail: map[string]any{"seats": b.Seats, "by_release": true}}); err != nil {
 			return 0, err
 		}
 		if err := w.registrationEnded(ctx, bi, sl, b, reason); err != nil {

@@ -203,9 +203,10 @@ func (w *Work) apply(ctx context.Context, bi *Biz, slot nextup.Slot, history []n
 		}
 		chosen[e.ID] = e
 	}
-	if slot.Kind == nextup.KindEvent && len(d.Offers) > 0 {
-		// Places before anyone is offered: a batch promotion of three
-		// offers places 1, 2 and 3, not 1 three times.
+	if len(d.Offers) > 0 {
+		// Places before anyone is offered, kept on each offer's audit row
+		// (the owner's acceptance by place in line, insight): a batch
+		// promotion of three offers places 1, 2 and 3, not 1 three times.
 		w.OfferPos = make(map[string]int, len(d.Offers))
 		for id, e := range chosen {
 			pos, err := w.Tx.EntryPosition(ctx, e)

@@ -205,7 +205,7 @@ type Work struct {
 	// answer.
 	Moves []nextup.Move
 	wake  bool
-	// OfferPos is each chosen entry's place on an event's waitlist as the
+	// OfferPos is each chosen entry's place in line as the
 	// decision found it, recorded on the offer's audit row (acceptance by
 	// position).
 	OfferPos map[string]int

@@ -282,6 +282,17 @@ type Tx interface {
 	// (at most limit; <= 0 for all).
 	SheetVersionList(ctx context.Context, businessID string, limit int) ([]SheetVersion, error)
 
+	// SummaryCreate stores a business's summary of a month; one that
+	// exists for the business and month is ErrConflict (the month was
+	// summed up already), a missing business ErrNotFound.
+	SummaryCreate(ctx context.Context, s Summary) error
+	// SummaryGet reads a business's summary of a month (ErrNotFound when
+	// there is none).
+	SummaryGet(ctx context.Context, businessID, month string) (Summary, error)
+	// SummaryList lists a business's summaries, newest month first (at
+	// most limit; <= 0 for all).
+	SummaryList(ctx context.Context, businessID string, limit int) ([]Summary, error)
+
 	// JobCreate stores a new job; an id that exists is ErrConflict, a
 	// missing business ErrNotFound.
 	JobCreate(ctx context.Context, j Job) error

@@ -7,16 +7,17 @@ import (
 
 // Timer kinds.
 const (
-	TimerOfferExpire   = "offer_expire"   // an offer's claim window ends: expire it and roll on
-	TimerOfferRelease  = "offer_release"  // quiet hours end: send a pending offer
-	TimerHousekeeping  = "housekeeping"   // daily: expire entries past their window, purge old idempotency records
-	TimerEntryRematch  = "entry_rematch"  // local midnight after an entry hit the daily offer cap: match it again
-	TimerOfferEscalate = "offer_escalate" // half an offer's window (of 30 min or more), not seen: follow up on the other channel
-	TimerBookingRemind = "booking_remind" // a reminder of a booked slot, at one of the business's offsets before it
-	TimerSheetSync     = "sheet_sync"     // read the business's mirrored sheet again
-	TimerBookingSync   = "booking_sync"   // a claim the business's booking system has not confirmed yet: ask it again
-	TimerSlotDecide    = "slot_decide"    // a batch promotion split to fit a bounded store's transactions: decide the slot again
-	TimerJobRun        = "job_run"        // a job's next wave (and, until it ends, the guard that resumes it after a crash)
+	TimerOfferExpire    = "offer_expire"    // an offer's claim window ends: expire it and roll on
+	TimerOfferRelease   = "offer_release"   // quiet hours end: send a pending offer
+	TimerHousekeeping   = "housekeeping"    // daily: expire entries past their window, purge old idempotency records
+	TimerEntryRematch   = "entry_rematch"   // local midnight after an entry hit the daily offer cap: match it again
+	TimerOfferEscalate  = "offer_escalate"  // half an offer's window (of 30 min or more), not seen: follow up on the other channel
+	TimerBookingRemind  = "booking_remind"  // a reminder of a booked slot, at one of the business's offsets before it
+	TimerSheetSync      = "sheet_sync"      // read the business's mirrored sheet again
+	TimerBookingSync    = "booking_sync"    // a claim the business's booking system has not confirmed yet: ask it again
+	TimerSlotDecide     = "slot_decide"     // a batch promotion split to fit a bounded store's transactions: decide the slot again
+	TimerJobRun         = "job_run"         // a job's next wave (and, until it ends, the guard that resumes it after a crash)
+	TimerMonthlySummary = "monthly_summary" // the first Monday of a month, 09:00 local: sum up the month before for the owner
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

@@ -10,6 +10,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/engine"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 )
 
@@ -1082,7 +1083,7 @@ func (w *world) checkTimers(cur *snapshot) {
 			w.fail("check 8 timers: %s offer %s still has pending timers (expire %v, release %v)", o.State, id, hasExp, hasRel)
 		}
 	}
-	house := map[string]int{}
+	house, summary := map[string]int{}, map[string]int{}
 	for _, key := range sortedKeys(cur.timers) {
 		t := cur.timers[key]
 		switch t.Kind {
@@ -1092,6 +1093,12 @@ func (w *world) checkTimers(cur *snapshot) {
 			}
 		case nextup.TimerHousekeeping:
 			house[t.BusinessID]++
+		case nextup.TimerMonthlySummary:
+			// Due on the first Monday of a month at 09:00 local.
+			summary[t.BusinessID]++
+			if loc := w.m.biz[t.BusinessID].loc; !t.DueAt.Equal(insight.SummaryAt(t.DueAt, loc)) {
+				w.fail("check 8 timers: summary timer %s is due %s, not a first Monday at 09:00", key, t.DueAt.In(loc))
+			}
 		case nextup.TimerSheetSync:
 			w.fail("check 8 timers: sheet sync timer %s, but no simulated business mirrors a sheet", key)
 		case nextup.TimerBookingRemind:
@@ -1122,6 +1129,11 @@ func (w *world) checkTimers(cur *snapshot) {
 	for _, bid := range w.m.bizIDs {
 		if house[bid] != 1 {
 			w.fail("check 8 timers: business %s has %d pending housekeeping timers, want 1", bid, house[bid])
+		}
+		// This month's, and next month's once the day's housekeeping has
+		// run past this month's time before it fired.
+		if summary[bid] < 1 || summary[bid] > 2 {
+			w.fail("check 8 timers: business %s has %d pending summary timers, want 1 (or 2 on its day)", bid, summary[bid])
 		}
 	}
 }

@@ -804,6 +804,27 @@ func (t *faultTx) SheetVersionList(ctx context.Context, businessID string, limit
 	return t.Tx.SheetVersionList(ctx, businessID, limit)
 }
 
+func (t *faultTx) SummaryCreate(ctx context.Context, s nextup.Summary) error {
+	if err := t.hit("SummaryCreate"); err != nil {
+		return err
+	}
+	return t.Tx.SummaryCreate(ctx, s)
+}
+
+func (t *faultTx) SummaryGet(ctx context.Context, businessID, month string) (nextup.Summary, error) {
+	if err := t.hit("SummaryGet"); err != nil {
+		return nextup.Summary{}, err
+	}
+	return t.Tx.SummaryGet(ctx, businessID, month)
+}
+
+func (t *faultTx) SummaryList(ctx context.Context, businessID string, limit int) ([]nextup.Summary, error) {
+	if err := t.hit("SummaryList"); err != nil {
+		return nil, err
+	}
+	return t.Tx.SummaryList(ctx, businessID, limit)
+}
+
 func (t *faultTx) StaffCreate(ctx context.Context, s nextup.Staff) error {
 	if err := t.hit("StaffCreate"); err != nil {
 		return err

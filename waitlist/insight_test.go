@@ -203,6 +203,17 @@ func TestFiguresOfASimulatedMonth(t *testing.T) {
 			claimedInBands += p.Claimed
 		}
 		check("offers by place", inBands, m.offers)
+		// Every slot has a service and a weekday: the groups add up.
+		for name, groups := range map[string][]insight.Group{"by_service": f.ByService, "by_weekday": f.ByWeekday} {
+			var freed, filled int
+			var revenue int64
+			for _, g := range groups {
+				freed, filled, revenue = freed+g.SlotsFreed, filled+g.SlotsFilled, revenue+g.RevenueRecoveredCents
+			}
+			check(name+" freed", freed, m.freed)
+			check(name+" filled", filled, m.filled)
+			check(name+" revenue", revenue, m.revenue)
+		}
 		check("claims by place", claimedInBands, m.claimed)
 		// The messages made, by channel, as the outbox holds them.
 		var msgs []nextup.Message

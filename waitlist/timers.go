@@ -41,6 +41,12 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		// A wave of a job: a transaction per part (package slots, bulk.go).
 		return s.Slots.RunJob(ctx, t)
 	}
+	if t.Kind == nextup.TimerMonthlySummary {
+		// The month's figures and narrative (a model, maybe) first,
+		// outside any transaction, then the summary stored and sent and
+		// the timer finished in one (package insight).
+		return s.Insight.SendSummary(ctx, t)
+	}
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
 		// transaction, then applies the answer and finishes the timer in

@@ -56,6 +56,10 @@ func (s *Server) staffRoutes() []route {
 		{"GET", "/dash/messages", s.signedIn(s.dashMessages)},
 		{"POST", "/dash/messages/{mid}/retry", s.signedIn(s.dashRetry)},
 		{"GET", "/dash/settings", s.signedIn(s.dashSettings)},
+		{"GET", "/dash/summaries", s.signedIn(s.dashSummaries)},
+		{"GET", "/dash/summaries/{month}", s.signedIn(s.dashSummary)},
+		{"GET", "/dash/analytics", s.signedIn(s.dashAnalytics)},
+		{"GET", "/dash/analytics.csv", s.signedIn(s.dashAnalyticsCSV)},
 		{"POST", "/dash/settings/rules", s.signedIn(s.dashRules)},
 
 		{"GET", "/b/{slug}/join", s.joinPage},

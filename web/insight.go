@@ -143,3 +143,45 @@ func FiguresCSV(f insight.Figures) [][]string {
 	}
 	return rows
 }
+
+// summaries is GET /v1/businesses/{bid}/summaries: every monthly summary,
+// newest first.
+func (s *Server) summaries(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	all, err := s.Svc.Summaries(r.Context(), b.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	loc := bizLoc(b)
+	out := make([]map[string]any, 0, len(all))
+	for _, v := range all {
+		out = append(out, summaryOut(v, loc, false))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"summaries": out})
+}
+
+// summary is GET /v1/businesses/{bid}/summaries/{month}: one month's
+// figures, the month before's and the narrative.
+func (s *Server) summary(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	v, err := s.Svc.Summary(r.Context(), b.ID, r.PathValue("month"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, summaryOut(v, bizLoc(b), true))
+}
+
+func summaryOut(v insight.SummaryView, loc *time.Location, whole bool) map[string]any {
+	f, p := v.Report.Figures, v.Report.Previous
+	f.From, f.To, p.From, p.To = f.From.In(loc), f.To.In(loc), p.From.In(loc), p.To.In(loc)
+	out := map[string]any{"month": v.Month, "figures": f, "created_at": v.CreatedAt.In(loc), "sent_at": nil}
+	if v.SentAt != nil {
+		out["sent_at"] = v.SentAt.In(loc)
+	}
+	if whole {
+		out["previous"] = p
+		out["narrative"] = v.Narrative
+		out["narrative_by"] = v.NarrativeBy
+	}
+	return out
+}

@@ -1,10 +1,15 @@
 package web_test
 
 import (
+	"context"
 	"encoding/csv"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/insight"
 )
 
 // TestAnalyticsOverHTTP frees two slots — one claimed from the waitlist a
@@ -87,4 +92,99 @@ func TestAnalyticsOverHTTP(t *testing.T) {
 		a.problem(a.do("GET", "/v1/businesses/"+a.bid+"/analytics"+bad, a.key, ""), 400, "validation_failed")
 	}
 	a.problem(a.do("GET", "/v1/businesses/"+a.bid+"/analytics", "", ""), 401, "unauthorized")
+}
+
+// TestSummariesOverHTTP reads the monthly summaries a business has: the
+// list, newest first, and one month with the month before and the
+// narrative; a month without one is 404.
+func TestSummariesOverHTTP(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	loc, _ := time.LoadLocation("Europe/London")
+	sent := time.Date(2026, 12, 7, 9, 0, 0, 0, loc)
+	for _, s := range []nextup.Summary{
+		{BusinessID: a.bid, Month: "2026-10", Figures: []byte(`{"month":"2026-10","figures":{"slots_freed":4,"slots_filled":3},"previous":{}}`),
+			Narrative: "October.", NarrativeBy: "template", CreatedAt: sent.AddDate(0, -1, 0)},
+		{BusinessID: a.bid, Month: "2026-11", Figures: []byte(`{"month":"2026-11","figures":{"slots_freed":19,"slots_filled":14,"fill_rate":0.737},"previous":{"slots_freed":4,"slots_filled":3}}`),
+			Narrative: "You recovered 14 of 19 freed slots.", NarrativeBy: "model", CreatedAt: sent, SentAt: &sent, MessageID: "msg_1"},
+	} {
+		if err := a.store.InTx(context.Background(), func(tx nextup.Tx) error { return tx.SummaryCreate(context.Background(), s) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var list struct {
+		Summaries []map[string]any `json:"summaries"`
+	}
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/summaries", a.key, ""), 200, &list)
+	if len(list.Summaries) != 2 || list.Summaries[0]["month"] != "2026-11" || list.Summaries[1]["month"] != "2026-10" ||
+		list.Summaries[0]["sent_at"] != "2026-12-07T09:00:00Z" || list.Summaries[1]["sent_at"] != nil {
+		t.Fatalf("summaries = %v", list.Summaries)
+	}
+	var one map[string]any
+	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/summaries/2026-11", a.key, ""), 200, &one)
+	f, p := one["figures"].(map[string]any), one["previous"].(map[string]any)
+	if f["slots_filled"] != 14.0 || f["fill_rate"] != 0.737 || p["slots_freed"] != 4.0 || one["narrative"] != "You recovered 14 of 19 freed slots." || one["narrative_by"] != "model" {
+		t.Errorf("summary = %v", one)
+	}
+	a.problem(a.do("GET", "/v1/businesses/"+a.bid+"/summaries/2026-09", a.key, ""), 404, "not_found")
+	a.problem(a.do("GET", "/v1/businesses/"+a.bid+"/summaries/november", a.key, ""), 404, "not_found")
+	a.problem(a.do("GET", "/v1/businesses/"+a.bid+"/summaries", "", ""), 401, "unauthorized")
+}
+
+// TestDashboardSummariesAndAnalytics signs in and opens the summaries
+// list, one month's summary with its charts, and the analytics of a range
+// with its CSV; a bad range says what is wrong.
+func TestDashboardSummariesAndAnalytics(t *testing.T) {
+	t.Parallel()
+	sb := setupStaff(t)
+	sb.must(sb.do("POST", "/v1/businesses/"+sb.bid+"/waitlist:join", sb.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
+	sl := sb.slot(chair)
+	var rel struct {
+		Moves []struct {
+			OfferID string `json:"offer_id"`
+		} `json:"moves"`
+	}
+	sb.must(sb.do("POST", "/v1/slots/"+sl["id"].(string)+":release", sb.key, `{"reason":"cancellation"}`), 200, &rel)
+	sb.must(sb.do("POST", "/v1/claims/"+sb.token(rel.Moves[0].OfferID)+":accept", "", ""), 200, nil)
+	rep, _ := json.Marshal(insight.Report{Month: "2026-11",
+		Figures:  insight.Figures{SlotsFreed: 19, SlotsFilled: 14, FillRate: 0.737, RevenueRecoveredCents: 62000, FreedBy: map[string]int{"cancellation": 19}},
+		Previous: insight.Figures{SlotsFreed: 4, SlotsFilled: 3}})
+	if err := sb.store.InTx(context.Background(), func(tx nextup.Tx) error {
+		return tx.SummaryCreate(context.Background(), nextup.Summary{BusinessID: sb.bid, Month: "2026-11", Figures: rep,
+			Narrative: "You recovered 14 of 19 freed slots.", NarrativeBy: "template", CreatedAt: sb.clock.Now()})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := sb.client()
+	sb.signIn(b, sb.email, sb.pass)
+
+	list := b.do("GET", "/dash/summaries", nil)
+	if list.status != 200 || !strings.Contains(list.body, `<a href="/dash/summaries/2026-11">November 2026</a>`) || !strings.Contains(list.body, "74%") {
+		t.Fatalf("summaries page: %d\n%s", list.status, list.body)
+	}
+	month := b.do("GET", "/dash/summaries/2026-11", nil)
+	for _, want := range []string{"Your waitlist in November 2026", "You recovered 14 of 19 freed slots.", "<th>October 2026</th>",
+		"<td>Filled from the waitlist</td><td><b>14</b></td><td class=\"muted\">3</td>", "<svg", "Cancellations by weekday"} {
+		if !strings.Contains(month.body, want) {
+			t.Errorf("the month's page lacks %q", want)
+		}
+	}
+	if p := b.do("GET", "/dash/summaries/2026-10", nil); p.status != 404 {
+		t.Errorf("a month without a summary: %d", p.status)
+	}
+
+	an := b.do("GET", "/dash/analytics?from=2026-12-01&to=2026-12-01", nil)
+	for _, want := range []string{`value="2026-12-01"`, "<td>Slots freed</td><td><b>1</b></td>", "<td>Filled from the waitlist</td><td><b>1</b></td>",
+		"<td>haircut</td><td>1</td><td>1</td><td>100%</td>", `href="/dash/analytics.csv?from=2026-12-01&amp;to=2026-12-01"`} {
+		if !strings.Contains(an.body, want) {
+			t.Errorf("the analytics page lacks %q:\n%s", want, an.body)
+		}
+	}
+	csvPage := b.do("GET", "/dash/analytics.csv?from=2026-12-01&to=2026-12-01", nil)
+	if csvPage.status != 200 || !strings.Contains(csvPage.body, "slots_filled,1\n") || !strings.HasPrefix(csvPage.header.Get("Content-Type"), "text/csv") {
+		t.Errorf("csv: %d %s\n%s", csvPage.status, csvPage.header.Get("Content-Type"), csvPage.body)
+	}
+	if bad := b.do("GET", "/dash/analytics?from=2026-12-05&to=2026-12-01", nil); bad.status != 400 || !strings.Contains(bad.body, "Choose a range") {
+		t.Errorf("a backwards range: %d", bad.status)
+	}
 }

@@ -88,6 +88,8 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/businesses/{bid}/slots:release", s.biz(s.bulkRelease)},
 		{"GET", "/v1/jobs/{id}", s.key(s.getJob)},
 		{"GET", "/v1/businesses/{bid}/analytics", s.biz(s.analytics)},
+		{"GET", "/v1/businesses/{bid}/summaries", s.biz(s.summaries)},
+		{"GET", "/v1/businesses/{bid}/summaries/{month}", s.biz(s.summary)},
 
 		// "waitlist:join" is a whole literal segment: ServeMux matches it as is.
 		{"POST", "/v1/businesses/{bid}/waitlist:join", s.biz(s.join)},

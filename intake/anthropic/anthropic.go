@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -69,4 +70,28 @@ func (p *Parser) Propose(ctx context.Context, in parse.Input, b parse.Business) 
 		return r.Proposal(b), nil
 	}
 	return parse.Proposal{}, errors.New("anthropic: the model did not propose a row")
+}
+
+// Narrate asks the model for a short paragraph (the monthly summary's
+// narrative) from a system prompt and the facts it may use; its text
+// blocks, joined, are the answer. The caller checks it (package insight).
+func (p *Parser) Narrate(ctx context.Context, system, facts string) (string, error) {
+	msg, err := p.client.Messages.New(ctx, sdk.MessageNewParams{
+		Model: sdk.Model(p.model), MaxTokens: 400,
+		System:   []sdk.TextBlockParam{{Text: system}},
+		Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(facts))},
+	})
+	if err != nil {
+		return "", fmt.Errorf("anthropic: %w", err)
+	}
+	var out []string
+	for _, c := range msg.Content {
+		if c.Type == "text" {
+			out = append(out, c.Text)
+		}
+	}
+	if len(out) == 0 {
+		return "", errors.New("anthropic: the model wrote no text")
+	}
+	return strings.Join(out, "\n"), nil
 }

@@ -8,7 +8,8 @@ import (
 // CopyTables lists the tables that hold a business's history, parents
 // first, as `nextup copy` moves them.
 var CopyTables = []string{"businesses", "slots", "entries", "offers", "bookings", "handbacks", "audit_events", "messages", "timers", "suppressions",
-	"staff", "sessions", "password_resets", "proposals", "sheet_versions", "payments", "guests", "jobs"}
+	"staff", "sessions", "password_resets", "proposals", "sheet_versions", "payments", "guests", "jobs",
+	"summaries"}
 
 // ExportBusiness streams every row of one business, table by table in
 // CopyTables order and each table in insertion order, to emit with the

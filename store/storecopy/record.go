@@ -35,6 +35,7 @@ var kinds = map[string]struct {
 	"payments":        {sqlstore.PaymentCols, scan(sqlstore.ScanPayment)},
 	"guests":          {sqlstore.GuestCols, scan(sqlstore.ScanGuest)},
 	"jobs":            {sqlstore.JobCols, scan(sqlstore.ScanJob)},
+	"summaries":       {sqlstore.SummaryCols, scan(sqlstore.ScanSummary)},
 }
 
 func scan[T any](f func(sqlstore.Scanner) (T, error)) func(sqlstore.Scanner) (any, error) {

@@ -45,8 +45,8 @@ type Destination interface {
 // nextup.Booking, nextup.HandBack, nextup.AuditEvent, nextup.Message,
 // nextup.Timer, nextup.Suppression, nextup.Staff, nextup.Session,
 // nextup.PasswordReset, nextup.Proposal, nextup.SheetVersion,
-// nextup.Payment, nextup.Guest or nextup.Job, as values — read with the SQL stores'
-// own scanners.
+// nextup.Payment, nextup.Guest, nextup.Job or nextup.Summary, as values —
+// read with the SQL stores' own scanners.
 // Records come in the order of the rows: each business first, then its
 // history table by table, parents first, each table in insertion order.
 // Its lists may lag its writes for a moment (DynamoDB's indexes are
@@ -64,7 +64,7 @@ type RecordDestination interface {
 // Check compares one kind of record of one business in the two stores.
 type Check struct {
 	Business string
-	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals, sheet_versions, payments, guests, jobs
+	Kind     string // business, slots, offers, bookings, entries, handbacks, audit, messages, timers, staff, proposals, sheet_versions, payments, guests, jobs, summaries
 	From, To Digest
 }
 
@@ -312,6 +312,10 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		if err != nil {
 			return err
 		}
+		summaries, err := tx.SummaryList(ctx, bid, 0)
+		if err != nil {
+			return err
+		}
 		for _, kv := range []struct {
 			kind string
 			n    int
@@ -320,7 +324,8 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 			{"entries", len(entries), entries}, {"handbacks", len(hbs), hbs}, {"audit", len(audit), audit},
 			{"messages", len(msgs), msgs}, {"timers", len(timers), timers}, {"staff", len(staff), staff},
 			{"proposals", len(proposals), proposals}, {"sheet_versions", len(versions), versions},
-			{"payments", len(payments), payments}, {"guests", len(guests), guests}, {"jobs", len(jobs), jobs}, {"places", len(places), places}} {
+			{"payments", len(payments), payments}, {"guests", len(guests), guests}, {"jobs", len(jobs), jobs},
+			{"summaries", len(summaries), summaries}, {"places", len(places), places}} {
 			if err := add(kv.kind, kv.n, kv.v); err != nil {
 				return err
 			}

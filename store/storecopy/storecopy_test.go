@@ -1,6 +1,7 @@
 package storecopy_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -212,6 +213,88 @@ func TestCopyGuests(t *testing.T) {
 		}
 		if got, err = tx.GuestListBySlot(ctx, "biz_b_ev"); err != nil || len(got) != 0 {
 			t.Errorf("biz_b's guests in the copy: %v, %v; want none: biz_b was not copied", got, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCopySummaries copies a business's monthly summaries, sent and not,
+// their figures byte for byte, and verifies them as a kind of their own;
+// another business's summaries stay behind.
+func TestCopySummaries(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	schema := pgtest.NewSchema(t, 4)
+	src, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "nextup.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := postgres.Open(ctx, schema.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if err := dst.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	now := time.Date(2031, 3, 10, 9, 0, 0, 123456000, time.UTC)
+	sent := now.Add(time.Minute)
+	summaries := map[string][]nextup.Summary{}
+	if err := src.InTx(ctx, func(tx nextup.Tx) error {
+		for _, bid := range []string{"biz_a", "biz_b"} {
+			if err := tx.BusinessCreate(ctx, nextup.Business{ID: bid, Name: bid, Timezone: "UTC", Rules: nextup.DefaultRules(),
+				CreatedAt: now}); err != nil {
+				return err
+			}
+			for i, month := range []string{"2031-02", "2031-01"} {
+				s := nextup.Summary{BusinessID: bid, Month: month, Figures: []byte(`{"freed": 12,"filled":9}`),
+					Narrative: "Nine of twelve filled.", NarrativeBy: "template", CreatedAt: now}
+				if i == 0 {
+					s.NarrativeBy, s.SentAt, s.MessageID = "model", &sent, "msg_"+bid
+				}
+				if err := tx.SummaryCreate(ctx, s); err != nil {
+					return err
+				}
+				summaries[bid] = append(summaries[bid], s)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := storecopy.Copy(ctx, src, dst, []string{"biz_a"})
+	if err != nil {
+		t.Fatalf("Copy: %v\n%+v", err, rep.Checks)
+	}
+	checked := false
+	for _, c := range rep.Checks {
+		if c.Kind == "summaries" {
+			checked = true
+			if c.From.N != 2 || !c.OK() {
+				t.Errorf("summaries check: %+v, want 2 summaries, verified", c)
+			}
+		}
+	}
+	if !checked {
+		t.Errorf("no summaries check in %+v", rep.Checks)
+	}
+	if err := dst.Read(ctx, func(tx nextup.Tx) error {
+		got, err := tx.SummaryList(ctx, "biz_a", 0)
+		if err != nil {
+			return err
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(summaries["biz_a"])
+		if string(g) != string(w) {
+			t.Errorf("biz_a's summaries in the copy:\n got %s\nwant %s", g, w)
+		}
+		if got, err = tx.SummaryList(ctx, "biz_b", 0); err != nil || len(got) != 0 {
+			t.Errorf("biz_b's summaries in the copy: %v, %v; want none: biz_b was not copied", got, err)
 		}
 		return nil
 	}); err != nil {

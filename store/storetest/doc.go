@@ -70,6 +70,9 @@
 //     booking's check-in; checkout sessions by session and by offer,
 //     newest first, one per provider session (ErrConflict), moved between
 //     states conditionally, keeping the payment intent once recorded.
+//   - Monthly summaries: one per business and month (ErrConflict for a
+//     second, which changes nothing), their figures kept byte for byte,
+//     listed newest month first.
 //   - The claim as one conditional write, claims racing each other and the
 //     expiry, concurrent releases and holds of one slot, row locks taken
 //     by SlotGet and EntryGet inside InTx, timer and message leases under

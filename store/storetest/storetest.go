@@ -215,6 +215,10 @@ var groups = []group{
 		{"RoundTrip", testJobRoundTrip},
 		{"Advance", testJobAdvance},
 	}},
+	{"Summary", []test{
+		{"RoundTrip", testSummaryRoundTrip},
+		{"List", testSummaryList},
+	}},
 	{"Session", []test{
 		{"RoundTrip", testSessionRoundTrip},
 		{"Delete", testSessionDelete},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
@@ -79,6 +80,9 @@ func (s *Businesses) CreateBusiness(ctx context.Context, p CreateBusinessParams)
 		w.KeepBusiness(bi)
 		if err := w.Audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorStaff, SubjectType: nextup.SubjectBusiness,
 			SubjectID: b.ID, To: "created", Detail: map[string]any{"name": b.Name, "timezone": b.Timezone}}); err != nil {
+			return err
+		}
+		if err := w.Schedule(ctx, insight.SummaryTimer(b, w.Now)); err != nil {
 			return err
 		}
 		return w.Schedule(ctx, nextup.Timer{BusinessID: b.ID, Kind: nextup.TimerHousekeeping, SubjectID: b.ID,
@@ -358,6 +362,11 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 		return err
 	}
 	if _, err := w.Tx.SessionPurge(ctx, w.Now); err != nil {
+		return err
+	}
+	// The monthly summary's timer, for a business made before there were
+	// summaries (keyed by its month: scheduling it again changes nothing).
+	if err := w.Schedule(ctx, insight.SummaryTimer(bi.Business, w.Now)); err != nil {
 		return err
 	}
 	next := nextLocal(w.Now.Add(time.Minute), housekeepingAt, bi.Loc)

@@ -95,6 +95,23 @@ type Figures struct {
 	// business's timezone.
 	CancellationsByWeekday [7]int  `json:"cancellations_by_weekday"`
 	CancellationsByHour    [24]int `json:"cancellations_by_hour"`
+
+	// The slots' figures by the slot's service, staff member, and the
+	// weekday it starts on (in the business's timezone: "Monday", …),
+	// each sorted by name (weekdays Monday first).
+	ByService []Group `json:"by_service"`
+	ByStaff   []Group `json:"by_staff"`
+	ByWeekday []Group `json:"by_weekday"`
+}
+
+// Group is the slots' figures of one service, staff member or weekday.
+type Group struct {
+	Name                  string  `json:"name"`
+	SlotsFreed            int     `json:"slots_freed"`
+	SlotsFilled           int     `json:"slots_filled"`
+	FillRate              float64 `json:"fill_rate"`
+	SeatsClaimed          int     `json:"seats_claimed"`
+	RevenueRecoveredCents int64   `json:"revenue_recovered_cents"`
 }
 
 // PlaceFigure is how offers made to people at some places in line went.
@@ -232,6 +249,30 @@ func Compute(in Input, from, to time.Time) (Figures, error) {
 		return prices[strings.ToLower(sl.Service)]
 	}
 
+	groups := [3]map[string]*Group{{}, {}, {}} // by service, staff, weekday
+	groupsOf := func(slotID string) []*Group {
+		sl, ok := in.Slots[slotID]
+		if !ok || sl.ID == "" {
+			return nil
+		}
+		names := [3]string{sl.Service, sl.Staff, sl.StartsAt.In(loc).Weekday().String()}
+		if sl.Kind == nextup.KindEvent {
+			names[0] = "Events"
+		}
+		var out []*Group
+		for i, n := range names {
+			if n == "" {
+				continue
+			}
+			g := groups[i][n]
+			if g == nil {
+				g = &Group{Name: n}
+				groups[i][n] = g
+			}
+			out = append(out, g)
+		}
+		return out
+	}
 	open := map[string][]*release{} // slot → its releases not yet filled, oldest first
 	var fills []time.Duration
 	type made struct{ band int }
@@ -247,6 +288,9 @@ func Compute(in Input, from, to time.Time) (Figures, error) {
 				f.SlotsFreed++
 				f.SeatsFreed += seats
 				f.FreedBy[reason]++
+				for _, g := range groupsOf(r.SlotID) {
+					g.SlotsFreed++
+				}
 				if reason == FreedCancellation {
 					lt := r.At.In(loc)
 					f.CancellationsByWeekday[lt.Weekday()]++
@@ -310,6 +354,9 @@ func Compute(in Input, from, to time.Time) (Figures, error) {
 							rel.counted = true
 							f.SlotsFilled++
 							fills = append(fills, r.At.Sub(rel.at))
+							for _, g := range groupsOf(r.SlotID) {
+								g.SlotsFilled++
+							}
 						}
 					}
 					open[r.SlotID] = slices.DeleteFunc(open[r.SlotID], func(rel *release) bool { return rel.left == 0 })
@@ -321,6 +368,10 @@ func Compute(in Input, from, to time.Time) (Figures, error) {
 				if r.Reason == "claim" {
 					f.SeatsClaimed += seats
 					f.RevenueRecoveredCents += int64(seats) * priceOf(r.SlotID)
+					for _, g := range groupsOf(r.SlotID) {
+						g.SeatsClaimed += seats
+						g.RevenueRecoveredCents += int64(seats) * priceOf(r.SlotID)
+					}
 				}
 			case r.From != r.To && r.To == string(nextup.BookingNoShow) && span:
 				f.NoShows++
@@ -345,6 +396,26 @@ func Compute(in Input, from, to time.Time) (Figures, error) {
 		bands[i].Rate = ratio(bands[i].Claimed, bands[i].Offers)
 	}
 	f.AcceptanceByPlace = bands
+	for i, dst := range []*[]Group{&f.ByService, &f.ByStaff, &f.ByWeekday} {
+		*dst = []Group{}
+		for _, g := range groups[i] {
+			g.FillRate = ratio(g.SlotsFilled, g.SlotsFreed)
+			*dst = append(*dst, *g)
+		}
+		if i == 2 {
+			order := func(n string) int {
+				for d := range 7 {
+					if time.Weekday((d+1)%7).String() == n {
+						return d
+					}
+				}
+				return 7
+			}
+			sort.Slice(*dst, func(a, b int) bool { return order((*dst)[a].Name) < order((*dst)[b].Name) })
+		} else {
+			sort.Slice(*dst, func(a, b int) bool { return (*dst)[a].Name < (*dst)[b].Name })
+		}
+	}
 	f.FillRate = ratio(f.SlotsFilled, f.SlotsFreed)
 	f.NoShowRate = ratio(f.NoShows, f.Bookings)
 	f.TimeToFillP50Seconds, f.TimeToFillP90Seconds = quantile(fills, 0.5), quantile(fills, 0.9)

@@ -324,3 +324,88 @@ func niceCeil(x float64) float64 {
 		}
 	}
 }
+
+// Count is one bar of Counts: how many of something, say the
+// cancellations on Mondays.
+type Count struct {
+	Label string
+	Value int
+}
+
+// MaxCountBars is how many bars Counts draws (a day's hours fit).
+const MaxCountBars = 24
+
+// Counts draws a vertical bar chart of counts, one bar per item in order,
+// on a scale from 0 to the largest rounded up (1, 2, 5, 10, …), each bar
+// labelled below and its count above it. Only the first MaxCountBars bars
+// are drawn; the chart says how many more there were. Negative values
+// count as zero.
+func Counts(title string, bars []Count) template.HTML {
+	shown := bars
+	if len(shown) > MaxCountBars {
+		shown = shown[:MaxCountBars]
+	}
+	more := len(bars) - len(shown)
+	top := 0
+	for _, b := range shown {
+		top = max(top, nonneg(b.Value))
+	}
+
+	var sum strings.Builder
+	if t := clean(title); t != "" {
+		sum.WriteString(t + ": ")
+	}
+	if len(shown) == 0 {
+		sum.WriteString("no data")
+	}
+	for i, b := range shown {
+		if i > 0 {
+			sum.WriteString("; ")
+		}
+		if l := clean(b.Label); l != "" {
+			sum.WriteString(l + " ")
+		}
+		sum.WriteString(strconv.Itoa(nonneg(b.Value)))
+	}
+	if more > 0 {
+		sum.WriteString("; " + strconv.Itoa(more) + " more not shown")
+	}
+	sum.WriteString(".")
+
+	const top0, plotH = 40.0, 120.0
+	const base = top0 + plotH
+	w := float64(Width)
+	if n := float64(len(shown)) * 20; n > w {
+		w = n
+	}
+	h := base + 24
+	if more > 0 {
+		h = base + 44
+	}
+	scale := niceCeil(math.Max(float64(top), 1))
+
+	var s svg
+	s.open(w, h, clean(title), sum.String())
+	s.text("chart-title", 0, 18, 15, "start", colInk, true, trunc(clean(title), 48))
+	if len(shown) == 0 || top == 0 {
+		s.text("no-data", w/2, top0+plotH/2, 13, "middle", colMuted, false, map[bool]string{true: "No data", false: "None"}[len(shown) == 0])
+	}
+	slot := w / math.Max(1, float64(len(shown)))
+	bw := math.Min(40, slot*0.7)
+	labelRunes := max(int(slot/7), 2)
+	for i, b := range shown {
+		v := nonneg(b.Value)
+		cx := float64(i)*slot + slot/2
+		bh := plotH * float64(v) / scale
+		if v > 0 {
+			s.rect("bar", cx-bw/2, base-bh, bw, bh, colBlue)
+			s.text("count", cx, base-bh-5, 11, "middle", colInk, true, compact(v))
+		}
+		s.text("bar-label", cx, base+16, 11, "middle", colInk, false, trunc(clean(b.Label), labelRunes))
+	}
+	s.line("axis", 0, base, w, base, colMuted, 1)
+	if more > 0 {
+		s.text("more", 0, base+38, 12, "start", colMuted, false, strconv.Itoa(more)+" more not shown")
+	}
+	return template.HTML(s.close())
+}

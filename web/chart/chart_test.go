@@ -493,3 +493,45 @@ func FuzzCharts(f *testing.F) {
 		}
 	})
 }
+
+func TestCountsProportional(t *testing.T) {
+	t.Parallel()
+	nodes := parse(t, Counts("Cancellations by weekday", []Count{{"Mon", 4}, {"Tue", 0}, {"Wed", 7}, {"Thu", -2}, {"Fri", 10}}))
+	bars := find(nodes, "rect", "bar")
+	if len(bars) != 3 { // Tue and Thu (negative: none) have no bar
+		t.Fatalf("%d bars, want 3", len(bars))
+	}
+	// The scale is 0 to 10: Fri's bar is the plot's height, Mon's 0.4 of it.
+	full := f(t, bars[2], "height")
+	for i, want := range []float64{0.4, 0.7, 1} {
+		if got := f(t, bars[i], "height"); !near(got, want*full) {
+			t.Errorf("bar %d height %v, want %v", i, got, want*full)
+		}
+		if !near(f(t, bars[i], "y")+f(t, bars[i], "height"), f(t, bars[2], "y")+full) {
+			t.Errorf("bar %d does not stand on the base line", i)
+		}
+	}
+	if got, want := strings.Join(texts(nodes, "count"), "|"), "4|7|10"; got != want {
+		t.Errorf("counts %q, want %q", got, want)
+	}
+	if got, want := strings.Join(texts(nodes, "bar-label"), "|"), "Mon|Tue|Wed|Thu|Fri"; got != want {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+	if label := nodes[0].attr["aria-label"]; label != "Cancellations by weekday: Mon 4; Tue 0; Wed 7; Thu 0; Fri 10." {
+		t.Errorf("aria-label %q", label)
+	}
+	// Every text is at least 11 px, readable at phone width.
+	for _, n := range nodes {
+		if n.name == "text" && f(t, n, "font-size") < 11 {
+			t.Errorf("text %q at %s px", n.text, n.attr["font-size"])
+		}
+	}
+	none := parse(t, Counts("Nothing", []Count{{"Mon", 0}}))
+	if len(find(none, "rect", "bar")) != 0 || one(t, none, "text", "no-data").text != "None" {
+		t.Errorf("a chart of zeros draws bars or no note")
+	}
+	many := make([]Count, 30)
+	if got := one(t, parse(t, Counts("Many", many)), "text", "more").text; got != "6 more not shown" {
+		t.Errorf("note %q", got)
+	}
+}

@@ -50,6 +50,8 @@
 //	reset, proposal,     pwreset#…,        marker staffemail#EMAIL, propsrc#…; ttl on
 //	sheet version        prop#ID, shv#ID   sessions and resets
 //	job                  job#ID            gsi2 jobbiz#BID by creation (newest first)        job.go
+//	monthly summary      sum#BID#MONTH     gsi2 sumbiz#BID by month (newest first); the key  summary.go
+//	                                       keeps one per business and month
 //
 // # Markers
 //
@@ -170,7 +172,7 @@
 //
 //	use case                          read units  write units  calls
 //	join                                       9           23      7
-//	release → offer                           19           63     14
+//	release → offer                         20.5           63     15
 //	claim                                     14           66     18
 //	expiry → roll on / hand back              47           98     43
 //

@@ -28,9 +28,10 @@ import (
 // nextup.Slot, nextup.Entry, nextup.Offer, nextup.Booking, nextup.Payment,
 // nextup.HandBack, nextup.AuditEvent, nextup.Message, nextup.Timer,
 // nextup.Suppression, nextup.Staff, nextup.Session, nextup.PasswordReset,
-// nextup.Proposal, nextup.SheetVersion or nextup.Guest, as values; a
-// business's records after the business) as the items the store writes
-// for it, ids kept (store/storecopy.RecordDestination).
+// nextup.Proposal, nextup.SheetVersion, nextup.Guest, nextup.Job or
+// nextup.Summary, as values; a business's records after the business) as
+// the items the store writes for it, ids kept
+// (store/storecopy.RecordDestination).
 //
 // DynamoDB has no transaction as large as a business's history: items are
 // created with conditional puts (attribute_not_exists) in
@@ -210,6 +211,9 @@ func (im *importer) items(ctx context.Context, rec any) ([]pkItem, error) {
 	case nextup.Job:
 		it, berr := jobItem(r)
 		one(jobPK(r.ID), it, berr)
+	case nextup.Summary:
+		it, berr := sumItem(r)
+		one(sumPK(r.BusinessID, r.Month), it, berr)
 	default:
 		return nil, fmt.Errorf("no item for a %T", rec)
 	}

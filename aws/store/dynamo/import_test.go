@@ -57,6 +57,8 @@ func history(bid, email string, n int64) []any {
 			Excerpt: "a cut?", Fields: nextup.ProposalFields{Name: "Ann", Service: "cut"}, Confidence: map[string]float64{"name": 0.8},
 			Problems: []string{}, State: nextup.ProposalOpen, ActionHash: nextup.HashToken("act-" + bid), ActionExpiresAt: t0.Add(time.Hour), CreatedAt: at},
 		nextup.SheetVersion{ID: bid + "_shv", BusinessID: bid, Source: "sheet", FetchedAt: at, Hash: "abc", Rows: 3, Imported: 3},
+		nextup.Summary{BusinessID: bid, Month: "2031-02", Figures: []byte(`{"freed":4}`), Narrative: "Four freed.",
+			NarrativeBy: "template", CreatedAt: at, SentAt: &done, MessageID: bid + "_msg1"},
 	)
 	return recs
 }
@@ -187,6 +189,17 @@ func TestImportRecords(t *testing.T) {
 					return err
 				}
 				same(t, "sheet versions", got, []nextup.SheetVersion{r})
+			case nextup.Summary:
+				got, err := tx.SummaryGet(ctx, r.BusinessID, r.Month)
+				if err != nil {
+					return err
+				}
+				same(t, "summary", got, r)
+				list, err := tx.SummaryList(ctx, r.BusinessID, 0)
+				if err != nil {
+					return err
+				}
+				same(t, "summaries", list, []nextup.Summary{r})
 			}
 		}
 		got, err := tx.SlotList(ctx, nextup.SlotFilter{BusinessID: b.ID})

@@ -91,7 +91,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.GoogleCredentialsFile, "google-credentials-file", "", "sheet mirror: a Google service account's JSON key, to read sheets shared with it")
 	fs.StringVar(&c.GoogleAPIKey, "google-api-key", "", "sheet mirror: a Google API key, to read sheets anyone with the link can view")
 	fs.StringVar(&c.SheetsEndpoint, "sheets-endpoint", "", "sheet mirror: another base URL for the Sheets API (a local fake)")
-	anthropicKeyFile := fs.String("anthropic-api-key-file", "", "inbox lane: read forwarded requests with Anthropic's Messages API (key in this file; off by default, the deterministic parser is the fallback)")
+	anthropicKeyFile := fs.String("anthropic-api-key-file", "", "inbox lane and the monthly summary's narrative: read forwarded requests and write the narrative with Anthropic's Messages API (key in this file; off by default, the deterministic parser and the narrative's template are the fallback)")
 	fs.StringVar(&c.AnthropicKey, "anthropic-api-key", "", "inbox lane: as --anthropic-api-key-file, the key itself (prefer the file or the env)")
 	fs.StringVar(&c.AnthropicModel, "anthropic-model", "", "inbox lane: the model (default "+anthropic.DefaultModel+")")
 	fs.StringVar(&c.AnthropicBaseURL, "anthropic-base-url", "", "inbox lane: another base URL for the Messages API (a proxy, a local fake)")
@@ -222,7 +222,8 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		return err
 	}
 	if c.AnthropicKey != "" {
-		svc.MailParser = anthropic.New(c.AnthropicKey, c.AnthropicBaseURL, c.AnthropicModel)
+		m := anthropic.New(c.AnthropicKey, c.AnthropicBaseURL, c.AnthropicModel)
+		svc.MailParser, svc.Narrator = m, m // the monthly summary's narrative is checked against its figures
 	}
 	for _, mk := range registeredMailParsers() { // parsers another build registered (aws/cmd/nextup-aws: Bedrock)
 		p, err := mk(ctx)

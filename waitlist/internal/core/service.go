@@ -37,6 +37,10 @@ type Config struct {
 	// MailParser, when set, reads forwarded booking requests instead of
 	// the deterministic parser (which stays the fallback).
 	MailParser MailParser
+	// Narrator, when set, rewrites the monthly summary's narrative from
+	// its figures (a model); the text is checked against the figures
+	// and the template's is sent when it fails (package insight).
+	Narrator Narrator
 	// PasswordCost is the bcrypt cost of staff passwords; 0 means
 	// bcrypt.DefaultCost (tests lower it).
 	PasswordCost int
@@ -56,6 +60,12 @@ type Config struct {
 	// TxWrites is the most items one transaction of the store may write
 	// (nextup.Bounded; waitlist.New asks the store), or 0 for no bound.
 	TxWrites int
+}
+
+// Narrator writes a short paragraph from a system prompt and the facts
+// it may use (the monthly summary's narrative).
+type Narrator interface {
+	Narrate(ctx context.Context, system, facts string) (string, error)
 }
 
 // MailParser reads a booking request into a proposed row: the

@@ -1,0 +1,17 @@
+-- 0013: monthly summaries. When a business's month ends, its figures are
+-- computed once and kept as they were (figures, the JSON of the report,
+-- stored as text and never parsed here), with the narrative that went
+-- with them and when it was emailed. One per business and month: the
+-- primary key refuses a second, and it lists a business's months newest
+-- first ("2026-11" sorts as months do).
+CREATE TABLE summaries (
+    business_id  text    NOT NULL REFERENCES businesses (id),
+    month        text    NOT NULL,
+    figures      text    NOT NULL,
+    narrative    text    NOT NULL,
+    narrative_by text    NOT NULL,
+    created_at   bigint  NOT NULL,
+    sent_at      bigint,
+    message_id   text    NOT NULL,
+    PRIMARY KEY (business_id, month)
+);

@@ -1,6 +1,7 @@
 package waitlist_test
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -235,5 +236,47 @@ func TestFiguresOfASimulatedMonth(t *testing.T) {
 		}
 		t.Logf("seed %d: %d freed, %d filled, %d offers (%d claimed, %d declined, %d lapsed), %d no-shows, %d hand-backs",
 			seed, m.freed, m.filled, m.offers, m.claimed, m.declined, m.lapsed, m.noShows, m.handBacks)
+	}
+}
+
+// TestStaffEditAuditsBeforeAndAfter: a staff edit of an entry records,
+// on its audit row, each field it changed with its value before and
+// after, and nothing for the fields it left alone.
+func TestStaffEditAuditsBeforeAndAfter(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ann := b.join(t, "Ann", waitlist.JoinParams{PartySize: 2, Staff: "Ana"})
+	yes, three, staff := true, 3, "Ana"
+	latest := b.at(5, 0, 0)
+	if _, _, err := b.svc.UpdateEntry(b.ctx, b.biz.ID, ann.ID, waitlist.EntryPatch{Priority: &yes, PartySize: &three, Staff: &staff, Latest: &latest}); err != nil {
+		t.Fatal(err)
+	}
+	var rows []nextup.AuditEvent
+	if err := b.store.Read(b.ctx, func(tx nextup.Tx) error {
+		var err error
+		rows, err = tx.AuditList(b.ctx, nextup.AuditFilter{BusinessID: b.biz.ID, SubjectType: nextup.SubjectEntry, SubjectID: ann.ID})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	last := rows[len(rows)-1]
+	if last.Reason != "updated" || last.Actor != nextup.ActorStaff {
+		t.Fatalf("last row %+v", last)
+	}
+	ch, _ := last.Detail["changes"].(map[string]any)
+	want := map[string]any{
+		"priority":   map[string]any{"from": false, "to": true},
+		"party_size": map[string]any{"from": 2.0, "to": 3.0},
+		"latest":     map[string]any{"from": "", "to": "2026-12-06T00:00:00Z"},
+	}
+	if len(ch) != len(want) {
+		t.Errorf("changes %v, want exactly %v (staff was set to what it was)", ch, want)
+	}
+	for k, v := range want {
+		got, _ := json.Marshal(ch[k])
+		exp, _ := json.Marshal(v)
+		if string(got) != string(exp) {
+			t.Errorf("changes[%s] = %s, want %s", k, got, exp)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package entries
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
+	"reflect"
 	"strings"
 	"time"
 
@@ -285,6 +287,7 @@ func (w *work) updateEntry(ctx context.Context, e nextup.Entry, p EntryPatch, de
 		return e, nextup.Errorf(nextup.ErrConflict, nextup.CodeEntryHasLiveOffer,
 			"this entry holds a live offer; answer or withdraw it before changing the criteria")
 	}
+	before := e
 	if p.Priority != nil {
 		e.Priority = *p.Priority
 	}
@@ -326,6 +329,12 @@ func (w *work) updateEntry(ctx context.Context, e nextup.Entry, p EntryPatch, de
 	e.UpdatedAt = w.Now
 	if err := w.Tx.EntryUpdate(ctx, e); err != nil {
 		return e, fmt.Errorf("update entry %s: %w", e.ID, err)
+	}
+	if ch := entryChanges(before, e); len(ch) > 0 {
+		if detail == nil {
+			detail = map[string]any{}
+		}
+		detail["changes"] = ch
 	}
 	bi, err := w.Business(ctx, e.BusinessID)
 	if err != nil {
@@ -537,4 +546,40 @@ func UpdateEntryIn(ctx context.Context, w *core.Work, e nextup.Entry, p EntryPat
 // registration that is waiting or holds an offer is cancelled so.
 func LeaveIn(ctx context.Context, w *core.Work, e nextup.Entry, out *nextup.Entry, moves *[]nextup.Move) error {
 	return wrap(w).leave(ctx, e, out, moves)
+}
+
+// entryChanges is what an edit changed, field by field, for its audit
+// row: {"party_size": {"from": 2, "to": 3}, …}, with times in RFC 3339
+// ("" for none) and availability as its JSON.
+func entryChanges(a, b nextup.Entry) map[string]any {
+	out := map[string]any{}
+	add := func(field string, from, to any) {
+		if !reflect.DeepEqual(from, to) {
+			out[field] = map[string]any{"from": from, "to": to}
+		}
+	}
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Format(time.RFC3339)
+	}
+	avail := func(av []nextup.Availability) string {
+		if len(av) == 0 {
+			return ""
+		}
+		raw, _ := json.Marshal(av)
+		return string(raw)
+	}
+	add("priority", a.Priority, b.Priority)
+	add("earliest", at(a.Earliest), at(b.Earliest))
+	add("latest", at(a.Latest), at(b.Latest))
+	add("staff", a.Staff, b.Staff)
+	add("party_size", a.PartySize, b.PartySize)
+	add("availability", avail(a.Availability), avail(b.Availability))
+	add("name", a.Name, b.Name)
+	add("email", a.Email, b.Email)
+	add("phone", a.Phone, b.Phone)
+	add("channel", string(a.Channel), string(b.Channel))
+	return out
 }

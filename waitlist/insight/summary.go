@@ -119,12 +119,8 @@ func (s *Insight) Report(ctx context.Context, businessID, month string) (Report,
 // queued and the next summary's timer. A month summed up already (another
 // instance, a timer fired twice) is left as it is.
 func (s *Insight) SendSummary(ctx context.Context, t nextup.Timer) error {
-	var b nextup.Business
-	if err := s.Read(ctx, func(tx nextup.Tx) error {
-		var err error
-		b, err = tx.BusinessGet(ctx, t.BusinessID)
-		return err
-	}); err != nil {
+	b, err := s.GetBusiness(ctx, t.BusinessID)
+	if err != nil {
 		return fmt.Errorf("summary of business %s: %w", t.BusinessID, err)
 	}
 	loc, err := b.Location()
@@ -133,22 +129,53 @@ func (s *Insight) SendSummary(ctx context.Context, t nextup.Timer) error {
 	}
 	at := t.DueAt.In(loc)
 	month := time.Date(at.Year(), at.Month()-1, 1, 0, 0, 0, 0, loc).Format("2006-01")
+	_, err = s.summarize(ctx, b, month, func(w *core.Work) error {
+		if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
+			return fmt.Errorf("finish timer %s: %w", t.Key, err)
+		}
+		return w.Schedule(ctx, SummaryTimer(b, w.Now))
+	})
+	return err
+}
+
+// SummarizeMonth sums up a business's month ("2006-01") now, as its timer
+// would, and returns the summary: stored, and emailed to the owner when
+// the business has an owner email. A month summed up already is
+// ErrConflict. (The demo sums up its seeded month with it.)
+func (s *Insight) SummarizeMonth(ctx context.Context, businessID, month string) (nextup.Summary, error) {
+	b, err := s.GetBusiness(ctx, businessID)
+	if err != nil {
+		return nextup.Summary{}, err
+	}
+	sum, err := s.summarize(ctx, b, month, nil)
+	if err == nil && sum.Month == "" {
+		err = nextup.Errorf(nextup.ErrConflict, nextup.CodeConflict, "%s was summed up already", month)
+	}
+	return sum, err
+}
+
+// summarize computes month's report and narrative outside any
+// transaction, then in one runs first (the timer's part, if any), stores
+// the summary and queues its email. A month summed up already returns no
+// summary and no error.
+func (s *Insight) summarize(ctx context.Context, b nextup.Business, month string, first func(w *core.Work) error) (nextup.Summary, error) {
 	r, err := s.Report(ctx, b.ID, month)
 	if err != nil {
-		return err
+		return nextup.Summary{}, err
 	}
 	text, by := s.Narrate(ctx, b, r)
 	figures, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return nextup.Summary{}, err
 	}
-	return s.Tx(ctx, func(w *core.Work) error {
+	var out nextup.Summary
+	err = s.Tx(ctx, func(w *core.Work) error {
 		w.Actor = nextup.ActorTimer
-		if err := w.Tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, w.Now); err != nil {
-			return fmt.Errorf("finish timer %s: %w", t.Key, err)
-		}
-		if err := w.Schedule(ctx, SummaryTimer(b, w.Now)); err != nil {
-			return err
+		out = nextup.Summary{}
+		if first != nil {
+			if err := first(w); err != nil {
+				return err
+			}
 		}
 		sum := nextup.Summary{BusinessID: b.ID, Month: month, Figures: figures, Narrative: text, NarrativeBy: by, CreatedAt: w.Now}
 		var m nextup.Message
@@ -172,9 +199,11 @@ func (s *Insight) SendSummary(ctx context.Context, t nextup.Timer) error {
 		if err != nil {
 			return err
 		}
+		out = sum
 		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: b.ID,
 			To: "summary_" + month, Reason: "monthly_summary", Detail: map[string]any{"narrative_by": by, "emailed": m.ID != ""}})
 	})
+	return out, err
 }
 
 // Narrate is a report's narrative and who wrote it: the model's text when
@@ -315,10 +344,18 @@ var currencies = map[string]string{"GB": "£", "US": "$", "CA": "$", "AU": "$", 
 // whole, else with its cents.
 func money(b nextup.Business, cents int64) string {
 	sym := currencies[strings.ToUpper(b.Profile.Country)]
-	if cents%100 == 0 {
-		return sym + strconv.FormatInt(cents/100, 10)
+	sign := ""
+	if cents < 0 {
+		sign, cents = "-", -cents
 	}
-	return fmt.Sprintf("%s%d.%02d", sym, cents/100, cents%100)
+	whole := strconv.FormatInt(cents/100, 10)
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	if cents%100 == 0 {
+		return sign + sym + whole
+	}
+	return fmt.Sprintf("%s%s%s.%02d", sign, sym, whole, cents%100)
 }
 
 func monthName(month string) string {

@@ -72,6 +72,11 @@ func TestTemplateNarrative(t *testing.T) {
 	if err := CheckNumbers(text, b, r); err != nil {
 		t.Errorf("the template's own narrative: %v", err)
 	}
+	for cents, want := range map[int64]string{0: "£0", 5: "£0.05", 62000: "£620", 108500: "£1,085", 123456789: "£1,234,567.89"} {
+		if got := money(b, cents); got != want {
+			t.Errorf("money(%d) = %q, want %q", cents, got, want)
+		}
+	}
 	quiet := Narrative(b, Report{Month: "2026-08"})
 	if quiet != "August 2026 was quiet: no slot was freed and nobody joined the waitlist." {
 		t.Errorf("quiet month: %q", quiet)

@@ -28,16 +28,27 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 		st.Close()
 		return err
 	}
-	slug, country := "demo-salon", "GB"
+	slug, country, ownerEmail := "demo-salon", "GB", "owner@demo-salon.test"
 	services := []nextup.Service{{Name: "haircut", Synonyms: []string{"cut", "trim"}, DurationMinutes: 45, PriceCents: 3500},
 		{Name: "colour", DurationMinutes: 90, PriceCents: 8000}, {Name: "yoga", DurationMinutes: 60, PriceCents: 1200}}
 	staff := []string{"Ana", "Ben"}
-	if _, err := svc.UpdateProfile(ctx, biz.ID, waitlist.ProfilePatch{Slug: &slug, Country: &country, Services: &services, Staff: &staff}); err != nil {
+	if _, err := svc.UpdateProfile(ctx, biz.ID, waitlist.ProfilePatch{Slug: &slug, Country: &country, Services: &services, Staff: &staff,
+		OwnerEmail: &ownerEmail}); err != nil {
 		st.Close()
 		return err
 	}
 	loc, _ := biz.Location()
 	now := time.Now().In(loc) // seeding relative to the real day is the point of a demo
+	// Last month, played on a fake clock, and its summary (emailed to the
+	// owner: it is in the outbox too).
+	past, err := seedPastMonth(ctx, st, biz.ID, now, loc)
+	if err == nil {
+		_, err = svc.SummarizeMonth(ctx, biz.ID, past)
+	}
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("seed last month: %w", err)
+	}
 	at := func(day, hour, min int) time.Time {
 		return time.Date(now.Year(), now.Month(), now.Day()+1+day, hour, min, 0, 0, loc) // from tomorrow
 	}
@@ -89,9 +100,12 @@ organiser page is %s/dash/events/%s; cancel a place there or with
    curl -s -X DELETE %s/v1/events/%s/registrations/<id> %s
 and the next person who fits is offered the seats.
 
+Last month has happened too: its summary, as the owner got it by email, is
+on %s/dash/summaries/%s, and any range of days on %s/dash/analytics.
+
 OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
 `, redactDSN(db), base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth,
-		base, supper.ID, base, supper.ID, auth, base, base)
+		base, supper.ID, base, supper.ID, auth, base, past, base, base, base)
 	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -69,9 +70,36 @@ func TestDemoServerProcess(t *testing.T) {
 		}
 	}
 	api := apiClient(t)
-	req, _ := http.NewRequest("POST", release[1]+":release", strings.NewReader(`{"reason":"cancellation"}`))
+	// Last month happened on a fake clock and is summed up.
+	bid := regexp.MustCompile(`business\s+(biz_\S+)`).FindStringSubmatch(text)
+	if bid == nil || !strings.Contains(text, "/dash/summaries/") {
+		t.Fatalf("demo did not print the business and its summary:\n%s", text)
+	}
+	req, _ := http.NewRequest("GET", base+"/v1/businesses/"+bid[1]+"/summaries", nil)
 	req.Header.Set("Authorization", "Bearer "+key[1])
 	res, err := api.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums struct {
+		Summaries []struct {
+			Month   string
+			SentAt  *time.Time `json:"sent_at"`
+			Figures struct {
+				SlotsFreed  int `json:"slots_freed"`
+				SlotsFilled int `json:"slots_filled"`
+			}
+		}
+	}
+	err = json.NewDecoder(res.Body).Decode(&sums)
+	res.Body.Close()
+	if err != nil || len(sums.Summaries) != 1 || sums.Summaries[0].Figures.SlotsFreed < 10 || sums.Summaries[0].Figures.SlotsFilled == 0 ||
+		sums.Summaries[0].SentAt == nil || sums.Summaries[0].Month != time.Now().AddDate(0, 0, -time.Now().Day()).Format("2006-01") {
+		t.Fatalf("last month's summary: %+v %v", sums, err)
+	}
+	req, _ = http.NewRequest("POST", release[1]+":release", strings.NewReader(`{"reason":"cancellation"}`))
+	req.Header.Set("Authorization", "Bearer "+key[1])
+	res, err = api.Do(req)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("release: %v %v", res, err)
 	}

@@ -179,8 +179,8 @@ func TestSchedulesFollowTimers(t *testing.T) {
 	rel := f.json("POST", "/v1/slots/"+sid+":release", key, `{"reason":"cancellation"}`, 200)
 	first := offerOf(t, rel)
 
-	if n := len(s.sched.Schedules()); n != 2 {
-		t.Errorf("%d schedules, want 2: the offer's expiry and the daily housekeeping", n)
+	if n := len(s.sched.Schedules()); n != 3 {
+		t.Errorf("%d schedules, want 3: the offer's expiry, the daily housekeeping and the monthly summary", n)
 	}
 	scheds := s.offerSchedules()
 	if len(scheds) != 1 {

@@ -36,6 +36,7 @@ type insightData struct {
 	ThisLabel, PrevLabel   string
 	Charts                 []template.HTML
 	ByService              []groupRow
+	Places                 []placeRow
 
 	Back, BackLabel string
 }
@@ -45,6 +46,8 @@ type monthRow struct{ Month, Label, Freed, Filled, FillRate, Revenue, Sent strin
 type figureRow struct{ Label, Now, Then string }
 
 type groupRow struct{ Label, Freed, Filled, FillRate, Revenue string }
+
+type placeRow struct{ Places, Offers, Claimed, Rate string }
 
 func (s *Server) insightBase(sc staffCtx, title string) insightData {
 	return insightData{Title: title, Heading: title, Business: sc.Business.Name, Staff: sc.Staff.Email, CSRF: sc.CSRF}
@@ -207,16 +210,18 @@ func fillInsight(d *insightData, b nextup.Business, f insight.Figures, prev *ins
 	}
 	var hours []chart.Count
 	for h, c := range f.CancellationsByHour {
-		hours = append(hours, chart.Count{Label: fmt.Sprint(h), Value: c})
+		label := "" // every third hour is labelled: 24 labels do not fit a phone
+		if h%3 == 0 {
+			label = fmt.Sprint(h)
+		}
+		hours = append(hours, chart.Count{Label: label, Value: c})
 	}
-	var places []chart.Bar
 	for _, pf := range f.AcceptanceByPlace {
-		places = append(places, chart.Bar{Label: pf.Places, Value: pf.Claimed, Of: pf.Offers})
+		d.Places = append(d.Places, placeRow{Places: pf.Places, Offers: n(pf.Offers), Claimed: n(pf.Claimed), Rate: dash(pf.Offers, percent(pf.Rate))})
 	}
 	d.Charts = []template.HTML{
 		chart.Counts("Slots freed, by how", []chart.Count{{Label: "Cancelled", Value: f.FreedBy[insight.FreedCancellation]},
 			{Label: "No-show", Value: f.FreedBy[insight.FreedNoShow]}, {Label: "New opening", Value: f.FreedBy[insight.FreedOpening]}}),
-		chart.Rates("Offers claimed, by place in line", places),
 		chart.Counts("Cancellations by weekday", weekdays),
 		chart.Counts("Cancellations by hour of the day", hours),
 	}

@@ -335,6 +335,11 @@ type Count struct {
 // MaxCountBars is how many bars Counts draws (a day's hours fit).
 const MaxCountBars = 24
 
+// CountsWidth is the viewBox width of Counts: about as wide as a card on a
+// phone (390 px) or in the dashboard's grid of charts, so that its 11 px
+// text is drawn at least about 11 px on either.
+const CountsWidth = 280
+
 // Counts draws a vertical bar chart of counts, one bar per item in order,
 // on a scale from 0 to the largest rounded up (1, 2, 5, 10, …), each bar
 // labelled below and its count above it. Only the first MaxCountBars bars
@@ -374,10 +379,7 @@ func Counts(title string, bars []Count) template.HTML {
 
 	const top0, plotH = 40.0, 120.0
 	const base = top0 + plotH
-	w := float64(Width)
-	if n := float64(len(shown)) * 20; n > w {
-		w = n
-	}
+	w := float64(CountsWidth)
 	h := base + 24
 	if more > 0 {
 		h = base + 44
@@ -386,7 +388,7 @@ func Counts(title string, bars []Count) template.HTML {
 
 	var s svg
 	s.open(w, h, clean(title), sum.String())
-	s.text("chart-title", 0, 18, 15, "start", colInk, true, trunc(clean(title), 48))
+	s.text("chart-title", 0, 18, 15, "start", colInk, true, trunc(clean(title), 34))
 	if len(shown) == 0 || top == 0 {
 		s.text("no-data", w/2, top0+plotH/2, 13, "middle", colMuted, false, map[bool]string{true: "No data", false: "None"}[len(shown) == 0])
 	}

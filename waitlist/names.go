@@ -95,6 +95,9 @@ type (
 	// MailParser reads a booking request into a proposed row: the
 	// model-based adapter (intake/anthropic) when one is configured.
 	MailParser = core.MailParser
+	// Narrator writes the monthly summary's narrative from its figures (a
+	// model; package insight checks its numbers).
+	Narrator = core.Narrator
 	// SheetReader reads the rows of a mirrored sheet (intake/sheet).
 	SheetReader = core.SheetReader
 )

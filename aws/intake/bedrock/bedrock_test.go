@@ -64,3 +64,32 @@ func TestConverse(t *testing.T) {
 		t.Fatalf("proposal %+v", got)
 	}
 }
+
+// Narrate through the official SDK against the local fake: a Converse
+// request with the facts and no tools, its text answer returned.
+func TestNarrate(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body struct {
+			System     []struct{ Text string }
+			ToolConfig *struct{} `json:"toolConfig"`
+			Messages   []struct{ Content []struct{ Text string } }
+		}
+		if err := json.Unmarshal(raw, &body); err != nil || body.ToolConfig != nil || len(body.System) != 1 ||
+			!strings.Contains(body.Messages[0].Content[0].Text, "slots freed: 19") || !strings.HasSuffix(r.URL.Path, "/converse") {
+			t.Errorf("request %s %s (%v)", r.URL.Path, raw, err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"output":{"message":{"role":"assistant","content":[{"text":"You won back 14 of 19 slots."}]}},
+			"stopReason":"end_turn","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"metrics":{"latencyMs":1}}`))
+	}))
+	defer srv.Close()
+	client := bedrockruntime.New(bedrockruntime.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+		Credentials: credentials.NewStaticCredentialsProvider("AKTEST", "secret", "")})
+	p := &bedrock.Parser{Client: client, ModelID: "anthropic.claude-test"}
+	got, err := p.Narrate(context.Background(), "Write a paragraph.", "slots freed: 19\nfilled: 14")
+	if err != nil || got != "You won back 14 of 19 slots." {
+		t.Fatalf("Narrate = %q, %v", got, err)
+	}
+}

@@ -232,6 +232,9 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		}
 		if p != nil {
 			svc.MailParser = p
+			if n, ok := p.(waitlist.Narrator); ok {
+				svc.Narrator = n // the same model writes the summary's narrative
+			}
 		}
 	}
 	svc.Logger = logger

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -278,5 +279,43 @@ func TestStaffEditAuditsBeforeAndAfter(t *testing.T) {
 		if string(got) != string(exp) {
 			t.Errorf("changes[%s] = %s, want %s", k, got, exp)
 		}
+	}
+}
+
+// TestEventFillRate: an event's figures over its story — a confirmed
+// guest cancels, the seat goes to the first on its waitlist, who takes it
+// five minutes later: one seat freed, refilled in five minutes; the
+// event is not counted as a new opening when it is made.
+func TestEventFillRate(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil })
+	ev := guestEvent(t, b, 2, 0)
+	regs := map[string]waitlist.Registration{}
+	for _, name := range []string{"Ann", "Bob", "Cat"} {
+		reg, _, err := b.svc.Register(b.ctx, b.biz.ID, ev.ID, waitlist.RegisterParams{Name: name, Email: strings.ToLower(name) + "@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		regs[name] = reg
+	}
+	b.clock.Advance(time.Hour)
+	_, moves, err := b.svc.CancelRegistration(b.ctx, b.biz.ID, ev.ID, regs["Ann"].Entry.ID, nextup.ActorCustomer)
+	if err != nil || len(moves) != 1 || moves[0].EntryID != regs["Cat"].Entry.ID {
+		t.Fatalf("cancel: %+v %v", moves, err)
+	}
+	b.clock.Advance(5 * time.Minute)
+	if _, err := b.svc.Claim(b.ctx, b.token(t, moves[0].OfferID)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := b.svc.SlotFigures(b.ctx, b.biz.ID, ev.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.SlotsFreed != 1 || f.SeatsFreed != 1 || f.FreedBy[insight.FreedCancellation] != 1 || f.SlotsFilled != 1 ||
+		f.TimeToFillP50Seconds != 300 || f.OffersMade != 1 || f.OffersClaimed != 1 || f.Bookings != 3 {
+		t.Errorf("the event's figures: %+v", f)
+	}
+	if _, err := b.svc.SlotFigures(b.ctx, "biz_other", ev.ID); nextup.ErrorCode(err) != nextup.CodeNotFound {
+		t.Errorf("another business's event: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/web/chart"
 )
 
@@ -36,9 +37,11 @@ type eventsData struct {
 	Counts                                              eventCounts
 	CapacityChart, RatioChart, AcceptChart, NoShowChart template.HTML
 	NoShowRate                                          string
-	Waitlist                                            []eventReg
-	Guests                                              []eventReg
-	History                                             []eventPromotion
+	// FillLine says how freed seats were refilled ("" when none were freed).
+	FillLine string
+	Waitlist []eventReg
+	Guests   []eventReg
+	History  []eventPromotion
 	// The event page's forms (dasheventforms.go): each refused form is
 	// shown again with what was typed and, beside it, why.
 	Settings                eventSettingsForm
@@ -55,6 +58,7 @@ type eventsData struct {
 // eventRow is an event as the organiser reads it.
 type eventRow struct {
 	ID, Title, When, State, StateLabel, Price string
+	Ratio, NoShows                            string // the list's waitlist to seats and no-show rate
 	Capacity, ConfirmedSeats, HeldSeats       int
 	Waitlisted, WaitlistedSeats               int
 	Past                                      bool
@@ -158,13 +162,20 @@ func (s *Server) eventsList(r *http.Request, sc staffCtx) (eventsData, error) {
 	loc, now := bizLoc(sc.Business), s.now()
 	for _, sl := range evs {
 		row := s.eventRowOf(sl, now, loc)
-		_, regs, err := s.Svc.Registrations(ctx, sc.Business.ID, sl.ID, waitlist.RegWaitlisted)
+		st, err := s.Svc.EventStats(ctx, sc.Business.ID, sl.ID)
 		if err != nil {
 			return d, err
 		}
-		for _, reg := range regs {
-			row.Waitlisted++
-			row.WaitlistedSeats += reg.Entry.PartySize
+		row.Waitlisted, row.WaitlistedSeats = st.Waitlisted, st.WaitlistedSeats
+		// Across events, to inform overbooking: the waitlist against the
+		// seats, and the no-shows of those who were expected.
+		row.Ratio = "–"
+		if sl.Capacity > 0 {
+			row.Ratio = strconv.FormatFloat(float64(st.WaitlistedSeats)/float64(sl.Capacity), 'f', 1, 64) + "×"
+		}
+		row.NoShows = "–"
+		if n := st.NoShows + st.CheckedIn; n > 0 {
+			row.NoShows = fmt.Sprintf("%d%% (%d of %d)", st.NoShows*100/n, st.NoShows, n)
 		}
 		d.Events = append(d.Events, row)
 	}
@@ -320,6 +331,20 @@ func (s *Server) eventPage(r *http.Request, sc staffCtx) (eventsData, error) {
 	d.NoShowChart = chart.Rates("No-show rate", []chart.Bar{{Label: "No-shows", Value: c.NoShows, Of: c.NoShows + c.CheckedIn}})
 	if n := c.NoShows + c.CheckedIn; n > 0 {
 		d.NoShowRate = fmt.Sprintf("%d of %d (%d%%)", c.NoShows, n, c.NoShows*100/n)
+	}
+	// How the seats freed since it was made were refilled from the
+	// waitlist, from the event's audit trail.
+	if f, err := s.Svc.SlotFigures(ctx, sc.Business.ID, sl.ID); err == nil && f.SeatsFreed > 0 {
+		times := map[bool]string{true: "once", false: fmt.Sprintf("%d times", f.SlotsFreed)}[f.SlotsFreed == 1]
+		seats := map[bool]string{true: "1 seat", false: fmt.Sprintf("%d seats", f.SeatsFreed)}[f.SeatsFreed == 1]
+		d.FillLine = fmt.Sprintf("Seats were freed %s (%s in all); the waitlist took them up %d of %d times (%s)",
+			times, seats, f.SlotsFilled, f.SlotsFreed, percent(f.FillRate))
+		if f.SlotsFilled > 0 {
+			d.FillLine += fmt.Sprintf(", half within %s", insight.Human(f.TimeToFillP50Seconds))
+		}
+		d.FillLine += "."
+	} else if err != nil {
+		return eventsData{}, err
 	}
 
 	for _, reg := range queue {

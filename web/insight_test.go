@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/waitlist/insight"
 )
 
@@ -186,5 +187,47 @@ func TestDashboardSummariesAndAnalytics(t *testing.T) {
 	}
 	if bad := b.do("GET", "/dash/analytics?from=2026-12-05&to=2026-12-01", nil); bad.status != 400 || !strings.Contains(bad.body, "Choose a range") {
 		t.Errorf("a backwards range: %d", bad.status)
+	}
+}
+
+// TestEventsAcrossAndFillLine: the events list gives each event's
+// waitlist against its seats and its no-show rate, and the event page
+// says how freed seats were refilled.
+func TestEventsAcrossAndFillLine(t *testing.T) {
+	t.Parallel()
+	sb := setupStaff(t)
+	ctx := context.Background()
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Supper club", sb.clock.Now().AddDate(0, 0, 7), sb.clock.Now().AddDate(0, 0, 7).Add(3*time.Hour), 2
+	ev, err := sb.svc.CreateEvent(ctx, sb.bid, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ann string
+	for _, name := range []string{"Ann", "Bob", "Cat", "Dee", "Eve"} {
+		reg, _, err := sb.svc.Register(ctx, sb.bid, ev.ID, waitlist.RegisterParams{Name: name, Email: strings.ToLower(name) + "@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "Ann" {
+			ann = reg.Entry.ID
+		}
+	}
+	_, moves, err := sb.svc.CancelRegistration(ctx, sb.bid, ev.ID, ann, nextup.ActorCustomer)
+	if err != nil || len(moves) != 1 {
+		t.Fatalf("cancel: %+v %v", moves, err)
+	}
+	sb.clock.Advance(2 * time.Minute)
+	sb.must(sb.do("POST", "/v1/claims/"+sb.token(moves[0].OfferID)+":accept", "", ""), 200, nil)
+	b := sb.client()
+	sb.signIn(b, sb.email, sb.pass)
+	list := b.do("GET", "/dash/events", nil)
+	// Two still wait for two seats; nobody was marked yet.
+	if !strings.Contains(list.body, "<td>1.0×</td><td>–</td>") || !strings.Contains(list.body, "Waitlist ÷ seats") {
+		t.Errorf("the events list:\n%s", list.body)
+	}
+	page := b.do("GET", "/dash/events/"+ev.ID, nil)
+	if !strings.Contains(page.body, `id="fill-line">Seats were freed once (1 seat in all); the waitlist took them up 1 of 1 times (100%), half within 2 minutes.`) {
+		t.Errorf("the event page's fill line:\n%s", page.body)
 	}
 }

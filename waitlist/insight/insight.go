@@ -515,3 +515,37 @@ func quantile(ds []time.Duration, q float64) float64 {
 	i := int(math.Ceil(q*float64(len(s)))) - 1
 	return s[max(i, 0)].Seconds()
 }
+
+// SlotFigures are the figures of one slot or event over its whole story:
+// its seats freed, refilled from the waitlist and how fast, its offers and
+// its no-shows (the event page's fill rate and time to fill).
+func (s *Insight) SlotFigures(ctx context.Context, businessID, slotID string) (Figures, error) {
+	var in Input
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		b, err := tx.BusinessGet(ctx, businessID)
+		if err != nil {
+			return core.NotFound("business", businessID, err)
+		}
+		sl, err := tx.SlotGet(ctx, slotID)
+		if err != nil || sl.BusinessID != businessID {
+			return core.NotFound("slot", slotID, err)
+		}
+		in.Business, in.Slots = b, map[string]nextup.Slot{sl.ID: sl}
+		var after int64
+		for {
+			rows, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, SlotID: slotID, AfterID: after, Limit: auditPage})
+			if err != nil {
+				return err
+			}
+			in.Audit = append(in.Audit, rows...)
+			if len(rows) < auditPage {
+				return nil
+			}
+			after = rows[len(rows)-1].ID
+		}
+	})
+	if err != nil {
+		return Figures{}, err
+	}
+	return Compute(in, time.Unix(0, 0), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+}

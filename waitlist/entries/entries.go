@@ -119,7 +119,10 @@ func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinR
 		return JoinResult{}, fmt.Errorf("create entry: %w", err)
 	}
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
-		To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq}}); err != nil {
+		To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq,
+			// Where it joins the line (for the replay of its place, and
+			// the estimated wait of what it asks for).
+			"service": e.Service, "priority": e.Priority, "joined_at": e.JoinedAt.UTC().Format(time.RFC3339Nano), "party_size": e.PartySize}}); err != nil {
 		return JoinResult{}, err
 	}
 	actor := w.Actor

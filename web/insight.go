@@ -35,6 +35,9 @@ func (s *Server) analytics(w http.ResponseWriter, r *http.Request, b nextup.Busi
 	}
 	if from.IsZero() {
 		from = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
+		if !now.After(from) {
+			from = from.AddDate(0, -1, 0) // at midnight on the first: the month before
+		}
 	}
 	if to.IsZero() {
 		to = now

@@ -687,7 +687,9 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p entri
 	}
 	w.Registering = e.ID
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
-		To: string(e.State), Reason: "registered", Detail: map[string]any{"source": e.Source, "seq": e.Seq, "guests": guests}}); err != nil {
+		To: string(e.State), Reason: "registered", Detail: map[string]any{"source": e.Source, "seq": e.Seq, "guests": guests,
+			// Where it joins the event's line (the replay of its place).
+			"priority": e.Priority, "joined_at": e.JoinedAt.UTC().Format(time.RFC3339Nano), "party_size": e.PartySize}}); err != nil {
 		return Registration{}, err
 	}
 	var booked *nextup.Booking

@@ -442,7 +442,7 @@ func SummaryEmail(b nextup.Business, r Report, narrative, link string) nextup.Me
 		d := (i + 1) % 7 // Monday first
 		weekdays[i] = bar{time.Weekday(d).String()[:3], f.CancellationsByWeekday[d]}
 	}
-	h.WriteString(barTable("Cancellations by weekday", weekdays))
+	h.WriteString(barTable("Cancellations by weekday", weekdays, ""))
 	var hours []bar
 	for hr, n := range f.CancellationsByHour {
 		if n > 0 {
@@ -450,7 +450,7 @@ func SummaryEmail(b nextup.Business, r Report, narrative, link string) nextup.Me
 		}
 	}
 	if len(hours) > 0 {
-		h.WriteString(barTable("Cancellations by hour", hours))
+		h.WriteString(barTable("Cancellations by hour", hours, ""))
 	}
 	var places []bar
 	for _, pf := range f.AcceptanceByPlace {
@@ -459,7 +459,7 @@ func SummaryEmail(b nextup.Business, r Report, narrative, link string) nextup.Me
 		}
 	}
 	if len(places) > 0 {
-		h.WriteString(barTablePct("Offers claimed, by place in line (%)", places))
+		h.WriteString(barTable("Offers claimed, by place in line (%)", places, "%"))
 	}
 	fmt.Fprintf(&h, `<p style="margin:20px 0 0"><a href="%s" style="color:#1d4ed8">Open the whole summary, with every past month</a></p>`, esc(link))
 	h.WriteString(`</body></html>`)
@@ -480,12 +480,9 @@ type bar struct {
 }
 
 // barTable is a bar chart as an HTML table: a label, a bar as wide as
-// its share of the largest (at most 240 px), and the count.
-func barTable(title string, bars []bar) string { return bars2(title, bars, "") }
-
-func barTablePct(title string, bars []bar) string { return bars2(title, bars, "%") }
-
-func bars2(title string, bars []bar, unit string) string {
+// its share of the largest (at most 240 px), and the count. With unit
+// "%" the counts are percentages and the scale is 0 to 100.
+func barTable(title string, bars []bar, unit string) string {
 	top := 1
 	for _, b := range bars {
 		top = max(top, b.n)

@@ -79,7 +79,7 @@ func (s *Businesses) CreateBusiness(ctx context.Context, p CreateBusinessParams)
 		bi := &core.Biz{Business: b, Loc: loc}
 		w.KeepBusiness(bi)
 		if err := w.Audit(ctx, bi, nextup.AuditEvent{Actor: nextup.ActorStaff, SubjectType: nextup.SubjectBusiness,
-			SubjectID: b.ID, To: "created", Detail: map[string]any{"name": b.Name, "timezone": b.Timezone}}); err != nil {
+			SubjectID: b.ID, To: "created", Detail: map[string]any{"name": b.Name, "timezone": b.Timezone, "fit": core.RulesFacts(b.Rules)}}); err != nil {
 			return err
 		}
 		if err := w.Schedule(ctx, insight.SummaryTimer(b, w.Now)); err != nil {
@@ -156,7 +156,7 @@ func (s *Businesses) UpdateRules(ctx context.Context, businessID string, patch [
 		out = next
 		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			From: fmt.Sprintf("rules/v%d", old.Version), To: fmt.Sprintf("rules/v%d", next.Version), Reason: "rules_changed",
-			Detail: map[string]any{"patch": string(patch)}})
+			Detail: map[string]any{"patch": string(patch), "fit": core.RulesFacts(next)}})
 	})
 	return out, err
 }

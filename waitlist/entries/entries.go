@@ -2,7 +2,6 @@ package entries
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -119,10 +118,7 @@ func (w *work) join(ctx context.Context, businessID string, p JoinParams) (JoinR
 		return JoinResult{}, fmt.Errorf("create entry: %w", err)
 	}
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
-		To: string(nextup.EntryWaiting), Reason: "joined", Detail: map[string]any{"source": e.Source, "seq": e.Seq,
-			// Where it joins the line (for the replay of its place, and
-			// the estimated wait of what it asks for).
-			"service": e.Service, "priority": e.Priority, "joined_at": e.JoinedAt.UTC().Format(time.RFC3339Nano), "party_size": e.PartySize}}); err != nil {
+		To: string(nextup.EntryWaiting), Reason: "joined", Detail: core.EntryFacts(e)}); err != nil {
 		return JoinResult{}, err
 	}
 	actor := w.Actor
@@ -561,25 +557,12 @@ func entryChanges(a, b nextup.Entry) map[string]any {
 			out[field] = map[string]any{"from": from, "to": to}
 		}
 	}
-	at := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Format(time.RFC3339)
-	}
-	avail := func(av []nextup.Availability) string {
-		if len(av) == 0 {
-			return ""
-		}
-		raw, _ := json.Marshal(av)
-		return string(raw)
-	}
 	add("priority", a.Priority, b.Priority)
-	add("earliest", at(a.Earliest), at(b.Earliest))
-	add("latest", at(a.Latest), at(b.Latest))
+	add("earliest", core.FactTime(a.Earliest), core.FactTime(b.Earliest))
+	add("latest", core.FactTime(a.Latest), core.FactTime(b.Latest))
 	add("staff", a.Staff, b.Staff)
 	add("party_size", a.PartySize, b.PartySize)
-	add("availability", avail(a.Availability), avail(b.Availability))
+	add("availability", core.FactAvailability(a.Availability), core.FactAvailability(b.Availability))
 	add("name", a.Name, b.Name)
 	add("email", a.Email, b.Email)
 	add("phone", a.Phone, b.Phone)

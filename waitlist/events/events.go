@@ -348,6 +348,14 @@ func (s *Events) EventByRef(ctx context.Context, businessID, ref string) (nextup
 	return out, err
 }
 
+// registeredDetail is a registration's audit row detail: where it joins
+// the event's line (core.EntryFacts) and its guests.
+func registeredDetail(e nextup.Entry, guests int) map[string]any {
+	d := core.EntryFacts(e)
+	d["guests"] = guests
+	return d
+}
+
 func eventDetail(p EventParams) map[string]any {
 	ev := p.Settings
 	d := map[string]any{"title": p.Title, "max_guests": ev.MaxGuests, "promotion_cutoff_seconds": int64(ev.PromotionCutoff / time.Second),
@@ -687,9 +695,7 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p entri
 	}
 	w.Registering = e.ID
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID, SlotID: sl.ID,
-		To: string(e.State), Reason: "registered", Detail: map[string]any{"source": e.Source, "seq": e.Seq, "guests": guests,
-			// Where it joins the event's line (the replay of its place).
-			"priority": e.Priority, "joined_at": e.JoinedAt.UTC().Format(time.RFC3339Nano), "party_size": e.PartySize}}); err != nil {
+		To: string(e.State), Reason: "registered", Detail: registeredDetail(e, guests)}); err != nil {
 		return Registration{}, err
 	}
 	var booked *nextup.Booking

@@ -121,7 +121,7 @@ func (s *Slots) CreateSlot(ctx context.Context, businessID string, p SlotParams)
 			return fmt.Errorf("create slot: %w", err)
 		}
 		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
-			To: "created", Detail: map[string]any{"capacity": sl.Capacity, "booked_seats": sl.BookedSeats, "seating": string(sl.Seating)}}); err != nil {
+			To: "created", Detail: core.SlotFacts(sl)}); err != nil {
 			return err
 		}
 		if sl.FreeSeats() > 0 {

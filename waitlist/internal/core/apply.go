@@ -253,6 +253,7 @@ func (w *Work) apply(ctx context.Context, bi *Biz, slot nextup.Slot, history []n
 		return w.Audit(ctx, bi, nextup.AuditEvent{
 			SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,
 			From: string(nextup.SlotOpen), To: string(nextup.SlotOpen), Reason: string(nextup.MoveNobodyFits),
+			Detail: map[string]any{"free_seats": slot.FreeSeats()},
 		})
 	case nextup.MoveHandBack:
 		return w.handBack(ctx, bi, slot, history, d.Reason)
@@ -319,7 +320,8 @@ func (w *Work) MakeOffer(ctx context.Context, bi *Biz, slot nextup.Slot, move ne
 		}
 		return fmt.Errorf("entry %s to offered: %w", entry.ID, err)
 	}
-	if _, err := w.Tx.SlotSeats(ctx, slot.ID, nextup.SeatDelta{Held: o.Seats}); err != nil {
+	held, err := w.Tx.SlotSeats(ctx, slot.ID, nextup.SeatDelta{Held: o.Seats})
+	if err != nil {
 		if errors.Is(err, nextup.ErrConflict) {
 			return ErrRedecide
 		}
@@ -353,7 +355,7 @@ func (w *Work) MakeOffer(ctx context.Context, bi *Biz, slot nextup.Slot, move ne
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectOffer, SubjectID: offer.ID, SlotID: slot.ID,
 		To: string(offer.State), Reason: string(move),
-		Detail: offerDetail(offer, w.OfferPos[entry.ID]),
+		Detail: offerDetail(offer, w.OfferPos[entry.ID], held.FreeSeats()+o.Seats),
 	}); err != nil {
 		return err
 	}
@@ -385,9 +387,12 @@ func (w *Work) MakeOffer(ctx context.Context, bi *Biz, slot nextup.Slot, move ne
 		SubjectID: offer.ID, Key: ExpireKey(offer.ID), DueAt: offer.ExpiresAt})
 }
 
-func offerDetail(o nextup.Offer, position int) map[string]any {
+// offerDetail is an offer row's detail: what was offered, to whom, at
+// which place in line, and the seats free before it (what the engine saw:
+// the replay of a place asks whether another party fitted them).
+func offerDetail(o nextup.Offer, position, free int) map[string]any {
 	d := map[string]any{"entry_id": o.EntryID, "seats": o.Seats, "channel": string(o.Channel),
-		"send_at": o.SendAt, "expires_at": o.ExpiresAt}
+		"send_at": o.SendAt, "expires_at": o.ExpiresAt, "free_seats": free}
 	if position > 0 {
 		d["position"] = position
 	}
@@ -433,7 +438,7 @@ func (w *Work) handBack(ctx context.Context, bi *Biz, slot nextup.Slot, history 
 	return w.Audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectSlot, SubjectID: slot.ID, SlotID: slot.ID,
 		From: string(nextup.SlotOpen), To: string(nextup.SlotHandedBack), Reason: reason,
-		Detail: map[string]any{"handback_id": h.ID, "note": note, "tried": len(history)},
+		Detail: map[string]any{"handback_id": h.ID, "note": note, "tried": len(history), "free_seats": slot.FreeSeats()},
 	})
 }
 

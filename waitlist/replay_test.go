@@ -1,0 +1,242 @@
+package waitlist_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nextup-dev/nextup"
+	"github.com/nextup-dev/nextup/engine"
+	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/waitlist/insight"
+)
+
+// TestReplayMatchesTheLivePlace: random histories — people joining two
+// services' lists (some with priority, a staff member, dates or a party),
+// slots made free or booked and released, offers claimed, declined and
+// left to lapse, people leaving, staff giving and taking priority, under
+// a re-queue rule and a daily cap drawn from the seed — and after every
+// step the replay of every entry, from the audit rows alone, says the
+// place the store reports (EntryPosition) for each waiting entry and
+// "not in line" for the rest; every slot it says an entry was skipped
+// for names a reason, and a fit criterion it names is the one the
+// engine's fit rule gives for the live slot and entry.
+func TestReplayMatchesTheLivePlace(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []uint64{1, 2, 3, 4} {
+		t.Run(fmt.Sprint("sqlite/seed=", seed), func(t *testing.T) {
+			t.Parallel()
+			replayProperty(t, seed, func(rules func(*nextup.Rules)) *bundle { return setupTB(t, rules) })
+		})
+	}
+}
+
+func TestReplayMatchesTheLivePlacePostgres(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []uint64{1, 2} {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			replayProperty(t, seed, func(rules func(*nextup.Rules)) *bundle {
+				b := postgresBundle(t, 4)
+				r := nextup.DefaultRules()
+				rules(&r)
+				biz, _, err := b.svc.CreateBusiness(b.ctx, waitlist.CreateBusinessParams{Name: "Salon 2", Timezone: "Europe/London", Rules: &r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.biz = biz
+				return b
+			})
+		})
+	}
+}
+
+func replayProperty(t *testing.T, seed uint64, open func(func(*nextup.Rules)) *bundle) {
+	rng := rand.New(rand.NewPCG(seed, 19))
+	policies := []string{nextup.RequeueKeep, nextup.RequeueBack}
+	policy := policies[rng.IntN(len(policies))]
+	dailyCap := rng.IntN(2) // 0 (none) or 1
+	downFit := rng.IntN(2) == 0
+	var rules nextup.Rules
+	b := open(func(r *nextup.Rules) {
+		r.QuietHours = nil
+		r.MaxOffersPerPersonPerDay = dailyCap
+		r.Requeue = nextup.Requeue{Policy: policy}
+		r.DownFit = downFit
+		rules = *r
+	})
+	services := []string{"haircut", "colour"}
+	staff := []string{"", "Ann", "Bo"}
+	var entries []string
+	var slots []nextup.Slot
+	var booked []nextup.Slot // slots made booked, to release
+	names := 0
+	step := 0
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("seed %d (policy %s, daily cap %d, down-fit %v) step %d: %s", seed, policy, dailyCap, downFit, step, fmt.Sprintf(format, args...))
+	}
+	liveOffers := func() []nextup.Offer {
+		var out []nextup.Offer
+		for _, sl := range slots {
+			for _, o := range b.getSlot(t, sl.ID).Offers {
+				if o.State == nextup.OfferOffered && o.ExpiresAt.After(b.clock.Now()) {
+					out = append(out, o)
+				}
+			}
+		}
+		return out
+	}
+	for step = 0; step < 45; step++ {
+		switch x := rng.IntN(100); {
+		case x < 30 || len(entries) < 3:
+			names++
+			p := waitlist.JoinParams{Service: services[rng.IntN(2)], PartySize: 1 + rng.IntN(3)/2}
+			if rng.IntN(6) == 0 {
+				p.Priority = true
+			}
+			if rng.IntN(5) == 0 {
+				p.Staff = staff[1+rng.IntN(2)]
+			}
+			if rng.IntN(5) == 0 {
+				p.Earliest = b.clock.Now().Add(time.Duration(2+rng.IntN(4)) * 24 * time.Hour)
+			}
+			if rng.IntN(5) == 0 {
+				p.Latest = b.clock.Now().Add(time.Duration(3+rng.IntN(5)) * 24 * time.Hour)
+			}
+			if rng.IntN(8) == 0 {
+				p.Availability = []nextup.Availability{{Days: []time.Weekday{time.Monday, time.Wednesday, time.Friday}, From: 9 * 60, To: 13 * 60}}
+			}
+			entries = append(entries, b.join(t, fmt.Sprintf("P%02d", names), p).ID)
+		case x < 52:
+			p := waitlist.SlotParams{Service: services[rng.IntN(2)], Staff: staff[rng.IntN(3)],
+				StartsAt: b.clock.Now().Truncate(time.Hour).Add(time.Duration(24+rng.IntN(24*8)) * time.Hour)}
+			if rng.IntN(3) == 0 {
+				p.Seating, p.Capacity = nextup.SeatingShared, 2+rng.IntN(3)
+			} else if rng.IntN(3) == 0 {
+				p.Capacity = 2 // a table for two: a party of one fits only by down-fitting
+			}
+			zero := 0
+			if rng.IntN(2) == 0 {
+				p.BookedSeats = &zero
+			}
+			sl := b.slot(t, p)
+			slots = append(slots, sl)
+			if sl.BookedSeats > 0 {
+				booked = append(booked, sl)
+			}
+		case x < 62 && len(booked) > 0:
+			i := rng.IntN(len(booked))
+			sl := booked[i]
+			if sl.Seating != nextup.SeatingShared || sl.BookedSeats == 1 {
+				booked = slices.Delete(booked, i, i+1)
+			} else {
+				booked[i].BookedSeats--
+			}
+			seats := sl.Capacity // a unit slot is released whole
+			if sl.Seating == nextup.SeatingShared {
+				seats = 1
+			}
+			if _, _, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, seats, "cancellation"); err != nil {
+				fail("release %s: %v", sl.ID, err)
+			}
+		case x < 77:
+			if live := liveOffers(); len(live) > 0 {
+				o := live[rng.IntN(len(live))]
+				if _, err := b.svc.Claim(b.ctx, b.token(t, o.ID)); err != nil {
+					fail("claim %s: %v", o.ID, err)
+				}
+			}
+		case x < 85:
+			if live := liveOffers(); len(live) > 0 {
+				o := live[rng.IntN(len(live))]
+				if _, _, err := b.svc.Decline(b.ctx, b.token(t, o.ID)); err != nil {
+					fail("decline %s: %v", o.ID, err)
+				}
+			}
+		case x < 92:
+			// Let every live offer lapse (and a new day begin, for the cap).
+			b.clock.Advance(rules.ClaimWindow + time.Duration(rng.IntN(20))*time.Hour)
+			if _, err := b.sweeper.RunDue(b.ctx); err != nil {
+				fail("timers: %v", err)
+			}
+		case x < 96:
+			id := entries[rng.IntN(len(entries))]
+			if b.entry(t, id).Entry.State == nextup.EntryWaiting {
+				if _, _, err := b.svc.Leave(b.ctx, b.biz.ID, id, nextup.ActorStaff); err != nil {
+					fail("leave %s: %v", id, err)
+				}
+			}
+		default:
+			id := entries[rng.IntN(len(entries))]
+			if e := b.entry(t, id).Entry; e.State == nextup.EntryWaiting {
+				prio := !e.Priority
+				if _, _, err := b.svc.UpdateEntry(b.ctx, b.biz.ID, id, waitlist.EntryPatch{Priority: &prio}); err != nil {
+					fail("priority of %s: %v", id, err)
+				}
+			}
+		}
+		b.clock.Advance(time.Duration(1+rng.IntN(90)) * time.Minute)
+		for _, id := range entries {
+			checkReplay(t, b, rules, id, fail)
+		}
+	}
+}
+
+// checkReplay compares the replay of entry id with the live entry.
+func checkReplay(t *testing.T, b *bundle, rules nextup.Rules, id string, fail func(string, ...any)) {
+	t.Helper()
+	h, err := b.svc.History(b.ctx, id)
+	if err != nil {
+		fail("history of %s: %v", id, err)
+	}
+	e := b.entry(t, id).Entry
+	var live int
+	if err := b.store.Read(b.ctx, func(tx nextup.Tx) error {
+		var err error
+		live, err = tx.EntryPosition(b.ctx, e)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Positions) == 0 {
+		fail("entry %s: no positions", id)
+	}
+	last := h.Positions[len(h.Positions)-1]
+	switch {
+	case e.State == nextup.EntryWaiting && (!last.InLine || last.Position != live):
+		fail("entry %s (waiting): replayed place %d (in line %v, %s), the store says %d\n%+v", id, last.Position, last.InLine, last.Cause, live, h.Positions)
+	case e.State != nextup.EntryWaiting && last.InLine:
+		fail("entry %s is %s, the replay has it in line at %d (%s)", id, e.State, last.Position, last.Cause)
+	}
+	for _, so := range h.Slots {
+		if so.Outcome == insight.OutcomeOffered {
+			continue
+		}
+		if so.Why == "" || so.Why == insight.WhyUnexplained || so.Explanation == "" {
+			fail("entry %s, slot %s: skipped without a reason: %+v", id, so.SlotID, so)
+		}
+		sl := b.getSlot(t, so.SlotID).Slot
+		for _, r := range so.Reasons {
+			fitCode := slices.Contains([]string{engine.FitWindow, engine.FitAvailability, engine.FitStaff, engine.FitLead, engine.FitParty}, r.Code)
+			if !fitCode && r.Code != insight.WhyEarlierInLine {
+				continue
+			}
+			if r.Code == engine.FitParty && sl.Seating == nextup.SeatingShared {
+				continue // the seats free then are the row's, not the live slot's
+			}
+			free := sl
+			free.BookedSeats, free.HeldSeats = 0, 0
+			w := e
+			w.State = nextup.EntryWaiting
+			ok, code := engine.Fits(free, w, rules, b.loc, r.At)
+			if fitCode && (ok || code != r.Code) {
+				fail("entry %s, slot %s: the replay says %q at %v, the fit rule says ok=%v %q", id, sl.ID, r.Code, r.At, ok, code)
+			}
+			if r.Code == insight.WhyEarlierInLine && !ok {
+				fail("entry %s, slot %s: the replay says someone earlier in line had it, but the entry did not fit (%s)", id, sl.ID, code)
+			}
+		}
+	}
+}

@@ -187,7 +187,7 @@ func replayProperty(t *testing.T, seed uint64, open func(func(*nextup.Rules)) *b
 // checkReplay compares the replay of entry id with the live entry.
 func checkReplay(t *testing.T, b *bundle, rules nextup.Rules, id string, fail func(string, ...any)) {
 	t.Helper()
-	h, err := b.svc.History(b.ctx, id)
+	h, err := b.svc.History(b.ctx, b.biz.ID, id)
 	if err != nil {
 		fail("history of %s: %v", id, err)
 	}

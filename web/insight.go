@@ -188,3 +188,38 @@ func summaryOut(v insight.SummaryView, loc *time.Location, whole bool) map[strin
 	}
 	return out
 }
+
+// entryHistory is GET /v1/waitlist/{eid}/history: the entry's place in
+// line over time and every slot of its list decided while it was on it,
+// replayed from the audit trail.
+func (s *Server) entryHistory(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	h, err := s.Svc.History(r.Context(), b.ID, r.PathValue("eid"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	loc := bizLoc(b)
+	for i := range h.Positions {
+		h.Positions[i].At = h.Positions[i].At.In(loc)
+	}
+	for i := range h.Slots {
+		h.Slots[i].StartsAt, h.Slots[i].At = h.Slots[i].StartsAt.In(loc), h.Slots[i].At.In(loc)
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+// entryWhy is GET /v1/waitlist/{eid}/why?slot_id=: whether the entry was
+// offered the slot, and why not, in a paragraph support can paste.
+func (s *Server) entryWhy(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	slotID := r.URL.Query().Get("slot_id")
+	if slotID == "" {
+		s.writeError(w, r, invalidf("slot_id", "is required"))
+		return
+	}
+	v, err := s.Svc.WhyNot(r.Context(), b.ID, r.PathValue("eid"), slotID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}

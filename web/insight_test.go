@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -230,4 +231,90 @@ func TestEventsAcrossAndFillLine(t *testing.T) {
 	if !strings.Contains(page.body, `id="fill-line">Seats were freed once (1 seat in all); the waitlist took them up 1 of 1 times (100%), half within 2 minutes.`) {
 		t.Errorf("the event page's fill line:\n%s", page.body)
 	}
+}
+
+// TestHistoryAndWhyOverHTTP: Ann, Dan and Cat wait for a haircut, Cat
+// with Bo only. A slot with Ana is freed: Ann is offered it. Dan's replay
+// says someone earlier in line had it and his place moved up when Ann
+// took the offer; Cat's says she asked for Bo; "why" says the same in a
+// paragraph, and refuses a missing slot or another business's entry.
+func TestHistoryAndWhyOverHTTP(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	ids := map[string]string{}
+	for _, name := range []string{"Ann", "Cat", "Dan"} {
+		var e struct {
+			ID string `json:"id"`
+		}
+		staff := ""
+		if name == "Cat" {
+			staff = `,"staff":"Bo"`
+		}
+		a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key,
+			`{"name":"`+name+`","email":"`+strings.ToLower(name)+`@example.com","service":"haircut"`+staff+`}`), 201, &e)
+		ids[name] = e.ID
+		a.clock.Advance(time.Minute)
+	}
+	sl := a.slot(chair)
+	slotID := sl["id"].(string)
+	a.must(a.do("POST", "/v1/slots/"+slotID+":release", a.key, `{"reason":"cancellation"}`), 200, nil)
+
+	type history struct {
+		EntryID   string `json:"entry_id"`
+		Positions []struct {
+			Position int    `json:"position"`
+			InLine   bool   `json:"in_line"`
+			Cause    string `json:"cause"`
+		} `json:"positions"`
+		Slots []struct {
+			SlotID      string `json:"slot_id"`
+			Outcome     string `json:"outcome"`
+			Why         string `json:"why"`
+			Explanation string `json:"explanation"`
+		} `json:"slots"`
+	}
+	var dan history
+	a.must(a.do("GET", "/v1/waitlist/"+ids["Dan"]+"/history", a.key, ""), 200, &dan)
+	var places []string
+	for _, p := range dan.Positions {
+		places = append(places, fmt.Sprintf("%d:%s", p.Position, p.Cause))
+	}
+	if got := strings.Join(places, " "); got != "3:joined 2:ahead_offered" {
+		t.Errorf("Dan's places = %s, want 3:joined 2:ahead_offered", got)
+	}
+	if len(dan.Slots) != 1 || dan.Slots[0].SlotID != slotID || dan.Slots[0].Outcome != "skipped" || dan.Slots[0].Why != "earlier_in_line" ||
+		!strings.Contains(dan.Slots[0].Explanation, "someone earlier in line (place 1)") {
+		t.Errorf("Dan's slots = %+v", dan.Slots)
+	}
+	var cat history
+	a.must(a.do("GET", "/v1/waitlist/"+ids["Cat"]+"/history", a.key, ""), 200, &cat)
+	if len(cat.Slots) != 1 || cat.Slots[0].Why != "staff" {
+		t.Errorf("Cat's slots = %+v", cat.Slots)
+	}
+	var ann history
+	a.must(a.do("GET", "/v1/waitlist/"+ids["Ann"]+"/history", a.key, ""), 200, &ann)
+	if n := len(ann.Positions); n != 2 || ann.Positions[1].Cause != "offered" || ann.Positions[1].InLine || len(ann.Slots) != 1 || ann.Slots[0].Outcome != "offered" {
+		t.Errorf("Ann's history = %+v", ann)
+	}
+
+	var why struct {
+		SlotID      string `json:"slot_id"`
+		Offered     bool   `json:"offered"`
+		Explanation string `json:"explanation"`
+		Reasons     []struct {
+			Code string `json:"code"`
+		} `json:"reasons"`
+	}
+	a.must(a.do("GET", "/v1/waitlist/"+ids["Cat"]+"/why?slot_id="+slotID, a.key, ""), 200, &why)
+	if why.Offered || len(why.Reasons) != 1 || why.Reasons[0].Code != "staff" || !strings.Contains(why.Explanation, "was with Ana; you asked for Bo") {
+		t.Errorf("why not Cat = %+v", why)
+	}
+	a.must(a.do("GET", "/v1/waitlist/"+ids["Ann"]+"/why?slot_id="+slotID, a.key, ""), 200, &why)
+	if !why.Offered {
+		t.Errorf("why for Ann = %+v, want offered", why)
+	}
+	a.must(a.do("GET", "/v1/waitlist/"+ids["Dan"]+"/why", a.key, ""), 400, nil)
+	a.must(a.do("GET", "/v1/waitlist/"+ids["Dan"]+"/why?slot_id=slot_nope", a.key, ""), 404, nil)
+	other := setup(t)
+	other.must(other.do("GET", "/v1/waitlist/"+ids["Dan"]+"/history", other.key, ""), 404, nil)
 }

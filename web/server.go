@@ -96,6 +96,8 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/businesses/{bid}/waitlist:import", s.biz(s.importWaitlist)},
 		{"GET", "/v1/businesses/{bid}/waitlist", s.biz(s.listEntries)},
 		{"GET", "/v1/waitlist/{eid}", s.key(s.getEntry)},
+		{"GET", "/v1/waitlist/{eid}/history", s.key(s.entryHistory)},
+		{"GET", "/v1/waitlist/{eid}/why", s.key(s.entryWhy)},
 		{"PATCH", "/v1/waitlist/{eid}", s.key(s.patchEntry)},
 		{"DELETE", "/v1/waitlist/{eid}", s.key(s.leaveEntry)},
 		{"GET", "/v1/status/{token}", s.statusView},

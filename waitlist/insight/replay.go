@@ -128,22 +128,22 @@ type Why struct {
 	Reasons     []Reason `json:"reasons"`
 }
 
-// History replays an entry's story from its business's audit rows.
-func (s *Insight) History(ctx context.Context, entryID string) (History, error) {
+// History replays an entry of a business from the business's audit rows.
+func (s *Insight) History(ctx context.Context, businessID, entryID string) (History, error) {
 	var h History
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		var err error
-		h, _, err = s.replay(ctx, tx, entryID)
+		h, _, err = s.replay(ctx, tx, businessID, entryID)
 		return err
 	})
 	return h, err
 }
 
-// WhyNot explains why entry was or was not offered slot.
-func (s *Insight) WhyNot(ctx context.Context, entryID, slotID string) (Why, error) {
+// WhyNot explains why an entry of a business was or was not offered slot.
+func (s *Insight) WhyNot(ctx context.Context, businessID, entryID, slotID string) (Why, error) {
 	var out Why
 	err := s.Read(ctx, func(tx nextup.Tx) error {
-		h, rp, err := s.replay(ctx, tx, entryID)
+		h, rp, err := s.replay(ctx, tx, businessID, entryID)
 		if err != nil {
 			return err
 		}
@@ -187,9 +187,9 @@ const (
 )
 
 // replay reads the entry and its business's whole story and plays it.
-func (s *Insight) replay(ctx context.Context, tx nextup.Tx, entryID string) (History, *replayer, error) {
+func (s *Insight) replay(ctx context.Context, tx nextup.Tx, businessID, entryID string) (History, *replayer, error) {
 	e, err := tx.EntryGet(ctx, entryID)
-	if err != nil {
+	if err != nil || (businessID != "" && e.BusinessID != businessID) {
 		return History{}, nil, core.NotFound("entry", entryID, err)
 	}
 	b, err := tx.BusinessGet(ctx, e.BusinessID)

@@ -35,6 +35,7 @@ func (s *Server) staffRoutes() []route {
 		{"POST", "/dash/waitlist", s.signedIn(s.dashAddEntry)},
 		{"POST", "/dash/waitlist/{eid}", s.signedIn(s.dashEditEntry)},
 		{"POST", "/dash/waitlist/{eid}/remove", s.signedIn(s.dashRemoveEntry)},
+		{"GET", "/dash/waitlist/{eid}/history", s.signedIn(s.dashReplay)},
 		{"GET", "/dash/events", s.signedIn(s.dashEvents)},
 		{"POST", "/dash/events", s.signedIn(s.dashCreateEvent)},
 		{"GET", "/dash/events/{id}", s.signedIn(s.dashEvent)},

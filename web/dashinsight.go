@@ -230,3 +230,93 @@ func fillInsight(d *insightData, b nextup.Business, f insight.Figures, prev *ins
 			Revenue: insight.Money(b, g.RevenueRecoveredCents)})
 	}
 }
+
+type replayData struct {
+	Title, Business, Staff, CSRF, Error string
+
+	Summary string
+	Chart   template.HTML
+	Places  []replayPlace
+	Slots   []replaySlot
+}
+
+type replayPlace struct {
+	At       string
+	InLine   bool
+	Position int
+	Text     string
+}
+
+type replaySlot struct {
+	ID, Time, Staff, End, Why, Explanation string
+	Offered                                bool
+}
+
+// whyLabels are the reason codes in a few words, for the replay page.
+var whyLabels = map[string]string{
+	insight.WhyEarlierInLine: "someone earlier in line", insight.WhyAlreadyOffered: "offered it before",
+	insight.WhyHoldingOffer: "holding another offer", insight.WhyDailyCap: "daily offer limit",
+	insight.WhyNoChannel: "no way to reach them", insight.WhyHandedBack: "went back to staff",
+	"service": "another service", "event": "another event", "party": "party did not fit", "window": "outside their dates",
+	"availability": "outside their times", "staff": "another staff member", "lead": "too close to its start",
+}
+
+// dashReplay is GET /dash/waitlist/{eid}/history: an entry's place in
+// line over time and every slot of its list that came up while it was on
+// it, offered or not and why — what support answers "I was next and I
+// was skipped" with.
+func (s *Server) dashReplay(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	ctx := r.Context()
+	v, err := s.Svc.GetEntry(ctx, sc.Business.ID, r.PathValue("eid"))
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	h, err := s.Svc.History(ctx, sc.Business.ID, v.Entry.ID)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	loc := bizLoc(sc.Business)
+	e := v.Entry
+	what := e.Service
+	if e.EventID != "" {
+		what = "the event"
+	}
+	d := replayData{Title: e.Name + "'s place in line", Business: sc.Business.Name, Staff: sc.Staff.Email, CSRF: sc.CSRF}
+	d.Summary = fmt.Sprintf("%s, waiting for %s since %s; now %s.", cmpOr(e.Name, "Someone"), what,
+		e.JoinedAt.In(loc).Format("Mon 2 Jan 15:04"), entryStateWords(e, v.Position))
+	var pts []chart.Place
+	for _, p := range h.Positions {
+		d.Places = append(d.Places, replayPlace{At: p.At.In(loc).Format("Mon 2 Jan 15:04"), InLine: p.InLine, Position: p.Position, Text: p.Detail})
+		pts = append(pts, chart.Place{At: p.At, Place: p.Position})
+	}
+	d.Chart = chart.Places("Place in line", pts, s.now(), loc)
+	for i := len(h.Slots) - 1; i >= 0; i-- { // newest first
+		so := h.Slots[i]
+		rs := replaySlot{ID: so.SlotID, Time: so.StartsAt.In(loc).Format("15:04 Mon 2 Jan"), Staff: so.Staff,
+			Offered: so.Outcome == insight.OutcomeOffered, Why: cmpOr(whyLabels[so.Why], so.Why), Explanation: so.Explanation}
+		if rs.Offered {
+			rs.End = map[string]string{"offered": "(open)", "claimed": "and booked", "declined": "and declined",
+				"expired": "and left unanswered", "cancelled": "then withdrawn"}[so.Why]
+		}
+		d.Slots = append(d.Slots, rs)
+	}
+	s.renderStaff(w, http.StatusOK, "replay", d)
+}
+
+func entryStateWords(e nextup.Entry, position int) string {
+	switch e.State {
+	case nextup.EntryWaiting:
+		return fmt.Sprintf("at place %d", position)
+	case nextup.EntryOffered:
+		return "holding an offer"
+	case nextup.EntryBooked:
+		return "booked"
+	case nextup.EntryLeft:
+		return "off the list"
+	case nextup.EntryExpired:
+		return "past their dates"
+	}
+	return string(e.State)
+}

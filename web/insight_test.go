@@ -283,7 +283,7 @@ func TestHistoryAndWhyOverHTTP(t *testing.T) {
 		t.Errorf("Dan's places = %s, want 3:joined 2:ahead_offered", got)
 	}
 	if len(dan.Slots) != 1 || dan.Slots[0].SlotID != slotID || dan.Slots[0].Outcome != "skipped" || dan.Slots[0].Why != "earlier_in_line" ||
-		!strings.Contains(dan.Slots[0].Explanation, "someone earlier in line (place 1)") {
+		!strings.Contains(dan.Slots[0].Explanation, "someone earlier in line (place 1; you were at place 3)") {
 		t.Errorf("Dan's slots = %+v", dan.Slots)
 	}
 	var cat history

@@ -116,8 +116,9 @@ type SlotOutcome struct {
 // Reason is why a slot was not offered to the entry at one decision.
 type Reason struct {
 	Code   string    `json:"code"`
-	Detail string    `json:"detail"`
+	Detail string    `json:"detail"` // the explanation of this decision (the offered person's place, in a why's history)
 	At     time.Time `json:"at"`
+	Place  int       `json:"place,omitempty"` // the entry's place in line then
 }
 
 // Why is the answer to "why was I not offered this slot?".
@@ -679,6 +680,9 @@ func (r *replayer) decided(row nextup.AuditEvent, id string, d decision) {
 	if n := len(so.Reasons); n > 0 && so.Reasons[n-1].At.Equal(row.At) {
 		return
 	}
+	if r.inLine {
+		reason.Place = r.pos
+	}
 	reason.Detail = explain(reason, s.sl, t, r.loc)
 	so.Reasons = append(so.Reasons, reason)
 	so.At = row.At
@@ -770,25 +774,29 @@ func explain(r Reason, sl nextup.Slot, t *rentry, loc *time.Location) string {
 			what = "A seat at the event on " + sl.StartsAt.In(loc).Format("Mon 2 Jan at 15:04")
 		}
 	}
-	when := ""
+	lead := what + " came up"
 	if !r.At.IsZero() {
-		when = " (decided " + r.At.In(loc).Format("Mon 2 Jan 15:04") + ")"
+		lead += " on " + r.At.In(loc).Format("Mon 2 Jan at 15:04")
 	}
 	e := t.e
 	switch r.Code {
 	case WhyEarlierInLine:
-		if r.Detail != "" && r.Detail != "0" {
-			return fmt.Sprintf("%s went to someone earlier in line (place %s)%s. The list is in the order people joined, with priority first; your place was kept.", what, r.Detail, when)
+		who := "someone earlier in line"
+		switch {
+		case r.Detail != "" && r.Detail != "0" && r.Place > 0:
+			who += fmt.Sprintf(" (place %s; you were at place %d)", r.Detail, r.Place)
+		case r.Place > 0:
+			who += fmt.Sprintf(" (you were at place %d)", r.Place)
 		}
-		return fmt.Sprintf("%s went to someone earlier in line%s. The list is in the order people joined, with priority first; your place was kept.", what, when)
+		return lead + " and went to " + who + ". The list is in the order people joined, with priority first; your place was kept."
 	case WhyAlreadyOffered:
-		return fmt.Sprintf("%s had already been offered to you%s, and nextup never offers the same slot twice.", what, when)
+		return what + " had already been offered to you, and nextup never offers the same slot twice."
 	case WhyHoldingOffer:
-		return fmt.Sprintf("%s came up while you were holding an offer of another slot%s; one offer is open at a time, so it went to the next person.", what, when)
+		return lead + " while you were holding an offer of another slot; one offer is open at a time, so it went to the next person."
 	case WhyDailyCap:
-		return fmt.Sprintf("%s came up after you had already had the most offers a day the business sends%s; your place was kept for the next one.", what, when)
+		return lead + " after you had already had the most offers a day the business sends; your place was kept for the next one."
 	case WhyNoChannel:
-		return fmt.Sprintf("%s came up but there was no way to reach you (no email or phone we may use)%s; your place was kept.", what, when)
+		return lead + " but there was no way to reach you (no email or phone we may use); your place was kept."
 	case WhyHandedBack:
 		why := map[string]string{
 			nextup.HandBackTooSoon:         "it was too close to its start time to give anyone a claim window",
@@ -799,25 +807,25 @@ func explain(r Reason, sl nextup.Slot, t *rentry, loc *time.Location) string {
 		if why == "" {
 			why = "staff took it over"
 		}
-		return fmt.Sprintf("%s went back to the business's staff%s: %s.", what, when, why)
+		return lead + " and went back to the business's staff: " + why + "."
 	case engine.FitService:
 		return fmt.Sprintf("%s was for %s, not %s, the service you are waiting for.", what, cmp.Or(sl.Service, "another service"), cmp.Or(e.Service, "the one"))
 	case engine.FitEvent:
-		return fmt.Sprintf("%s is not for the event (or service) you are waiting for.", what)
+		return what + " is not for the event (or service) you are waiting for."
 	case engine.FitParty:
-		return fmt.Sprintf("%s did not have room for your party of %d%s.", what, e.PartySize, when)
+		return fmt.Sprintf("%s without room for your party of %d.", lead, e.PartySize)
 	case engine.FitWindow:
-		return fmt.Sprintf("%s starts outside the dates you asked for (%s)%s.", what, windowWords(e, loc), when)
+		return fmt.Sprintf("%s starts outside the dates you asked for (%s).", what, windowWords(e, loc))
 	case engine.FitAvailability:
-		return fmt.Sprintf("%s starts outside the days and times you said you are available%s.", what, when)
+		return what + " starts outside the days and times you said you are available."
 	case engine.FitStaff:
-		return fmt.Sprintf("%s was with %s; you asked for %s%s.", what, cmp.Or(sl.Staff, "whoever is free"), e.Staff, when)
+		return fmt.Sprintf("%s was with %s; you asked for %s.", what, cmp.Or(sl.Staff, "whoever is free"), e.Staff)
 	case engine.FitLead:
-		return fmt.Sprintf("%s came up too close to its start to give you time to claim it%s.", what, when)
+		return lead + " too close to its start to give you time to claim it."
 	case WhyNotOnList:
-		return fmt.Sprintf("%s had no free seats while you were on the list, so it was never offered to anyone on it.", what)
+		return what + " had no free seats while you were on the list, so it was never offered to anyone on it."
 	}
-	return fmt.Sprintf("%s was not offered to you%s (%s).", what, when, strings.ReplaceAll(r.Code, "_", " "))
+	return fmt.Sprintf("%s and was not offered to you (%s).", lead, strings.ReplaceAll(r.Code, "_", " "))
 }
 
 func windowWords(e nextup.Entry, loc *time.Location) string {

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Width is the viewBox width of Capacity and Ratio, and the least width of
@@ -409,5 +410,88 @@ func Counts(title string, bars []Count) template.HTML {
 	if more > 0 {
 		s.text("more", 0, base+38, 12, "start", colMuted, false, strconv.Itoa(more)+" more not shown")
 	}
+	return template.HTML(s.close())
+}
+
+// Place is one point of Places: from At on, the place in line was Place
+// (0: not in line).
+type Place struct {
+	At    time.Time
+	Place int
+}
+
+// Places draws a place in line over time as steps, place 1 at the top
+// (higher is better), the time axis labelled at its ends and the places
+// on the left; spans out of line (holding an offer, booked, left) are
+// gaps. It runs from the first point to end. Negative places count as 0.
+func Places(title string, pts []Place, end time.Time, loc *time.Location) template.HTML {
+	if loc == nil {
+		loc = time.UTC
+	}
+	top := 1
+	for _, p := range pts {
+		top = max(top, nonneg(p.Place))
+	}
+	var sum strings.Builder
+	if t := clean(title); t != "" {
+		sum.WriteString(t + ": ")
+	}
+	if len(pts) == 0 {
+		sum.WriteString("no data")
+	}
+	for i, p := range pts {
+		if i > 0 {
+			sum.WriteString("; ")
+		}
+		sum.WriteString(p.At.In(loc).Format("2 Jan 15:04") + " ")
+		if v := nonneg(p.Place); v > 0 {
+			sum.WriteString("place " + strconv.Itoa(v))
+		} else {
+			sum.WriteString("not in line")
+		}
+	}
+	sum.WriteString(".")
+
+	const w, left, top0, plotH = float64(CountsWidth), 34.0, 34.0, 110.0
+	const base = top0 + plotH
+	var s svg
+	s.open(w, base+26, clean(title), sum.String())
+	s.text("chart-title", 0, 18, 15, "start", colInk, true, trunc(clean(title), 34))
+	if len(pts) == 0 {
+		s.text("no-data", w/2, top0+plotH/2, 13, "middle", colMuted, false, "No data")
+		return template.HTML(s.close())
+	}
+	t0 := pts[0].At
+	if !end.After(t0) {
+		end = t0.Add(time.Minute)
+	}
+	span := float64(end.Sub(t0))
+	x := func(t time.Time) float64 { return left + (w-left-4)*float64(t.Sub(t0))/span }
+	y := func(place int) float64 {
+		if top == 1 {
+			return top0 + plotH/2
+		}
+		return top0 + plotH*float64(place-1)/float64(top-1)
+	}
+	// The places on the left: first, last and one between.
+	for _, v := range []int{1, (top + 1) / 2, top} {
+		s.text("place-label", left-6, y(v)+4, 11, "end", colMuted, false, "#"+strconv.Itoa(v))
+		s.line("grid", left, y(v), w-4, y(v), "#e4e4e4", 1)
+	}
+	for i, p := range pts {
+		next := end
+		if i+1 < len(pts) {
+			next = pts[i+1].At
+		}
+		if v := nonneg(p.Place); v > 0 {
+			s.line("step", x(p.At), y(v), math.Max(x(next), x(p.At)+2), y(v), colBlue, 3)
+			if i+1 < len(pts) && nonneg(pts[i+1].Place) > 0 {
+				s.line("step", x(next), y(v), x(next), y(nonneg(pts[i+1].Place)), colBlue, 1.5)
+			}
+		}
+	}
+	s.line("axis", left, base+2, w-4, base+2, colMuted, 1)
+	s.text("time-label", left, base+18, 11, "start", colInk, false, t0.In(loc).Format("2 Jan 15:04"))
+	s.text("time-label", w-4, base+18, 11, "end", colInk, false, end.In(loc).Format("2 Jan 15:04"))
 	return template.HTML(s.close())
 }

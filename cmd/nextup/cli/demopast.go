@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -21,9 +22,10 @@ import (
 // messages go out as they would have. Whoever is still waiting at the end
 // of the month leaves, so that today's demo list is the one seedSalon
 // makes; the clock is run on to now so that nothing of the past is left to
-// fire. It returns the month, summed up by the caller. The mix is seeded:
-// every demo has the same month.
-func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Time, loc *time.Location) (string, error) {
+// fire. It returns the month, summed up by the caller, and Rosa's entry:
+// she waited for a haircut with Ben only, saw his slots go to people
+// ahead of her before one came to her, and the demo shows her replay. The mix is seeded: every demo has the same month.
+func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Time, loc *time.Location) (month, rosa string, err error) {
 	n := now.In(loc)
 	first := time.Date(n.Year(), n.Month()-1, 1, 9, 0, 0, 0, loc)
 	clock := nextup.NewFakeClock(first)
@@ -54,14 +56,33 @@ func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Ti
 			continue
 		}
 		if err := advance(time.Date(day.Year(), day.Month(), day.Day(), 9, rng.IntN(50), 0, 0, loc)); err != nil {
-			return "", err
+			return "", "", err
+		}
+		service, staff := services[rng.IntN(len(services))], []string{"Ana", "Ben"}[rng.IntN(2)]
+		if day.Day() == 3 {
+			// Sol, then Rosa, who will only see Ben; today's slot is
+			// Ben's, and goes to Sol, ahead of her.
+			for _, name := range []string{"Sol", "Rosa"} {
+				p := waitlist.JoinParams{Name: name, Email: strings.ToLower(name) + "@example.com", Service: "haircut", Source: "form"}
+				if name == "Rosa" {
+					p.Staff = "Ben"
+				}
+				res, err := svc.Join(ctx, bid, p)
+				if err != nil {
+					return "", "", fmt.Errorf("past month: join: %w", err)
+				}
+				joined = append(joined, res.Entry.ID)
+				rosa = res.Entry.ID
+				clock.Advance(time.Minute)
+			}
+			service, staff = "haircut", "Ben"
 		}
 		for range 1 + rng.IntN(2) {
 			name := names[rng.IntN(len(names))]
 			res, err := svc.Join(ctx, bid, waitlist.JoinParams{Name: name, Email: fmt.Sprintf("%s.%d@example.com", name, len(joined)),
 				Service: services[rng.IntN(len(services))], Source: "form"})
 			if err != nil {
-				return "", fmt.Errorf("past month: join: %w", err)
+				return "", "", fmt.Errorf("past month: join: %w", err)
 			}
 			joined = append(joined, res.Entry.ID)
 			clock.Advance(time.Duration(1+rng.IntN(20)) * time.Minute)
@@ -70,23 +91,22 @@ func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Ti
 		if start.Weekday() == time.Sunday {
 			start = start.AddDate(0, 0, 1)
 		}
-		service := services[rng.IntN(len(services))]
-		sl, _, err := svc.CreateSlot(ctx, bid, waitlist.SlotParams{Service: service, Staff: []string{"Ana", "Ben"}[rng.IntN(2)],
+		sl, _, err := svc.CreateSlot(ctx, bid, waitlist.SlotParams{Service: service, Staff: staff,
 			StartsAt: start, EndsAt: start.Add(45 * time.Minute)})
 		if err != nil {
-			return "", fmt.Errorf("past month: slot: %w", err)
+			return "", "", fmt.Errorf("past month: slot: %w", err)
 		}
 		if err := advance(clock.Now().Add(time.Duration(1+rng.IntN(6)) * time.Hour)); err != nil {
-			return "", err
+			return "", "", err
 		}
 		reason := []string{"cancellation", "cancellation", "cancellation", "no_show", "opening"}[rng.IntN(5)]
 		if _, _, err := svc.Release(ctx, bid, sl.ID, 0, reason); err != nil {
-			return "", fmt.Errorf("past month: release: %w", err)
+			return "", "", fmt.Errorf("past month: release: %w", err)
 		}
 		for range 6 {
 			v, err := svc.GetSlot(ctx, bid, sl.ID)
 			if err != nil {
-				return "", err
+				return "", "", err
 			}
 			var live *nextup.Offer
 			for i, o := range v.Offers {
@@ -100,11 +120,11 @@ func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Ti
 			// A few minutes to answer, within what is left of the window.
 			wait := min(time.Duration(1+rng.IntN(8))*time.Minute, live.ExpiresAt.Sub(clock.Now())-30*time.Second)
 			if err := advance(clock.Now().Add(wait)); err != nil {
-				return "", err
+				return "", "", err
 			}
 			token, err := claimToken(ctx, st, bid, live.ID)
 			if err != nil {
-				return "", err
+				return "", "", err
 			}
 			switch x := rng.IntN(20); {
 			case x < 12:
@@ -115,7 +135,7 @@ func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Ti
 				err = advance(live.ExpiresAt.Add(time.Second)) // left to lapse
 			}
 			if err != nil {
-				return "", fmt.Errorf("past month: answer an offer: %w", err)
+				return "", "", fmt.Errorf("past month: answer an offer: %w", err)
 			}
 		}
 	}
@@ -123,11 +143,11 @@ func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Ti
 	// to now so that every timer of the past has fired.
 	for _, id := range joined {
 		if _, _, err := svc.Leave(ctx, bid, id, nextup.ActorCustomer); err != nil && nextup.ErrorCode(err) != nextup.CodeEntryNotActive {
-			return "", fmt.Errorf("past month: leave: %w", err)
+			return "", "", fmt.Errorf("past month: leave: %w", err)
 		}
 	}
 	if err := advance(now); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return first.Format("2006-01"), nil
+	return first.Format("2006-01"), rosa, nil
 }

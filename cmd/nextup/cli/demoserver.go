@@ -41,7 +41,7 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 	now := time.Now().In(loc) // seeding relative to the real day is the point of a demo
 	// Last month, played on a fake clock, and its summary (emailed to the
 	// owner: it is in the outbox too).
-	past, err := seedPastMonth(ctx, st, biz.ID, now, loc)
+	past, rosa, err := seedPastMonth(ctx, st, biz.ID, now, loc)
 	if err == nil {
 		_, err = svc.SummarizeMonth(ctx, biz.ID, past)
 	}
@@ -102,10 +102,14 @@ and the next person who fits is offered the seats.
 
 Last month has happened too: its summary, as the owner got it by email, is
 on %s/dash/summaries/%s, and any range of days on %s/dash/analytics.
+Rosa waited all of it for a haircut with Ben and was passed over; her place
+in line, and why each slot went to someone else, is on
+%s/dash/waitlist/%s/history, or in the terminal:
+   nextup replay entry %s --db %s
 
 OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
 `, redactDSN(db), base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth,
-		base, supper.ID, base, supper.ID, auth, base, past, base, base, base)
+		base, supper.ID, base, supper.ID, auth, base, past, base, base, rosa, rosa, redactDSN(db), base, base)
 	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
 }
 

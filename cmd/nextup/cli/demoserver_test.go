@@ -97,6 +97,31 @@ func TestDemoServerProcess(t *testing.T) {
 		sums.Summaries[0].SentAt == nil || sums.Summaries[0].Month != time.Now().AddDate(0, 0, -time.Now().Day()).Format("2006-01") {
 		t.Fatalf("last month's summary: %+v %v", sums, err)
 	}
+	// Rosa was passed over last month: her replay says for which slots
+	// and why (Ben's, that went to people ahead of her).
+	rosa := regexp.MustCompile(`/dash/waitlist/(ent_\S+)/history`).FindStringSubmatch(text)
+	if rosa == nil || !strings.Contains(text, "nextup replay entry "+rosa[1]) {
+		t.Fatalf("demo did not print Rosa's replay:\n%s", text)
+	}
+	req, _ = http.NewRequest("GET", base+"/v1/waitlist/"+rosa[1]+"/history", nil)
+	req.Header.Set("Authorization", "Bearer "+key[1])
+	res, err = api.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hist struct {
+		Positions []struct{ Cause string }
+		Slots     []struct{ Outcome, Why string }
+	}
+	err = json.NewDecoder(res.Body).Decode(&hist)
+	res.Body.Close()
+	whys := map[string]int{}
+	for _, so := range hist.Slots {
+		whys[so.Outcome+":"+so.Why]++
+	}
+	if err != nil || len(hist.Positions) < 3 || whys["skipped:earlier_in_line"] == 0 {
+		t.Fatalf("Rosa's replay: %v %+v", whys, hist)
+	}
 	req, _ = http.NewRequest("POST", release[1]+":release", strings.NewReader(`{"reason":"cancellation"}`))
 	req.Header.Set("Authorization", "Bearer "+key[1])
 	res, err = api.Do(req)

@@ -48,6 +48,9 @@ Usage:
   nextup inbox import --business BID [--db …] FILE.eml
                                              a forwarded booking request becomes a proposed row for
                                              staff to approve (as mail to the inbound address does)
+  nextup replay entry ID [--db …] [--slot SLOT] [--json]
+                                             an entry's place in line over time and every slot it
+                                             could have been offered, and why not, from the audit trail
   nextup migrate [--db FILE|postgres://…]    apply the embedded schema migrations
   nextup copy --from nextup.db --to postgres://… [--business BID]
                                              move the whole history to PostgreSQL (nextup-aws: or to
@@ -129,6 +132,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runImport(ctx, args[1:], os.Stdin, stdout)
 	case "inbox":
 		return runInbox(ctx, args[1:], os.Stdin, stdout)
+	case "replay":
+		return runReplay(ctx, args[1:], stdout)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "nextup", version())
 		return nil

@@ -46,6 +46,10 @@ type Profile struct {
 	Templates map[string]MessageTemplate `json:"templates,omitempty"`
 	// Sheet, when set, is the sheet the waitlist is mirrored from.
 	Sheet *SheetConfig `json:"sheet,omitempty"`
+	// WaitEstimate shows people on the list how long those before them
+	// waited for the same thing, on their status page, when there is
+	// history enough to say (insight.EstimateWait).
+	WaitEstimate bool `json:"wait_estimate,omitempty"`
 }
 
 // SheetConfig names a business's waitlist sheet: a Google Sheet (its id

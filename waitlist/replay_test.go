@@ -240,3 +240,54 @@ func checkReplay(t *testing.T, b *bundle, rules nextup.Rules, id string, fail fu
 		}
 	}
 }
+
+// TestEstimatedWait: people who joined the haircut list and booked from
+// it after 1, 2, … days make the estimate, a range from the lower to the
+// upper quartile of their waits; with fewer than five there is none, and
+// an estimate is kept for an hour before it is read again.
+func TestEstimatedWait(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil; r.MaxOffersPerPersonPerDay = 0 })
+	book := func(days int) {
+		t.Helper()
+		e := b.join(t, fmt.Sprintf("W%d", days), waitlist.JoinParams{})
+		b.clock.Advance(time.Duration(days) * 24 * time.Hour)
+		sl := b.slot(t, waitlist.SlotParams{StartsAt: b.clock.Now().Add(48 * time.Hour)})
+		_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 1, "cancellation")
+		if err != nil || len(moves) != 1 || moves[0].EntryID != e.ID {
+			t.Fatalf("release for %s: %+v %v", e.Name, moves, err)
+		}
+		if _, err := b.svc.Claim(b.ctx, b.token(t, moves[0].OfferID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	probe := b.join(t, "Probe", waitlist.JoinParams{Service: "colour"}) // another list: its own estimate
+	haircut := nextup.Entry{BusinessID: b.biz.ID, Service: "haircut"}
+	for _, d := range []int{1, 2, 3, 4} {
+		book(d)
+	}
+	if _, ok, err := b.svc.EstimateWait(b.ctx, b.biz, haircut); err != nil || ok {
+		t.Fatalf("four bookings: estimate %v %v, want none", ok, err)
+	}
+	b.clock.Advance(insight.EstimateTTL)
+	for _, d := range []int{5, 6, 7, 8} {
+		book(d)
+	}
+	w, ok, err := b.svc.EstimateWait(b.ctx, b.biz, haircut)
+	// Waits of 1…8 days: the quartiles by nearest rank are the 2nd and 6th.
+	if err != nil || !ok || w.Samples != 8 || w.Low != 2*24*time.Hour || w.High != 6*24*time.Hour ||
+		w.Words != "A rough guide, from the last 8 bookings: people waiting for a haircut booked 2–6 days after joining." {
+		t.Fatalf("estimate = %+v %v %v", w, ok, err)
+	}
+	book(0) // the clock stays within the hour
+	if again, _, _ := b.svc.EstimateWait(b.ctx, b.biz, haircut); again.Samples != 8 {
+		t.Errorf("within the hour the estimate was read again: %+v", again)
+	}
+	b.clock.Advance(insight.EstimateTTL)
+	if again, _, _ := b.svc.EstimateWait(b.ctx, b.biz, haircut); again.Samples != 9 {
+		t.Errorf("after the hour: %+v, want 9 bookings", again)
+	}
+	if _, ok, _ := b.svc.EstimateWait(b.ctx, b.biz, b.entry(t, probe.ID).Entry); ok {
+		t.Error("the colour list, where nobody booked, has an estimate")
+	}
+}

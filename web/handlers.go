@@ -63,6 +63,7 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.
 		WebhookURL     *string                            `json:"webhook_url"`
 		BookingURL     *string                            `json:"booking_url"`
 		Templates      *map[string]nextup.MessageTemplate `json:"templates"`
+		WaitEstimate   *bool                              `json:"wait_estimate"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
@@ -70,7 +71,7 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.
 	}
 	out, err := s.Svc.UpdateProfile(r.Context(), b.ID, waitlist.ProfilePatch{Slug: in.Slug, OwnerEmail: in.OwnerEmail,
 		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff, WebhookURL: in.WebhookURL,
-		Templates: in.Templates, BookingURL: in.BookingURL})
+		Templates: in.Templates, BookingURL: in.BookingURL, WaitEstimate: in.WaitEstimate})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

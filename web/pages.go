@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -116,6 +118,11 @@ type pageData struct {
 	Notice string
 	// PollMS is how often the status page asks for its entry, in ms.
 	PollMS int64
+	// Passed says, for the slots that came up while the person waited
+	// and went to someone else, why (newest first, a few); Estimate is
+	// the estimated wait, when the business shows it and history says.
+	Passed   []string
+	Estimate string
 }
 
 // staffTemplates are the sign-in pages and the dashboard: one set per page
@@ -363,11 +370,41 @@ func (s *Server) statusPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d := statusPageData(v, b, token, s.now())
 	d.PollMS = s.pollMS()
+	if v.Entry.State == nextup.EntryWaiting {
+		s.statusInsight(r.Context(), &d, v.Entry, b)
+	}
 	if r.URL.Query().Get("again") == "1" {
 		// Sent here by a second RSVP for the same event (rsvpConfirmPost).
 		d.Notice = "You were already registered: this is your place. We have sent you this page's link; the one we sent before no longer works."
 	}
 	s.render(w, http.StatusOK, "status", d)
+}
+
+// maxPassed is how many passed-over slots the status page explains.
+const maxPassed = 3
+
+// statusInsight adds to a waiting person's status page why the slots that
+// came up went to someone else (the replay, never naming anyone) and the
+// estimated wait. Either failing leaves it out: the page still says where
+// the person stands.
+func (s *Server) statusInsight(ctx context.Context, d *pageData, e nextup.Entry, b nextup.Business) {
+	if h, err := s.Svc.History(ctx, b.ID, e.ID); err == nil {
+		for i := len(h.Slots) - 1; i >= 0 && len(d.Passed) < maxPassed; i-- {
+			if so := h.Slots[i]; so.Outcome == insight.OutcomeSkipped && so.Explanation != "" {
+				d.Passed = append(d.Passed, so.Explanation)
+			}
+		}
+	} else {
+		s.logger().WarnContext(ctx, "status page: replay", "entry", e.ID, "error", err)
+	}
+	if !b.Profile.WaitEstimate {
+		return
+	}
+	if w, ok, err := s.Svc.EstimateWait(ctx, b, e); err != nil {
+		s.logger().WarnContext(ctx, "status page: estimated wait", "entry", e.ID, "error", err)
+	} else if ok {
+		d.Estimate = w.Words
+	}
 }
 
 // pollMS is StatusPoll in milliseconds.

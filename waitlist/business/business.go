@@ -181,8 +181,9 @@ type ProfilePatch struct {
 	WebhookURL     *string
 	// Templates replaces the business's own message templates as a whole
 	// (an empty map goes back to the defaults).
-	Templates  *map[string]nextup.MessageTemplate
-	BookingURL *string
+	Templates    *map[string]nextup.MessageTemplate
+	BookingURL   *string
+	WaitEstimate *bool
 }
 
 var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
@@ -210,6 +211,9 @@ func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p Pro
 		prof := bi.Profile
 		if p.Slug != nil {
 			prof.Slug = strings.ToLower(strings.TrimSpace(*p.Slug))
+		}
+		if p.WaitEstimate != nil {
+			prof.WaitEstimate = *p.WaitEstimate
 		}
 		if p.OwnerEmail != nil {
 			prof.OwnerEmail = strings.TrimSpace(*p.OwnerEmail)

@@ -150,6 +150,7 @@ func bandOf(place int) int {
 // Insight computes figures from a store.
 type Insight struct {
 	*core.Service
+	est estimates // EstimateWait's cache
 }
 
 // auditPage is how many audit rows one read takes.

@@ -465,10 +465,25 @@ func (r *replayer) entry(row nextup.AuditEvent) {
 
 // join reads a "joined" or "registered" row; nil when it lacks the facts.
 func (r *replayer) join(row nextup.AuditEvent) *rentry {
+	e, ok := joinFacts(row)
+	if !ok {
+		return nil
+	}
+	x := &rentry{e: e, queue: queueOf(e)}
+	r.entries[row.SubjectID] = x
+	if row.SubjectID == r.id {
+		r.target = x
+	}
+	return x
+}
+
+// joinFacts is the entry a "joined" or "registered" row says joined;
+// false when the row lacks the facts (it was written before they were).
+func joinFacts(row nextup.AuditEvent) (nextup.Entry, bool) {
 	d := row.Detail
 	joined := core.ParseFactTime(d["joined_at"])
 	if joined.IsZero() {
-		return nil
+		return nextup.Entry{}, false
 	}
 	e := nextup.Entry{BusinessID: row.BusinessID, PartySize: max(intOf(d["party_size"]), 1),
 		JoinedAt: joined, Seq: int64(intOf(d["seq"])), Earliest: core.ParseFactTime(d["earliest"]),
@@ -480,12 +495,7 @@ func (r *replayer) join(row nextup.AuditEvent) *rentry {
 	} else {
 		e.Service, _ = d["service"].(string)
 	}
-	x := &rentry{e: e, queue: queueOf(e)}
-	r.entries[row.SubjectID] = x
-	if row.SubjectID == r.id {
-		r.target = x
-	}
-	return x
+	return e, true
 }
 
 func queueOf(e nextup.Entry) string {

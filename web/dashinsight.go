@@ -291,7 +291,7 @@ func (s *Server) dashReplay(w http.ResponseWriter, r *http.Request, sc staffCtx)
 		d.Places = append(d.Places, replayPlace{At: p.At.In(loc).Format("Mon 2 Jan 15:04"), InLine: p.InLine, Position: p.Position, Text: p.Detail})
 		pts = append(pts, chart.Place{At: p.At, Place: p.Position})
 	}
-	d.Chart = chart.Places("Place in line", pts, s.now(), loc)
+	d.Chart = chart.Places("Place in line, move by move", pts, loc)
 	for i := len(h.Slots) - 1; i >= 0; i-- { // newest first
 		so := h.Slots[i]
 		rs := replaySlot{ID: so.SlotID, Time: so.StartsAt.In(loc).Format("15:04 Mon 2 Jan"), Staff: so.Staff,

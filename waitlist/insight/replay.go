@@ -367,6 +367,7 @@ func (r *replayer) offer(row nextup.AuditEvent) {
 			so := r.outcome(row.SlotID)
 			if so != nil {
 				so.Outcome, so.Why, so.At = OutcomeOffered, string(nextup.OfferOffered), row.At
+				so.Explanation = r.offeredWords(so, "")
 			}
 			return
 		}
@@ -377,6 +378,7 @@ func (r *replayer) offer(row nextup.AuditEvent) {
 		r.offered[row.SlotID] = row.To
 		if so := r.outcomes[row.SlotID]; so != nil && so.Outcome == OutcomeOffered {
 			so.Why = row.To
+			so.Explanation = r.offeredWords(so, row.To)
 		}
 	}
 }
@@ -582,11 +584,31 @@ func (r *replayer) moveTarget(row nextup.AuditEvent, before nextup.Entry, isNew 
 	r.point(row, cause, words)
 }
 
+// offeredWords says that the slot was offered to the entry, and how the
+// offer ended (end: "" while live).
+func (r *replayer) offeredWords(so *SlotOutcome, end string) string {
+	w := fmt.Sprintf("The slot at %s was offered to you on %s", so.StartsAt.In(r.loc).Format("15:04 on Mon 2 Jan"), so.At.In(r.loc).Format("Mon 2 Jan at 15:04"))
+	if slices.ContainsFunc(so.Reasons, func(r Reason) bool { return r.Code == WhyEarlierInLine }) {
+		w += ", after someone ahead of you had it first"
+	}
+	switch nextup.OfferState(end) {
+	case nextup.OfferClaimed:
+		return w + ", and you booked it."
+	case nextup.OfferDeclined:
+		return w + ", and you declined it."
+	case nextup.OfferExpired:
+		return w + ", and the offer lapsed unanswered."
+	case nextup.OfferCancelled:
+		return w + ", and the offer was withdrawn."
+	}
+	return w + "."
+}
+
 func endWords(v any) string {
 	switch v {
 	case "declined":
 		return "was declined"
-	case "expired", "lapsed":
+	case "expired", "lapsed", "claim_window_ended":
 		return "lapsed unanswered"
 	}
 	if s, ok := v.(string); ok && s != "" {

@@ -420,11 +420,12 @@ type Place struct {
 	Place int
 }
 
-// Places draws a place in line over time as steps, place 1 at the top
-// (higher is better), the time axis labelled at its ends and the places
-// on the left; spans out of line (holding an offer, booked, left) are
-// gaps. It runs from the first point to end. Negative places count as 0.
-func Places(title string, pts []Place, end time.Time, loc *time.Location) template.HTML {
+// Places draws a place in line as steps, one step per move in order
+// (not to scale in time: a day of quiet between two busy hours would
+// squeeze them), place 1 at the top (higher is better), the first and
+// last move's times below and the places on the left; spans out of line
+// (holding an offer, booked, left) are gaps. Negative places count as 0.
+func Places(title string, pts []Place, loc *time.Location) template.HTML {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -461,12 +462,8 @@ func Places(title string, pts []Place, end time.Time, loc *time.Location) templa
 		s.text("no-data", w/2, top0+plotH/2, 13, "middle", colMuted, false, "No data")
 		return template.HTML(s.close())
 	}
-	t0 := pts[0].At
-	if !end.After(t0) {
-		end = t0.Add(time.Minute)
-	}
-	span := float64(end.Sub(t0))
-	x := func(t time.Time) float64 { return left + (w-left-4)*float64(t.Sub(t0))/span }
+	step := (w - left - 4) / float64(len(pts))
+	x := func(i int) float64 { return left + step*float64(i) }
 	y := func(place int) float64 {
 		if top == 1 {
 			return top0 + plotH/2
@@ -479,19 +476,19 @@ func Places(title string, pts []Place, end time.Time, loc *time.Location) templa
 		s.line("grid", left, y(v), w-4, y(v), "#e4e4e4", 1)
 	}
 	for i, p := range pts {
-		next := end
-		if i+1 < len(pts) {
-			next = pts[i+1].At
-		}
 		if v := nonneg(p.Place); v > 0 {
-			s.line("step", x(p.At), y(v), math.Max(x(next), x(p.At)+2), y(v), colBlue, 3)
+			s.line("step", x(i), y(v), x(i+1), y(v), colBlue, 3)
 			if i+1 < len(pts) && nonneg(pts[i+1].Place) > 0 {
-				s.line("step", x(next), y(v), x(next), y(nonneg(pts[i+1].Place)), colBlue, 1.5)
+				s.line("step", x(i+1), y(v), x(i+1), y(nonneg(pts[i+1].Place)), colBlue, 1.5)
 			}
+		} else {
+			s.line("out", x(i), base-2, x(i+1), base-2, colMuted, 1)
 		}
 	}
 	s.line("axis", left, base+2, w-4, base+2, colMuted, 1)
-	s.text("time-label", left, base+18, 11, "start", colInk, false, t0.In(loc).Format("2 Jan 15:04"))
-	s.text("time-label", w-4, base+18, 11, "end", colInk, false, end.In(loc).Format("2 Jan 15:04"))
+	s.text("time-label", left, base+18, 11, "start", colInk, false, pts[0].At.In(loc).Format("2 Jan 15:04"))
+	if n := len(pts); n > 1 {
+		s.text("time-label", w-4, base+18, 11, "end", colInk, false, pts[n-1].At.In(loc).Format("2 Jan 15:04"))
+	}
 	return template.HTML(s.close())
 }

@@ -62,6 +62,7 @@ func (s *Server) staffRoutes() []route {
 		{"GET", "/dash/analytics", s.signedIn(s.dashAnalytics)},
 		{"GET", "/dash/analytics.csv", s.signedIn(s.dashAnalyticsCSV)},
 		{"POST", "/dash/settings/rules", s.signedIn(s.dashRules)},
+		{"POST", "/dash/settings/status-page", s.signedIn(s.dashStatusPage)},
 
 		{"GET", "/b/{slug}/join", s.joinPage},
 		{"POST", "/b/{slug}/join", s.joinPost},

@@ -465,3 +465,18 @@ func (s *Server) dashRules(w http.ResponseWriter, r *http.Request, sc staffCtx) 
 
 // queryWords puts a sentence in a redirect's query.
 func queryWords(s string) string { return url.QueryEscape(s) }
+
+// dashStatusPage is POST /dash/settings/status-page: what a waiting
+// person's status page shows besides their place (the estimated wait).
+func (s *Server) dashStatusPage(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	on := r.PostFormValue("wait_estimate") == "1"
+	if _, err := s.Svc.UpdateProfile(r.Context(), sc.Business.ID, waitlist.ProfilePatch{WaitEstimate: &on}); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	notice := "Status pages no longer show an estimated wait."
+	if on {
+		notice = "Status pages show an estimated wait when there is history enough."
+	}
+	http.Redirect(w, r, "/dash/settings?notice="+queryWords(notice), http.StatusSeeOther)
+}

@@ -134,6 +134,21 @@ func TestDashboardPages(t *testing.T) {
 	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "error=") {
 		t.Fatalf("bad rules: %d %q", p.status, p.location)
 	}
+	// The status page's estimated wait, on and off.
+	for _, on := range []bool{true, false} {
+		v := url.Values{"csrf": {st.csrf(t)}}
+		if on {
+			v.Set("wait_estimate", "1")
+		}
+		if p = b.do("POST", "/dash/settings/status-page", v); p.status != http.StatusSeeOther {
+			t.Fatalf("status page setting: %d", p.status)
+		}
+		biz, err := sb.svc.GetBusiness(context.Background(), sb.bid)
+		if err != nil || biz.Profile.WaitEstimate != on {
+			t.Errorf("wait estimate = %v, want %v (%v)", biz.Profile.WaitEstimate, on, err)
+		}
+		st = b.do("GET", "/dash/settings", nil)
+	}
 }
 
 // TestDashboardRequests: the open proposed rows on the Requests page with

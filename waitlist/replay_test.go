@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -289,5 +290,89 @@ func TestEstimatedWait(t *testing.T) {
 	}
 	if _, ok, _ := b.svc.EstimateWait(b.ctx, b.biz, b.entry(t, probe.ID).Entry); ok {
 		t.Error("the colour list, where nobody booked, has an estimate")
+	}
+}
+
+// TestWhyNamesTheEnginesReason: one slot each, passed over one person
+// for a reason the engine has — the daily cap, quiet hours, another offer
+// held, dates, party size, too close to the start — and the replay and
+// "why" name that reason, in words that name nobody else.
+func TestWhyNamesTheEnginesReason(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.MaxOffersPerPersonPerDay = 1 }) // quiet 21:00–08:00, lead 15 min
+	release := func(p waitlist.SlotParams) (nextup.Slot, []nextup.Move) {
+		t.Helper()
+		sl := b.slot(t, p)
+		_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, "cancellation")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sl, moves
+	}
+	why := func(e nextup.Entry, sl nextup.Slot, code, words string) {
+		t.Helper()
+		w, err := b.svc.WhyNot(b.ctx, b.biz.ID, e.ID, sl.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Offered || len(w.Reasons) == 0 || w.Reasons[len(w.Reasons)-1].Code != code || !strings.Contains(w.Explanation, words) {
+			t.Errorf("why not %s for %s: %+v, want %s (%q)", e.Name, sl.ID, w, code, words)
+		}
+		for _, n := range []string{"Cap", "Abe", "Big"} {
+			if n != e.Name && strings.Contains(w.Explanation, n) {
+				t.Errorf("the explanation for %s names %s: %s", e.Name, n, w.Explanation)
+			}
+		}
+	}
+	dee := b.join(t, "Dee", waitlist.JoinParams{})
+	// The daily cap: Dee declines one, the next goes to Abe.
+	_, moves := release(waitlist.SlotParams{StartsAt: b.at(1, 11, 0)})
+	if len(moves) != 1 || moves[0].EntryID != dee.ID {
+		t.Fatalf("first release: %+v", moves)
+	}
+	if _, _, err := b.svc.Decline(b.ctx, b.token(t, moves[0].OfferID)); err != nil {
+		t.Fatal(err)
+	}
+	abe := b.join(t, "Abe", waitlist.JoinParams{})
+	capped, moves := release(waitlist.SlotParams{StartsAt: b.at(1, 12, 0)})
+	if len(moves) != 1 || moves[0].EntryID != abe.ID {
+		t.Fatalf("capped release: %+v", moves)
+	}
+	why(dee, capped, insight.WhyDailyCap, "the most offers a day")
+	// Holding an offer: Abe holds the 12:00, a 13:00 frees up and goes
+	// to Big.
+	big := b.join(t, "Big", waitlist.JoinParams{PartySize: 2})
+	held, moves := release(waitlist.SlotParams{StartsAt: b.at(1, 13, 0), Capacity: 2})
+	if len(moves) != 1 || moves[0].EntryID != big.ID {
+		t.Fatalf("third release: %+v", moves)
+	}
+	why(abe, held, insight.WhyHoldingOffer, "holding an offer of another slot")
+	// Dates and party: Cat wants next week only, and a party of one
+	// does not take a table for two without down-fitting.
+	cat := b.join(t, "Cat", waitlist.JoinParams{Earliest: b.at(7, 0, 0)})
+	why(dee, held, engine.FitParty, "without room for your party of 1")
+	why(cat, held, engine.FitParty, "without room for your party of 1") // joined after: the criterion that rules it out
+	// Too close to its start: 10 minutes away, under the 15 min lead.
+	b.clock.Set(b.at(0, 15, 0))
+	soon, _ := release(waitlist.SlotParams{StartsAt: b.at(0, 15, 10)})
+	why(cat, soon, engine.FitWindow, "outside the dates you asked for")
+	// Quiet hours: at 22:00 a slot at 08:05 tomorrow frees up; no claim
+	// window fits between 08:00 and its start, so it goes to the staff.
+	b.clock.Set(b.at(0, 22, 0))
+	night, moves := release(waitlist.SlotParams{StartsAt: b.at(1, 8, 5), Staff: "Ana"})
+	if len(moves) != 1 || moves[0].Move != nextup.MoveHandBack {
+		t.Fatalf("night release: %+v", moves)
+	}
+	why(dee, night, insight.WhyQuietHours, "during the business's quiet hours")
+	h, err := b.svc.History(b.ctx, b.biz.ID, dee.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, so := range h.Slots {
+		got = append(got, so.Outcome+":"+so.Why)
+	}
+	if want := "offered:declined skipped:daily_cap skipped:party skipped:lead skipped:quiet_hours"; strings.Join(got, " ") != want {
+		t.Errorf("Dee's slots = %s, want %s", strings.Join(got, " "), want)
 	}
 }

@@ -49,6 +49,7 @@ const (
 	WhyNoChannel      = engine.SkipNoChannel
 	WhyHandedBack     = "handed_back" // it went back to staff (detail: why)
 	WhyNotOnList      = "not_on_list" // it was never decided while the entry was on the list
+	WhyQuietHours     = "quiet_hours" // it came up in quiet hours, too close to its start for a claim window after them
 	// WhyUnexplained is a decision the rows do not explain: the entry was
 	// ahead in line and fitted, yet someone behind was offered the slot.
 	// The engine never does this (a skip is audited); tests insist on it.
@@ -174,7 +175,9 @@ func (s *Insight) WhyNot(ctx context.Context, businessID, entryID, slotID string
 			code == engine.FitStaff || code == engine.FitWindow || code == engine.FitAvailability || code == engine.FitParty) {
 			r.Code = code
 		}
-		r.Detail = explain(r, sl, t, rp.loc)
+		words := r
+		words.At = time.Time{} // it did not come up for this entry
+		r.Detail = explain(words, sl, t, rp.loc)
 		out = Why{SlotID: slotID, Explanation: r.Detail, Reasons: []Reason{r}}
 		return nil
 	})
@@ -322,6 +325,11 @@ func (r *replayer) business(row nextup.AuditEvent) {
 	}
 	r.rules.MinLead = time.Duration(intOf(fit["min_lead_seconds"])) * time.Second
 	r.rules.DownFit, _ = fit["down_fit"].(bool)
+	r.rules.TimeCriticalThroughQuiet, _ = fit["time_critical_through_quiet"].(bool)
+	r.rules.QuietHours = nil
+	if _, ok := fit["quiet_start_minute"]; ok {
+		r.rules.QuietHours = &nextup.QuietHours{Start: nextup.TimeOfDay(intOf(fit["quiet_start_minute"])), End: nextup.TimeOfDay(intOf(fit["quiet_end_minute"]))}
+	}
 	if row.Reason == "rules_changed" && r.inLine {
 		r.point(row, CauseRulesChanged, fmt.Sprintf("The rules changed (%s to %s); fair order does not depend on them.", row.From, row.To))
 	}
@@ -759,6 +767,9 @@ func (r *replayer) why(s *rslot, at time.Time, d decision) (Reason, bool) {
 	case decideHandBack:
 		reason.Code = WhyHandedBack
 		reason.Detail = d.handBack
+		if in, _ := engine.InQuietHours(at, r.rules.QuietHours, r.loc); in && d.handBack == nextup.HandBackTooSoon {
+			reason.Code = WhyQuietHours // no claim window fits between quiet hours' end and the start
+		}
 		return reason, true
 	}
 	return reason, false // nobody fits, yet the target fits: not a decision about it
@@ -840,6 +851,8 @@ func explain(r Reason, sl nextup.Slot, t *rentry, loc *time.Location) string {
 			why = "staff took it over"
 		}
 		return lead + " and went back to the business's staff: " + why + "."
+	case WhyQuietHours:
+		return lead + " during the business's quiet hours, when no offers go out, and it starts too soon after them to give anyone time to claim it; it went back to the staff."
 	case engine.FitService:
 		return fmt.Sprintf("%s was for %s, not %s, the service you are waiting for.", what, cmp.Or(sl.Service, "another service"), cmp.Or(e.Service, "the one"))
 	case engine.FitEvent:

@@ -70,8 +70,13 @@ func ParseFactAvailability(v any) []nextup.Availability {
 	return av
 }
 
-// RulesFacts are the rules the fit rule reads, as a business's "created"
+// RulesFacts are the rules the fit rule and the claim window read, as a business's "created"
 // and "rules_changed" rows keep them (detail "fit").
 func RulesFacts(r nextup.Rules) map[string]any {
-	return map[string]any{"min_lead_seconds": int64(r.MinLead / time.Second), "down_fit": r.DownFit}
+	f := map[string]any{"min_lead_seconds": int64(r.MinLead / time.Second), "down_fit": r.DownFit,
+		"time_critical_through_quiet": r.TimeCriticalThroughQuiet}
+	if q := r.QuietHours; q != nil {
+		f["quiet_start_minute"], f["quiet_end_minute"] = int(q.Start), int(q.End)
+	}
+	return f
 }

@@ -211,6 +211,24 @@ func checkReplay(t *testing.T, b *bundle, rules nextup.Rules, id string, fail fu
 	case e.State != nextup.EntryWaiting && last.InLine:
 		fail("entry %s is %s, the replay has it in line at %d (%s)", id, e.State, last.Position, last.Cause)
 	}
+	// The status page's cheaper replay, from the entry's join on, says
+	// the same of the slots it was passed over for.
+	passed, err := b.svc.PassedOver(b.ctx, b.biz.ID, id)
+	if err != nil {
+		fail("passed over of %s: %v", id, err)
+	}
+	var full, cheap []string
+	for _, so := range h.Slots {
+		if so.Outcome == insight.OutcomeSkipped {
+			full = append(full, so.SlotID+":"+so.Why)
+		}
+	}
+	for _, so := range passed {
+		cheap = append(cheap, so.SlotID+":"+so.Why)
+	}
+	if !slices.Equal(full, cheap) {
+		fail("entry %s: passed over, from its join on: %v; from the whole story: %v", id, cheap, full)
+	}
 	for _, so := range h.Slots {
 		if so.Outcome == insight.OutcomeOffered {
 			continue

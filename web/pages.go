@@ -13,7 +13,6 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
-	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -388,10 +387,10 @@ const maxPassed = 3
 // estimated wait. Either failing leaves it out: the page still says where
 // the person stands.
 func (s *Server) statusInsight(ctx context.Context, d *pageData, e nextup.Entry, b nextup.Business) {
-	if h, err := s.Svc.History(ctx, b.ID, e.ID); err == nil {
-		for i := len(h.Slots) - 1; i >= 0 && len(d.Passed) < maxPassed; i-- {
-			if so := h.Slots[i]; so.Outcome == insight.OutcomeSkipped && so.Explanation != "" {
-				d.Passed = append(d.Passed, so.Explanation)
+	if passed, err := s.Svc.PassedOver(ctx, b.ID, e.ID); err == nil {
+		for i := len(passed) - 1; i >= 0 && len(d.Passed) < maxPassed; i-- {
+			if passed[i].Explanation != "" {
+				d.Passed = append(d.Passed, passed[i].Explanation)
 			}
 		}
 	} else {

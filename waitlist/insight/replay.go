@@ -191,7 +191,32 @@ const (
 )
 
 // replay reads the entry and its business's whole story and plays it.
+// PassedOver is the slots of the entry's list that came up while it
+// waited and went to someone else (History's skipped slots), read from
+// the rows since the entry joined only: what the person's status page
+// says, at a cost that does not grow with the business's whole story.
+// Who had a slot is compared by the place the row recorded, as the rows
+// of those who joined earlier are not read; the places in line are not
+// replayed (the status page shows the live one).
+func (s *Insight) PassedOver(ctx context.Context, businessID, entryID string) ([]SlotOutcome, error) {
+	var out []SlotOutcome
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		h, _, err := s.replayFrom(ctx, tx, businessID, entryID, true)
+		for _, so := range h.Slots {
+			if so.Outcome == OutcomeSkipped {
+				out = append(out, so)
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
 func (s *Insight) replay(ctx context.Context, tx nextup.Tx, businessID, entryID string) (History, *replayer, error) {
+	return s.replayFrom(ctx, tx, businessID, entryID, false)
+}
+
+func (s *Insight) replayFrom(ctx context.Context, tx nextup.Tx, businessID, entryID string, sinceJoin bool) (History, *replayer, error) {
 	e, err := tx.EntryGet(ctx, entryID)
 	if err != nil || (businessID != "" && e.BusinessID != businessID) {
 		return History{}, nil, core.NotFound("entry", entryID, err)
@@ -206,6 +231,15 @@ func (s *Insight) replay(ctx context.Context, tx nextup.Tx, businessID, entryID 
 	}
 	var rows []nextup.AuditEvent
 	var after int64
+	if sinceJoin {
+		first, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: e.BusinessID, SubjectType: nextup.SubjectEntry, SubjectID: e.ID, Limit: 1})
+		if err != nil {
+			return History{}, nil, err
+		}
+		if len(first) == 1 {
+			after = first[0].ID - 1
+		}
+	}
 	for {
 		page, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: e.BusinessID, AfterID: after, Limit: auditPage})
 		if err != nil {
@@ -224,6 +258,7 @@ func (s *Insight) replay(ctx context.Context, tx nextup.Tx, businessID, entryID 
 		return sl, err == nil
 	}
 	rp := newReplayer(entryID, loc, b.Rules, lookup)
+	rp.noPlaces = sinceJoin // the rows of those who joined before are not read
 	h := rp.play(rows)
 	rp.now = s.Clock.Now()
 	if rp.target == nil {
@@ -269,6 +304,7 @@ type replayer struct {
 	inLine   bool
 	offered  map[string]string // slots offered to the target → how the offer ended
 	outcomes map[string]*SlotOutcome
+	noPlaces bool // the places are not known (PassedOver)
 	order    []string
 	h        History
 }
@@ -720,7 +756,7 @@ func (r *replayer) decided(row nextup.AuditEvent, id string, d decision) {
 	if n := len(so.Reasons); n > 0 && so.Reasons[n-1].At.Equal(row.At) {
 		return
 	}
-	if r.inLine {
+	if r.inLine && !r.noPlaces {
 		reason.Place = r.pos
 	}
 	reason.Detail = explain(reason, s.sl, t, r.loc)

@@ -25,11 +25,11 @@ import (
 // fire. It returns the month, summed up by the caller, and Rosa's entry:
 // she waited for a haircut with Ben only, saw his slots go to people
 // ahead of her before one came to her, and the demo shows her replay. The mix is seeded: every demo has the same month.
-func seedPastMonth(ctx context.Context, st nextup.Store, bid string, now time.Time, loc *time.Location) (month, rosa string, err error) {
+func seedPastMonth(ctx context.Context, st nextup.Store, bid, base string, now time.Time, loc *time.Location) (month, rosa string, err error) {
 	n := now.In(loc)
 	first := time.Date(n.Year(), n.Month()-1, 1, 9, 0, 0, 0, loc)
 	clock := nextup.NewFakeClock(first)
-	svc := waitlist.New(st, clock, "")
+	svc := waitlist.New(st, clock, base)
 	sweeper := &timer.Sweeper{Store: st, Clock: clock, Handler: svc}
 	relay := &outbox.Relay{Store: st, Clock: clock, Default: capture.New()}
 	relay.OnSent = svc.Handed

@@ -16,11 +16,24 @@ import (
 // the real clock, printing what a newcomer needs: the URL, the API key and
 // three commands that free a slot and follow the offer it makes.
 func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.Writer) error {
+	// Listen first: the links of the messages seeded (last month's
+	// summary among them) are on the server's own address.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
+	base := baseURL(addr, ln)
 	st, err := openStore(ctx, db)
 	if err != nil {
 		return err
 	}
-	svc := waitlist.New(st, nextup.RealClock{}, "")
+	svc := waitlist.New(st, nextup.RealClock{}, base)
 	rules := nextup.DefaultRules()
 	rules.QuietHours = nil // so the demo sends offers whatever the hour
 	biz, key, err := svc.CreateBusiness(ctx, waitlist.CreateBusinessParams{Name: "Demo Salon", Timezone: "Europe/London", Rules: &rules})
@@ -41,7 +54,7 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 	now := time.Now().In(loc) // seeding relative to the real day is the point of a demo
 	// Last month, played on a fake clock, and its summary (emailed to the
 	// owner: it is in the outbox too).
-	past, rosa, err := seedPastMonth(ctx, st, biz.ID, now, loc)
+	past, rosa, err := seedPastMonth(ctx, st, biz.ID, base, now, loc)
 	if err == nil {
 		_, err = svc.SummarizeMonth(ctx, biz.ID, past)
 	}
@@ -70,11 +83,6 @@ func runDemoServer(ctx context.Context, db, addr, admin string, stdout, logs io.
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	base := baseURL(addr, ln)
 	auth := fmt.Sprintf(`-H "Authorization: Bearer %s"`, key)
 	fmt.Fprintf(stdout, `nextup demo — Demo Salon (Europe/London) on a fresh store: %s
 
@@ -110,6 +118,7 @@ in line, and why each slot went to someone else, is on
 OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
 `, redactDSN(db), base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth,
 		base, supper.ID, base, supper.ID, auth, base, past, base, base, rosa, rosa, redactDSN(db), base, base)
+	serving = true
 	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
 }
 

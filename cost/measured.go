@@ -43,7 +43,9 @@ var (
 	Decline = UseCase{Name: "decline → roll on", Read: 32.5, Write: 96, Calls: 26, Var: "Decline"}
 	// StatusPage and ClaimPage are GETs of a person's status page and of
 	// an offer's claim page (reads, and the claim page's "opened" mark).
-	StatusPage = UseCase{Name: "status page", Read: 10, Write: 0, Calls: 5, Var: "StatusPage"}
+	// The status page reads the rows since the person joined, to say why
+	// the slots that came up went to someone else (insight.PassedOver).
+	StatusPage = UseCase{Name: "status page", Read: 12, Write: 0, Calls: 8, Var: "StatusPage"}
 	ClaimPage  = UseCase{Name: "claim page", Read: 6, Write: 11, Calls: 8, Var: "ClaimPage"}
 	// ExpiryTimer and ReminderTimer are one timer each, run by the timer
 	// function: an offer's expiry (rolling on to the next person), and a

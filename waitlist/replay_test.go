@@ -213,7 +213,11 @@ func checkReplay(t *testing.T, b *bundle, rules nextup.Rules, id string, fail fu
 	}
 	// The status page's cheaper replay, from the entry's join on, says
 	// the same of the slots it was passed over for.
-	passed, err := b.svc.PassedOver(b.ctx, b.biz.ID, id)
+	biz, err := b.svc.GetBusiness(b.ctx, b.biz.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passed, err := b.svc.PassedOver(b.ctx, biz, e)
 	if err != nil {
 		fail("passed over of %s: %v", id, err)
 	}

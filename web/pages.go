@@ -387,7 +387,7 @@ const maxPassed = 3
 // estimated wait. Either failing leaves it out: the page still says where
 // the person stands.
 func (s *Server) statusInsight(ctx context.Context, d *pageData, e nextup.Entry, b nextup.Business) {
-	if passed, err := s.Svc.PassedOver(ctx, b.ID, e.ID); err == nil {
+	if passed, err := s.Svc.PassedOver(ctx, b, e); err == nil {
 		for i := len(passed) - 1; i >= 0 && len(d.Passed) < maxPassed; i-- {
 			if passed[i].Explanation != "" {
 				d.Passed = append(d.Passed, passed[i].Explanation)

@@ -198,10 +198,11 @@ const (
 // Who had a slot is compared by the place the row recorded, as the rows
 // of those who joined earlier are not read; the places in line are not
 // replayed (the status page shows the live one).
-func (s *Insight) PassedOver(ctx context.Context, businessID, entryID string) ([]SlotOutcome, error) {
+// b and e are the business and the entry as the caller read them.
+func (s *Insight) PassedOver(ctx context.Context, b nextup.Business, e nextup.Entry) ([]SlotOutcome, error) {
 	var out []SlotOutcome
 	err := s.Read(ctx, func(tx nextup.Tx) error {
-		h, _, err := s.replayFrom(ctx, tx, businessID, entryID, true)
+		h, _, err := s.replayOf(ctx, tx, b, e, true)
 		for _, so := range h.Slots {
 			if so.Outcome == OutcomeSkipped {
 				out = append(out, so)
@@ -213,10 +214,6 @@ func (s *Insight) PassedOver(ctx context.Context, businessID, entryID string) ([
 }
 
 func (s *Insight) replay(ctx context.Context, tx nextup.Tx, businessID, entryID string) (History, *replayer, error) {
-	return s.replayFrom(ctx, tx, businessID, entryID, false)
-}
-
-func (s *Insight) replayFrom(ctx context.Context, tx nextup.Tx, businessID, entryID string, sinceJoin bool) (History, *replayer, error) {
 	e, err := tx.EntryGet(ctx, entryID)
 	if err != nil || (businessID != "" && e.BusinessID != businessID) {
 		return History{}, nil, core.NotFound("entry", entryID, err)
@@ -225,6 +222,13 @@ func (s *Insight) replayFrom(ctx context.Context, tx nextup.Tx, businessID, entr
 	if err != nil {
 		return History{}, nil, core.NotFound("business", e.BusinessID, err)
 	}
+	return s.replayOf(ctx, tx, b, e, false)
+}
+
+// replayOf replays entry e of business b: from the business's first row,
+// or with sinceJoin from e's own first row (PassedOver).
+func (s *Insight) replayOf(ctx context.Context, tx nextup.Tx, b nextup.Business, e nextup.Entry, sinceJoin bool) (History, *replayer, error) {
+	entryID := e.ID
 	loc, err := b.Location()
 	if err != nil {
 		loc = time.UTC

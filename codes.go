@@ -114,6 +114,9 @@ const (
 	// CodeNotWaitlisted is 409: a promotion of a registration that is not
 	// on the event's waitlist.
 	CodeNotWaitlisted = "not_waitlisted"
+	// CodeNoHistory is 409: the replay of an entry that joined before its
+	// audit rows said where it joined the line (GET …/history and …/why).
+	CodeNoHistory = "no_history"
 	// CodeNotConfirmed is 409: a check-in or no-show of a registration
 	// that is not confirmed.
 	CodeNotConfirmed = "not_confirmed"

@@ -162,6 +162,16 @@ func replayProperty(t *testing.T, seed uint64, open func(func(*nextup.Rules)) *b
 			if _, err := b.sweeper.RunDue(b.ctx); err != nil {
 				fail("timers: %v", err)
 			}
+		case x < 94 && len(slots) > 0:
+			// A shared slot grows or shrinks by a seat (refused below
+			// what is taken: that changes nothing).
+			sl := slots[rng.IntN(len(slots))]
+			if sl.Seating == nextup.SeatingShared {
+				live := b.getSlot(t, sl.ID).Slot
+				if _, _, err := b.svc.Resize(b.ctx, b.biz.ID, sl.ID, max(1, live.Capacity-1+2*rng.IntN(2))); err != nil && nextup.ErrorCode(err) != nextup.CodeCapacityBelowTaken {
+					fail("resize %s: %v", sl.ID, err)
+				}
+			}
 		case x < 96:
 			id := entries[rng.IntN(len(entries))]
 			if b.entry(t, id).Entry.State == nextup.EntryWaiting {
@@ -299,7 +309,7 @@ func TestEstimatedWait(t *testing.T) {
 	w, ok, err := b.svc.EstimateWait(b.ctx, b.biz, haircut)
 	// Waits of 1…8 days: the quartiles by nearest rank are the 2nd and 6th.
 	if err != nil || !ok || w.Samples != 8 || w.Low != 2*24*time.Hour || w.High != 6*24*time.Hour ||
-		w.Words != "A rough guide, from the last 8 bookings: people waiting for a haircut booked 2–6 days after joining." {
+		w.Words != "A rough guide, from the last 8 bookings: people waiting for haircut booked 2–6 days after joining." {
 		t.Fatalf("estimate = %+v %v %v", w, ok, err)
 	}
 	book(0) // the clock stays within the hour
@@ -396,5 +406,75 @@ func TestWhyNamesTheEnginesReason(t *testing.T) {
 	}
 	if want := "offered:declined skipped:daily_cap skipped:party skipped:lead skipped:quiet_hours"; strings.Join(got, " ") != want {
 		t.Errorf("Dee's slots = %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// TestWhyStaffChoseSomeoneElse: seats an event frees after its promotion
+// cutoff go to the staff, who put Cy, behind Bea, first in line: Bea's
+// "why" says the staff chose, not that the record cannot explain it.
+func TestWhyStaffChoseSomeoneElse(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil })
+	p := waitlist.NewEventParams()
+	p.Title, p.StartsAt, p.EndsAt, p.Capacity = "Supper", b.at(1, 19, 0), b.at(1, 22, 0), 1
+	p.Settings.PromotionCutoff = 48 * time.Hour
+	ev, err := b.svc.CreateEvent(b.ctx, b.biz.ID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var regs []waitlist.Registration
+	for _, name := range []string{"Ann", "Bea", "Cy"} {
+		b.clock.Advance(time.Minute)
+		r, _, err := b.svc.Register(b.ctx, b.biz.ID, ev.ID, waitlist.RegisterParams{Name: name, Email: strings.ToLower(name) + "@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		regs = append(regs, r)
+	}
+	if _, _, err := b.svc.CancelRegistration(b.ctx, b.biz.ID, ev.ID, regs[0].Entry.ID, nextup.ActorCustomer); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(5 * time.Minute)
+	if _, _, err := b.svc.Promote(b.ctx, b.biz.ID, ev.ID, regs[2].Entry.ID, "olive", "a regular"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := b.svc.WhyNot(b.ctx, b.biz.ID, regs[1].Entry.ID, ev.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, r := range w.Reasons {
+		codes = append(codes, r.Code)
+	}
+	if got := strings.Join(codes, " "); got != insight.WhyHandedBack+" "+insight.WhyStaffChoice || !strings.Contains(w.Explanation, "the staff offered it to someone directly") {
+		t.Errorf("why not Bea: %s: %s", got, w.Explanation)
+	}
+}
+
+// TestWhyAfterAResize: a table for two nobody fits is made a table for
+// one, and goes to Bo, ahead of Dee: Dee's reason is that someone earlier
+// in line had it, read with the capacity the resize gave, not the table
+// for two it was made as.
+func TestWhyAfterAResize(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil })
+	b.join(t, "Bo", waitlist.JoinParams{})
+	dee := b.join(t, "Dee", waitlist.JoinParams{})
+	zero := 0
+	sl := b.slot(t, waitlist.SlotParams{StartsAt: b.at(1, 11, 0), Capacity: 2, BookedSeats: &zero})
+	b.clock.Advance(time.Minute)
+	if _, moves, err := b.svc.Resize(b.ctx, b.biz.ID, sl.ID, 1); err != nil || len(moves) != 1 || moves[0].EntryID == dee.ID {
+		t.Fatalf("resize: %+v %v", moves, err)
+	}
+	w, err := b.svc.WhyNot(b.ctx, b.biz.ID, dee.ID, sl.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, r := range w.Reasons {
+		codes = append(codes, r.Code)
+	}
+	if got := strings.Join(codes, " "); got != engine.FitParty+" "+insight.WhyEarlierInLine {
+		t.Errorf("why not Dee: %s (%s)", got, w.Explanation)
 	}
 }

@@ -256,7 +256,8 @@ type replaySlot struct {
 var whyLabels = map[string]string{
 	insight.WhyEarlierInLine: "someone earlier in line", insight.WhyAlreadyOffered: "offered it before",
 	insight.WhyHoldingOffer: "holding another offer", insight.WhyDailyCap: "daily offer limit",
-	insight.WhyNoChannel: "no way to reach them", insight.WhyHandedBack: "went back to staff",
+	insight.WhyNoChannel: "no way to reach them", insight.WhyHandedBack: "went back to staff", insight.WhyQuietHours: "quiet hours",
+	insight.WhyStaffChoice: "staff's choice", insight.WhyNotOnList: "never came up", insight.WhyUnexplained: "not explained by the record",
 	"service": "another service", "event": "another event", "party": "party did not fit", "window": "outside their dates",
 	"availability": "outside their times", "staff": "another staff member", "lead": "too close to its start",
 }

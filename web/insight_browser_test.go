@@ -271,7 +271,7 @@ func TestReplayInBrowser(t *testing.T) {
 	if !strings.Contains(passed, "was with Ana; you asked for Ben.") || strings.Contains(passed, "Ann") || strings.Contains(passed, "Bob") {
 		t.Errorf("status page, passed over: %q", passed)
 	}
-	if est := run(t, bctx, chromedp.Text(chromedp.ID("estimate"))); !strings.Contains(est, "from the last 7 bookings: people waiting for a haircut booked 1–4 days after joining") {
+	if est := run(t, bctx, chromedp.Text(chromedp.ID("estimate"))); !strings.Contains(est, "from the last 7 bookings: people waiting for haircut booked 1–4 days after joining") {
 		t.Errorf("estimate %q", est)
 	}
 	if over := run(t, bctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); over {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -389,11 +390,11 @@ const maxPassed = 3
 func (s *Server) statusInsight(ctx context.Context, d *pageData, e nextup.Entry, b nextup.Business) {
 	if passed, err := s.Svc.PassedOver(ctx, b, e); err == nil {
 		for i := len(passed) - 1; i >= 0 && len(d.Passed) < maxPassed; i-- {
-			if passed[i].Explanation != "" {
+			if passed[i].Explanation != "" && passed[i].Why != insight.WhyUnexplained {
 				d.Passed = append(d.Passed, passed[i].Explanation)
 			}
 		}
-	} else {
+	} else if nextup.ErrorCode(err) != nextup.CodeNoHistory {
 		s.logger().WarnContext(ctx, "status page: replay", "entry", e.ID, "error", err)
 	}
 	if !b.Profile.WaitEstimate {

@@ -1110,8 +1110,10 @@ func (s *Events) Promote(ctx context.Context, businessID, eventID, regID, by, re
 		detail := map[string]any{"by": by, "reason": reason, "position": pos}
 		to := "next_in_line"
 		if sl.FreeSeats() >= e.PartySize && w.Now.Before(sl.StartsAt) {
-			w.OfferPos = map[string]int{e.ID: pos}
-			if err := w.offerNow(ctx, bi, sl, e, false); err != nil {
+			w.OfferPos, w.Override = map[string]int{e.ID: pos}, true
+			err := w.offerNow(ctx, bi, sl, e, false)
+			w.Override = false
+			if err != nil {
 				return err
 			}
 			to = string(nextup.EntryOffered)

@@ -113,6 +113,11 @@ func (s *Insight) EstimateWait(ctx context.Context, b nextup.Business, e nextup.
 	if c.m == nil {
 		c.m = map[estimateKey]estimateCached{}
 	}
+	for k, v := range c.m { // the lists of past events, and any not asked for in an hour
+		if now.Sub(v.at) >= EstimateTTL {
+			delete(c.m, k)
+		}
+	}
 	c.m[key] = estimateCached{at: now, ok: ok, w: w}
 	c.mu.Unlock()
 	return w, ok, nil
@@ -129,13 +134,13 @@ func estimateOf(waits []time.Duration, e nextup.Entry) (WaitEstimate, bool) {
 	w := WaitEstimate{Low: at(0.25), High: at(0.75), Samples: len(s)}
 	what := "this"
 	if e.Service != "" {
-		what = "a " + e.Service
+		what = e.Service
 	} else if e.EventID != "" {
 		what = "this event"
 	}
 	span := spanWords(w.Low, w.High)
 	if w.Samples >= EstimateSure {
-		w.Words = fmt.Sprintf("People waiting for %s have usually booked within %s of joining.", what, span)
+		w.Words = fmt.Sprintf("Recently, people waiting for %s have typically booked %s after joining.", what, span)
 	} else {
 		w.Words = fmt.Sprintf("A rough guide, from the last %d bookings: people waiting for %s booked %s after joining.", w.Samples, what, span)
 	}

@@ -22,7 +22,7 @@ func TestEstimateWords(t *testing.T) {
 		t.Error("four waits made an estimate")
 	}
 	w, ok := estimateOf(hours(1, 2, 3, 5, 9), e)
-	if !ok || w.Words != "A rough guide, from the last 5 bookings: people waiting for a colour booked 2–5 hours after joining." {
+	if !ok || w.Words != "A rough guide, from the last 5 bookings: people waiting for colour booked 2–5 hours after joining." {
 		t.Errorf("hours: %+v", w)
 	}
 	var many []int
@@ -30,7 +30,7 @@ func TestEstimateWords(t *testing.T) {
 		many = append(many, 24*(1+i%10))
 	}
 	w, _ = estimateOf(hours(many...), nextup.Entry{EventID: "slot_1"})
-	if w.Words != "People waiting for this event have usually booked within 3–8 days of joining." {
+	if w.Words != "Recently, people waiting for this event have typically booked 3–8 days after joining." {
 		t.Errorf("days: %+v", w)
 	}
 	if got := spanWords(30*time.Hour, 40*time.Hour); got != "1–2 days" {

@@ -3,7 +3,6 @@ package insight
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,9 +46,10 @@ const (
 	WhyHoldingOffer   = "holding_offer"     // the entry held an offer of another slot (one live offer at a time)
 	WhyDailyCap       = engine.SkipDailyCap // the person had the day's offers already
 	WhyNoChannel      = engine.SkipNoChannel
-	WhyHandedBack     = "handed_back" // it went back to staff (detail: why)
-	WhyNotOnList      = "not_on_list" // it was never decided while the entry was on the list
-	WhyQuietHours     = "quiet_hours" // it came up in quiet hours, too close to its start for a claim window after them
+	WhyHandedBack     = "handed_back"  // it went back to staff (detail: why)
+	WhyNotOnList      = "not_on_list"  // it was never decided while the entry was on the list
+	WhyQuietHours     = "quiet_hours"  // it came up in quiet hours, too close to its start for a claim window after them
+	WhyStaffChoice    = "staff_choice" // staff offered it to someone of their choosing (an event's "put first in line")
 	// WhyUnexplained is a decision the rows do not explain: the entry was
 	// ahead in line and fitted, yet someone behind was offered the slot.
 	// The engine never does this (a skip is audited); tests insist on it.
@@ -266,12 +266,14 @@ func (s *Insight) replayOf(ctx context.Context, tx nextup.Tx, b nextup.Business,
 	h := rp.play(rows)
 	rp.now = s.Clock.Now()
 	if rp.target == nil {
-		return History{}, nil, fmt.Errorf("entry %s: %w", entryID, errNoStory)
+		return History{}, nil, errNoStory
 	}
 	return h, rp, nil
 }
 
-var errNoStory = errors.New("its audit rows do not say where it joined the line (it joined before they did)")
+// errNoStory is the replay of an entry whose rows do not say where it
+// joined the line (it joined before they did).
+var errNoStory = nextup.Errorf(nextup.ErrConflict, nextup.CodeNoHistory, "this entry joined before nextup recorded where people join the line, so its place cannot be replayed")
 
 // Replay plays a business's audit rows (oldest first) forward and returns
 // entryID's story; loc is the business's timezone, rules its rules (used
@@ -383,6 +385,13 @@ func (r *replayer) slot(row nextup.AuditEvent) {
 		return
 	}
 	switch {
+	case row.Reason == "resize":
+		if s := r.slots[row.SubjectID]; s != nil {
+			var c int
+			if _, err := fmt.Sscanf(row.To, "capacity=%d", &c); err == nil {
+				s.sl.Capacity = c
+			}
+		}
 	case row.Reason == string(nextup.MoveNobodyFits):
 		r.decided(row, row.SubjectID, decision{kind: decideNobody, free: freeOf(row)})
 	case row.To == string(nextup.SlotHandedBack):
@@ -419,7 +428,8 @@ func (r *replayer) offer(row nextup.AuditEvent) {
 			}
 			return
 		}
-		r.decided(row, row.SlotID, decision{kind: decideOffer, free: freeOf(row), to: r.entries[eid], toPos: intOf(row.Detail["position"])})
+		override, _ := row.Detail["override"].(bool)
+		r.decided(row, row.SlotID, decision{kind: decideOffer, free: freeOf(row), to: r.entries[eid], toPos: intOf(row.Detail["position"]), override: override})
 		return
 	}
 	if r.offers[row.SubjectID] == r.id && row.To != row.From {
@@ -457,7 +467,7 @@ func (r *replayer) entry(row nextup.AuditEvent) {
 	switch row.Reason {
 	case core.ReasonRequeuedBack:
 		if t := core.ParseFactTime(row.Detail["joined_at"]); !t.IsZero() {
-			x.e.JoinedAt, x.e.Seq = t, int64(intOf(row.Detail["seq"]))
+			x.e.JoinedAt, x.e.Seq = t.Truncate(time.Microsecond), int64(intOf(row.Detail["seq"]))
 		}
 	case "updated":
 		applyChanges(&x.e, row.Detail["changes"])
@@ -531,7 +541,7 @@ func (r *replayer) join(row nextup.AuditEvent) *rentry {
 // false when the row lacks the facts (it was written before they were).
 func joinFacts(row nextup.AuditEvent) (nextup.Entry, bool) {
 	d := row.Detail
-	joined := core.ParseFactTime(d["joined_at"])
+	joined := core.ParseFactTime(d["joined_at"]).Truncate(time.Microsecond) // as the stores keep it
 	if joined.IsZero() {
 		return nextup.Entry{}, false
 	}
@@ -605,11 +615,11 @@ func (r *replayer) moveTarget(row nextup.AuditEvent, before nextup.Entry, isNew 
 	case isNew:
 		cause, words = CauseBooked, "Registered with a seat."
 	case row.Reason == core.ReasonRequeuedBack:
-		cause, words = CauseMovedBack, fmt.Sprintf("The offer %s; the business's rule moved you to the back of the list, place %d.", endWords(row.Detail["offer_reason"]), r.pos)
+		cause, words = CauseMovedBack, fmt.Sprintf("The offer %s; the business's rule moved you to the back of the list, place %d.", endWords(cmp.Or(row.Detail["offer_reason"], any(row.Reason))), r.pos)
 	case wasIn && !r.inLine && t.State == nextup.EntryOffered:
 		cause, words = CauseOffered, "Offered a slot: off the list while the offer is open."
 	case !wasIn && r.inLine && before.State == nextup.EntryOffered:
-		cause, words = CauseReturned, fmt.Sprintf("The offer %s; back on the list at your place, %d.", endWords(row.Detail["offer_reason"]), r.pos)
+		cause, words = CauseReturned, fmt.Sprintf("The offer %s; back on the list at your place, %d.", endWords(cmp.Or(row.Detail["offer_reason"], any(row.Reason))), r.pos)
 	case !wasIn && r.inLine && before.State == nextup.EntryBooked:
 		cause, words = CauseRestored, fmt.Sprintf("The booking was undone; back on the list at place %d.", r.pos)
 	case t.State == nextup.EntryBooked && before.State != nextup.EntryBooked:
@@ -701,6 +711,7 @@ type decision struct {
 	toPos    int
 	handBack string
 	skip     string
+	override bool // decideOffer: staff chose who
 }
 
 // outcome is the target's record of slot id, made on first sight; nil
@@ -709,6 +720,18 @@ func (r *replayer) outcome(id string) *SlotOutcome {
 	if so, ok := r.outcomes[id]; ok {
 		return so
 	}
+	s := r.listSlot(id)
+	if s == nil {
+		return nil
+	}
+	so := &SlotOutcome{SlotID: id, StartsAt: s.sl.StartsAt, Service: s.sl.Service, Staff: s.sl.Staff, Outcome: OutcomeSkipped}
+	r.outcomes[id] = so
+	r.order = append(r.order, id)
+	return so
+}
+
+// listSlot is slot id when it is of the target's list; nil otherwise.
+func (r *replayer) listSlot(id string) *rslot {
 	t := r.target
 	if t == nil {
 		return nil
@@ -730,10 +753,7 @@ func (r *replayer) outcome(id string) *SlotOutcome {
 	} else if s.sl.Kind == nextup.KindEvent || s.sl.Service != t.e.Service {
 		return nil
 	}
-	so := &SlotOutcome{SlotID: id, StartsAt: s.sl.StartsAt, Service: s.sl.Service, Staff: s.sl.Staff, Outcome: OutcomeSkipped}
-	r.outcomes[id] = so
-	r.order = append(r.order, id)
-	return so
+	return s
 }
 
 // decided notes a decision of slot id while the target may have been on
@@ -743,11 +763,13 @@ func (r *replayer) decided(row nextup.AuditEvent, id string, d decision) {
 	if t == nil || (t.e.State != nextup.EntryWaiting && t.e.State != nextup.EntryOffered) {
 		return
 	}
-	so := r.outcome(id)
-	if so == nil || so.Outcome == OutcomeOffered {
-		return // not of its list, or it was offered it: later decisions are about others
+	s := r.listSlot(id)
+	if s == nil {
+		return // not of its list
 	}
-	s := r.slots[id]
+	if so := r.outcomes[id]; so != nil && so.Outcome == OutcomeOffered {
+		return // it was offered it: later decisions are about others
+	}
 	if d.free >= 0 {
 		s.free = d.free
 	}
@@ -755,6 +777,7 @@ func (r *replayer) decided(row nextup.AuditEvent, id string, d decision) {
 	if !ok {
 		return
 	}
+	so := r.outcome(id)
 	// One reason per decision: a skip audited before the offers of the
 	// same decision is the one that applies.
 	if n := len(so.Reasons); n > 0 && so.Reasons[n-1].At.Equal(row.At) {
@@ -797,7 +820,17 @@ func (r *replayer) why(s *rslot, at time.Time, d decision) (Reason, bool) {
 	}
 	switch d.kind {
 	case decideOffer:
-		if d.to == nil || nextup.CompareFair(d.to.e, t.e) < 0 || (d.to.e.ID == "" && d.toPos > 0 && d.toPos < r.pos) {
+		if d.override {
+			reason.Code = WhyStaffChoice
+			return reason, true
+		}
+		ahead := d.to != nil && nextup.CompareFair(d.to.e, t.e) < 0
+		if d.to == nil {
+			// Joined before the rows read (PassedOver) or before they
+			// said where: the place the row recorded decides, when known.
+			ahead = d.toPos <= 0 || r.noPlaces || d.toPos <= r.pos
+		}
+		if ahead {
 			reason.Code = WhyEarlierInLine
 			reason.Detail = fmt.Sprint(d.toPos)
 			return reason, true
@@ -807,7 +840,8 @@ func (r *replayer) why(s *rslot, at time.Time, d decision) (Reason, bool) {
 	case decideHandBack:
 		reason.Code = WhyHandedBack
 		reason.Detail = d.handBack
-		if in, _ := engine.InQuietHours(at, r.rules.QuietHours, r.loc); in && d.handBack == nextup.HandBackTooSoon {
+		rules := engine.RulesFor(r.rules, s.sl)
+		if in, _ := engine.InQuietHours(at, rules.QuietHours, r.loc); in && d.handBack == nextup.HandBackTooSoon && !rules.TimeCriticalThroughQuiet {
 			reason.Code = WhyQuietHours // no claim window fits between quiet hours' end and the start
 		}
 		return reason, true
@@ -873,9 +907,11 @@ func explain(r Reason, sl nextup.Slot, t *rentry, loc *time.Location) string {
 		}
 		return lead + " and went to " + who + ". The list is in the order people joined, with priority first; your place was kept."
 	case WhyAlreadyOffered:
-		return what + " had already been offered to you, and nextup never offers the same slot twice."
+		return what + " had already been offered to you."
 	case WhyHoldingOffer:
-		return lead + " while you were holding an offer of another slot; one offer is open at a time, so it went to the next person."
+		return lead + " while you were holding an offer of another slot; one offer is open at a time."
+	case WhyStaffChoice:
+		return lead + " and the staff offered it to someone directly."
 	case WhyDailyCap:
 		return lead + " after you had already had the most offers a day the business sends; your place was kept for the next one."
 	case WhyNoChannel:
@@ -908,7 +944,7 @@ func explain(r Reason, sl nextup.Slot, t *rentry, loc *time.Location) string {
 	case engine.FitLead:
 		return lead + " too close to its start to give you time to claim it."
 	case WhyNotOnList:
-		return what + " had no free seats while you were on the list, so it was never offered to anyone on it."
+		return what + " did not come up while you were on the list: it had no free seats then, or it was taken before you joined."
 	}
 	return fmt.Sprintf("%s and was not offered to you (%s).", lead, strings.ReplaceAll(r.Code, "_", " "))
 }

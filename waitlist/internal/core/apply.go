@@ -355,7 +355,7 @@ func (w *Work) MakeOffer(ctx context.Context, bi *Biz, slot nextup.Slot, move ne
 	if err := w.Audit(ctx, bi, nextup.AuditEvent{
 		SubjectType: nextup.SubjectOffer, SubjectID: offer.ID, SlotID: slot.ID,
 		To: string(offer.State), Reason: string(move),
-		Detail: offerDetail(offer, w.OfferPos[entry.ID], held.FreeSeats()+o.Seats),
+		Detail: offerDetail(offer, w.OfferPos[entry.ID], held.FreeSeats()+o.Seats, w.Override),
 	}); err != nil {
 		return err
 	}
@@ -390,9 +390,12 @@ func (w *Work) MakeOffer(ctx context.Context, bi *Biz, slot nextup.Slot, move ne
 // offerDetail is an offer row's detail: what was offered, to whom, at
 // which place in line, and the seats free before it (what the engine saw:
 // the replay of a place asks whether another party fitted them).
-func offerDetail(o nextup.Offer, position, free int) map[string]any {
+func offerDetail(o nextup.Offer, position, free int, override bool) map[string]any {
 	d := map[string]any{"entry_id": o.EntryID, "seats": o.Seats, "channel": string(o.Channel),
 		"send_at": o.SendAt, "expires_at": o.ExpiresAt, "free_seats": free}
+	if override {
+		d["override"] = true
+	}
 	if position > 0 {
 		d["position"] = position
 	}

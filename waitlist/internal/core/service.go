@@ -219,6 +219,10 @@ type Work struct {
 	// decision found it, recorded on the offer's audit row (acceptance by
 	// position).
 	OfferPos map[string]int
+	// Override marks the offers made as staff's own choice (an event's
+	// "put first in line"), on their audit rows: the replay of others'
+	// places says so rather than look for the engine's reason.
+	Override bool
 	// paidHolds are the offers of paid events sent in this transaction:
 	// their checkouts are made once it commits.
 	paidHolds []paidHold

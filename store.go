@@ -141,6 +141,11 @@ type Tx interface {
 	// EntryActiveByContact finds an active entry of the same person for the
 	// same service or event.
 	EntryActiveByContact(ctx context.Context, businessID, contactKey, service, eventID string) (Entry, error)
+	// EntryActiveListByContact lists every active (waiting or offered)
+	// entry of the same person (ContactKey) in a business, across all its
+	// lists (services and events), oldest first (by joined_at, then id);
+	// at most limit (0: no limit).
+	EntryActiveListByContact(ctx context.Context, businessID, contactKey string, limit int) ([]Entry, error)
 	// EntryByContact finds the oldest entry of the same person for the
 	// same service or event in one of states (an event's registration,
 	// whether waiting, holding an offer or booked).

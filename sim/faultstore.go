@@ -385,6 +385,13 @@ func (t *faultTx) EntryActiveByContact(ctx context.Context, businessID, contactK
 	return t.Tx.EntryActiveByContact(ctx, businessID, contactKey, service, eventID)
 }
 
+func (t *faultTx) EntryActiveListByContact(ctx context.Context, businessID, contactKey string, limit int) ([]nextup.Entry, error) {
+	if err := t.hit("EntryActiveListByContact"); err != nil {
+		return nil, err
+	}
+	return t.Tx.EntryActiveListByContact(ctx, businessID, contactKey, limit)
+}
+
 func (t *faultTx) EntryExpireBefore(ctx context.Context, businessID string, at time.Time, limit int) ([]nextup.Entry, error) {
 	if err := t.hit("EntryExpireBefore"); err != nil {
 		return nil, err

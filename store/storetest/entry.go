@@ -905,6 +905,82 @@ func testEntryActiveByContact(t *testing.T, b *bundle) {
 	})
 }
 
+func testEntryActiveListByContact(t *testing.T, b *bundle) {
+	biz, other := b.business(), b.business()
+	ev := b.slot(biz.ID, func(s *nextup.Slot) {
+		s.Kind, s.Service, s.Seating, s.Capacity = nextup.KindEvent, "", nextup.SeatingShared, 20
+	})
+	const key = "email:ann@example.com"
+	// The event entry's id is taken first, so it sorts before the haircut
+	// entry's although it is created after it: the two joined at the same
+	// instant, and the list breaks the tie by id, not by seq. The haircut
+	// entry has priority, so fair order would put it first.
+	evID := b.id("ent")
+	cut := b.entry(biz.ID, func(e *nextup.Entry) {
+		e.Email, e.JoinedAt, e.Priority = " Ann@Example.COM", b.at(-time.Hour), true
+	})
+	color := b.entry(biz.ID, func(e *nextup.Entry) {
+		e.Email, e.Service, e.JoinedAt = "ann@example.com", "color", b.at(-3*time.Hour)
+	})
+	event := b.entry(biz.ID, func(e *nextup.Entry) {
+		e.ID, e.Email, e.Service, e.EventID, e.JoinedAt = evID, "ann@example.com", "", ev.ID, b.at(-time.Hour)
+	})
+	left := b.entry(biz.ID, func(e *nextup.Entry) {
+		e.Email, e.Service, e.JoinedAt = "ann@example.com", "perm", b.at(-4*time.Hour)
+	})
+	b.tx(func(tx nextup.Tx) error {
+		return tx.EntrySetState(b.ctx, left.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryLeft, b.now)
+	})
+	b.entry(biz.ID, func(e *nextup.Entry) { e.Email, e.JoinedAt = "bob@example.com", b.at(-5*time.Hour) })
+	elsewhere := b.entry(other.ID, func(e *nextup.Entry) { e.Email, e.JoinedAt = "ann@example.com", b.at(-5*time.Hour) })
+	if cut.ContactKey() != key || event.ContactKey() != key {
+		t.Fatalf("test setup: ContactKey %q, %q", cut.ContactKey(), event.ContactKey())
+	}
+
+	check := func(tx nextup.Tx, step, businessID string, limit int, want ...nextup.Entry) {
+		t.Helper()
+		got, err := tx.EntryActiveListByContact(b.ctx, businessID, key, limit)
+		if !wantOK(t, err, "EntryActiveListByContact(%s)", step) {
+			return
+		}
+		if gotIDs, wantIDs := ids(got, entryID), ids(want, entryID); !sameStrings(gotIDs, wantIDs) {
+			t.Errorf("EntryActiveListByContact(%s):\n\tgot  %v\n\twant %v", step, gotIDs, wantIDs)
+			return
+		}
+		for i := range want {
+			checkEqual(t, fmt.Sprintf("EntryActiveListByContact(%s)[%d]", step, i), want[i], got[i])
+		}
+	}
+	b.read(func(tx nextup.Tx) error {
+		check(tx, "all", biz.ID, 0, color, event, cut)
+		check(tx, "limit 2", biz.ID, 2, color, event)
+		check(tx, "limit 1", biz.ID, 1, color)
+		check(tx, "limit past the end", biz.ID, 10, color, event, cut)
+		check(tx, "other business", other.ID, 0, elsewhere)
+		got, err := tx.EntryActiveListByContact(b.ctx, biz.ID, "email:nobody@example.com", 0)
+		if wantOK(t, err, "EntryActiveListByContact(unknown person)") && len(got) != 0 {
+			t.Errorf("EntryActiveListByContact(unknown person) = %v, want none", ids(got, entryID))
+		}
+		return nil
+	})
+
+	// An offered entry is still active; the transaction that moved it sees
+	// it moved, and so does every later one.
+	event.State, event.UpdatedAt = nextup.EntryOffered, b.now
+	b.tx(func(tx nextup.Tx) error {
+		if err := tx.EntrySetState(b.ctx, event.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryOffered, b.now); err != nil {
+			return err
+		}
+		check(tx, "offered, same transaction", biz.ID, 0, color, event, cut)
+		return nil
+	})
+	b.read(func(tx nextup.Tx) error {
+		check(tx, "offered", biz.ID, 0, color, event, cut)
+		check(tx, "offered, limit 2", biz.ID, 2, color, event)
+		return nil
+	})
+}
+
 func testEntryExpireBefore(t *testing.T, b *bundle) {
 	biz, other := b.business(), b.business()
 	latest := func(d time.Duration) func(*nextup.Entry) {

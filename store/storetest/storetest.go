@@ -126,6 +126,7 @@ var groups = []group{
 		{"PositionChurn", testEntryPositionChurn},
 		{"ListBruteForce", testEntryListBruteForce},
 		{"ActiveByContact", testEntryActiveByContact},
+		{"ActiveListByContact", testEntryActiveListByContact},
 		{"ByContact", testEntryByContact},
 		{"ExpireBefore", testEntryExpireBefore},
 	}},

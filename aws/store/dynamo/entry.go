@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,8 @@ import (
 //     waitlist reads Limit items of each state's partition.
 //   - g3 entb#STATE#BID → FAIR: a business's entries in one state in fair
 //     order, for EntryList without a waitlist (Limit items of each state's
-//     partition).
+//     partition) and EntryActiveListByContact (the whole waiting and
+//     offered partitions, filtered by person: g4 is one waitlist's).
 //   - g4 entc#BID#QUEUE#CONTACT → seqKey(Seq): one person's entries on one
 //     waitlist, oldest first, for EntryActiveByContact and EntryByContact
 //     (the person's few entries there, filtered by state). No uniqueness:
@@ -339,6 +341,46 @@ func (t *Tx) EntryActiveByContact(ctx context.Context, businessID, contactKey, s
 // one of states.
 func (t *Tx) EntryByContact(ctx context.Context, businessID, contactKey, service, eventID string, states []nextup.EntryState) (nextup.Entry, error) {
 	return t.entryByContact(ctx, "entry by contact", businessID, contactKey, service, eventID, states)
+}
+
+// EntryActiveListByContact reads the waiting and offered entries of a
+// contact in a business, on all its waitlists, by JoinedAt, then ID; at
+// most limit (0: no limit). g4 cannot serve it: its partition is one
+// waitlist's (entc#BID#QUEUE#CONTACT), and the business's waitlists are
+// not listed anywhere. So it reads the business's waiting and offered
+// partitions of g3 (entb#STATE#BID) whole, keeping the person's entries:
+// the cost is the business's active entries (each one read again from the
+// base table, the index holding keys only), not the person's few. In fair
+// order, not by JoinedAt, so the limit is applied after the sort.
+func (t *Tx) EntryActiveListByContact(ctx context.Context, businessID, contactKey string, limit int) ([]nextup.Entry, error) {
+	var out []nextup.Entry
+	for _, s := range []nextup.EntryState{nextup.EntryWaiting, nextup.EntryOffered} {
+		its, err := t.query(ctx, query{
+			index: "gsi3", part: entBizPart(s, businessID),
+			keep: func(it item) bool {
+				// The exact business and state too: the partition value
+				// joins free-form strings.
+				var e nextup.Entry
+				return decode(it, &e) == nil && e.BusinessID == businessID && e.State == s &&
+					e.ContactKey() == contactKey
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		es, err := loadAll[nextup.Entry](its)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, es...)
+	}
+	slices.SortFunc(out, func(a, b nextup.Entry) int {
+		return cmp.Or(a.JoinedAt.Compare(b.JoinedAt), cmp.Compare(a.ID, b.ID))
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return slices.Clip(out), nil
 }
 
 func (t *Tx) entryByContact(ctx context.Context, what, businessID, contactKey, service, eventID string, states []nextup.EntryState) (nextup.Entry, error) {

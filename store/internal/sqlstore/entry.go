@@ -143,6 +143,15 @@ const (
 	EntryActiveByContact = `SELECT ` + EntryCols + ` FROM entries
 		WHERE business_id = ? AND contact_key = ? AND state IN ('waiting', 'offered') AND queue = ?
 		ORDER BY seq LIMIT 1`
+
+	// EntryActiveListByContact reads the waiting and offered entries of a
+	// contact in a business, on every waitlist, oldest first; its last
+	// argument is a Limit argument. The equality columns and the state
+	// match entries_contact (business_id, contact_key, state): a person's
+	// few active entries, sorted.
+	EntryActiveListByContact = `SELECT ` + EntryCols + ` FROM entries
+		WHERE business_id = ? AND contact_key = ? AND state IN ('waiting', 'offered')
+		ORDER BY joined_at, id LIMIT ?`
 )
 
 // EntryByContact returns the query of Tx.EntryByContact and its arguments:
@@ -422,6 +431,17 @@ func (t *Tx) EntryPosition(ctx context.Context, e nextup.Entry) (int, error) {
 func (t *Tx) EntryActiveByContact(ctx context.Context, businessID, contactKey, service, eventID string) (nextup.Entry, error) {
 	e, err := ScanEntry(t.r.QueryRow(ctx, EntryActiveByContact, businessID, contactKey, QueueOf(service, eventID)))
 	return e, t.err("active entry by contact", err)
+}
+
+// EntryActiveListByContact reads the waiting and offered entries of a
+// contact in a business, on all its waitlists, by joined_at, then id; at
+// most limit (0: no limit).
+func (t *Tx) EntryActiveListByContact(ctx context.Context, businessID, contactKey string, limit int) ([]nextup.Entry, error) {
+	out, err := all(ctx, t, ScanEntry, EntryActiveListByContact, businessID, contactKey, t.limit(limit))
+	if err != nil {
+		return nil, t.err("active entries by contact", err)
+	}
+	return out, nil
 }
 
 // EntryByContact reads the oldest entry of a contact on one waitlist in

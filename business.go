@@ -2,10 +2,13 @@ package nextup
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -156,6 +159,56 @@ type Rules struct {
 	// or who declines it. An event follows its own setting instead
 	// (EventSettings.Requeue, by default DefaultEventRequeue).
 	Requeue Requeue
+	// ClaimWindowLadder scales the claim window to how soon the slot
+	// starts: the first step, in order of LeadUnder, whose LeadUnder is
+	// more than the time left to the start gives the window; a slot
+	// further off gets ClaimWindow. Empty: ClaimWindow always. Either way
+	// the window ends by the start minus MinLead. An event's own claim
+	// window replaces both (engine.RulesFor).
+	ClaimWindowLadder []LadderStep
+	// FollowUp is when an offer nobody has opened is followed up, and on
+	// which channel.
+	FollowUp FollowUp
+}
+
+// LadderStep is one step of the claim window ladder: a slot starting in
+// less than LeadUnder gets Window to be claimed.
+type LadderStep struct {
+	LeadUnder time.Duration
+	Window    time.Duration
+}
+
+// FollowUp is the follow-up of an offer not yet opened: the same claim
+// link once more after AfterShare of its window (0 reads as the default,
+// a half), on the person's other channel; with SameChannelWhenNoOther,
+// on the same channel when they have no other (email-only and phone-only
+// people). An offer whose link was opened gets none.
+type FollowUp struct {
+	AfterShare             float64 `json:"after_share"`
+	SameChannelWhenNoOther bool    `json:"same_channel_when_no_other"`
+}
+
+// DefaultFollowUpShare is the share of a claim window after which an
+// unopened offer is followed up unless the rules say otherwise.
+const DefaultFollowUpShare = 0.5
+
+// Share is the follow-up's share of the window (DefaultFollowUpShare for 0).
+func (f FollowUp) Share() float64 {
+	if f.AfterShare == 0 {
+		return DefaultFollowUpShare
+	}
+	return f.AfterShare
+}
+
+// WindowFor is the claim window of an offer made lead before its slot
+// starts: the ladder's step for that lead, or ClaimWindow.
+func (r Rules) WindowFor(lead time.Duration) time.Duration {
+	for _, s := range r.ClaimWindowLadder {
+		if lead < s.LeadUnder {
+			return s.Window
+		}
+	}
+	return r.ClaimWindow
 }
 
 // Requeue is the re-queue rule: what happens to a person whose offer
@@ -227,6 +280,7 @@ func DefaultRules() Rules {
 		PositionVisibility:       PositionExact,
 		ReminderOffsets:          []time.Duration{24 * time.Hour, time.Hour},
 		Requeue:                  Requeue{Policy: RequeueKeep},
+		FollowUp:                 FollowUp{AfterShare: DefaultFollowUpShare},
 	}
 }
 
@@ -269,8 +323,29 @@ func (r Rules) Validate() []FieldError {
 			}
 		}
 	}
+	if len(r.ClaimWindowLadder) > maxLadderSteps {
+		errs = append(errs, FieldError{"claim_window_ladder", fmt.Sprintf("at most %d steps", maxLadderSteps)})
+	}
+	for i, s := range r.ClaimWindowLadder {
+		field := fmt.Sprintf("claim_window_ladder[%d]", i)
+		if s.LeadUnder < time.Minute || s.LeadUnder > 30*24*time.Hour {
+			errs = append(errs, FieldError{field + ".lead_under_seconds", "must be between 60 and 2592000"})
+		}
+		if s.Window < time.Minute || s.Window > 7*24*time.Hour {
+			errs = append(errs, FieldError{field + ".window_seconds", "must be between 60 and 604800"})
+		}
+		if i > 0 && s.LeadUnder == r.ClaimWindowLadder[i-1].LeadUnder {
+			errs = append(errs, FieldError{field + ".lead_under_seconds", "appears twice"})
+		}
+	}
+	if f := r.FollowUp.AfterShare; f != 0 && (f < 0.1 || f > 0.9) {
+		errs = append(errs, FieldError{"follow_up.after_share", "must be between 0.1 and 0.9"})
+	}
 	return append(errs, r.Requeue.Validate("requeue")...)
 }
+
+// maxLadderSteps is how many steps a claim window ladder may have.
+const maxLadderSteps = 8
 
 // maxRuleSeconds bounds the *_seconds fields of rules while parsing (ten
 // years), far above what Validate allows and far below overflow.
@@ -278,18 +353,34 @@ const maxRuleSeconds = 10 * 365 * 24 * 3600
 
 // rulesJSON is the wire shape of Rules in API.md.
 type rulesJSON struct {
-	Version                  int         `json:"version"`
-	ClaimWindowSeconds       int64       `json:"claim_window_seconds"`
-	OrderPolicy              string      `json:"order_policy"`
-	QuietHours               *QuietHours `json:"quiet_hours"`
-	TimeCriticalThroughQuiet bool        `json:"time_critical_through_quiet"`
-	MinLeadSeconds           int64       `json:"min_lead_seconds"`
-	MaxOffersPerPersonPerDay int         `json:"max_offers_per_person_per_day"`
-	MaxOffersPerSlot         *int        `json:"max_offers_per_slot"`
-	DownFit                  bool        `json:"down_fit"`
-	PositionVisibility       string      `json:"position_visibility"`
-	ReminderOffsetsSeconds   []int64     `json:"reminder_offsets_seconds"`
-	Requeue                  Requeue     `json:"requeue"`
+	Version                  int          `json:"version"`
+	ClaimWindowSeconds       int64        `json:"claim_window_seconds"`
+	OrderPolicy              string       `json:"order_policy"`
+	QuietHours               *QuietHours  `json:"quiet_hours"`
+	TimeCriticalThroughQuiet bool         `json:"time_critical_through_quiet"`
+	MinLeadSeconds           int64        `json:"min_lead_seconds"`
+	MaxOffersPerPersonPerDay int          `json:"max_offers_per_person_per_day"`
+	MaxOffersPerSlot         *int         `json:"max_offers_per_slot"`
+	DownFit                  bool         `json:"down_fit"`
+	PositionVisibility       string       `json:"position_visibility"`
+	ReminderOffsetsSeconds   []int64      `json:"reminder_offsets_seconds"`
+	Requeue                  Requeue      `json:"requeue"`
+	ClaimWindowLadder        []ladderJSON `json:"claim_window_ladder"`
+	FollowUp                 FollowUp     `json:"follow_up"`
+}
+
+// ladderJSON is a LadderStep on the wire.
+type ladderJSON struct {
+	LeadUnderSeconds int64 `json:"lead_under_seconds"`
+	WindowSeconds    int64 `json:"window_seconds"`
+}
+
+func ladderToJSON(steps []LadderStep) []ladderJSON {
+	out := make([]ladderJSON, 0, len(steps)) // never null: "no ladder" reads as []
+	for _, s := range steps {
+		out = append(out, ladderJSON{int64(s.LeadUnder / time.Second), int64(s.Window / time.Second)})
+	}
+	return out
 }
 
 // MarshalJSON writes the API.md shape.
@@ -305,6 +396,8 @@ func (r Rules) MarshalJSON() ([]byte, error) {
 		DownFit:                  r.DownFit,
 		PositionVisibility:       r.PositionVisibility,
 		Requeue:                  r.Requeue,
+		ClaimWindowLadder:        ladderToJSON(r.ClaimWindowLadder),
+		FollowUp:                 r.FollowUp, // after_share 0 (rules stored before it) is the default, a half
 	}
 	if r.MaxOffersPerSlot > 0 {
 		n := r.MaxOffersPerSlot
@@ -328,6 +421,8 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		DownFit:                  r.DownFit,
 		PositionVisibility:       r.PositionVisibility,
 		Requeue:                  r.Requeue,
+		ClaimWindowLadder:        ladderToJSON(r.ClaimWindowLadder),
+		FollowUp:                 r.FollowUp,
 	}
 	if r.MaxOffersPerSlot > 0 {
 		n := r.MaxOffersPerSlot
@@ -357,6 +452,22 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 	if len(w.ReminderOffsetsSeconds) > 100 {
 		return errors.New("rules: reminder_offsets_seconds: too many")
 	}
+	if len(w.ClaimWindowLadder) > 100 {
+		return errors.New("rules: claim_window_ladder: too many steps")
+	}
+	var ladder []LadderStep
+	for _, s := range w.ClaimWindowLadder {
+		if s.LeadUnderSeconds < -maxRuleSeconds || s.LeadUnderSeconds > maxRuleSeconds || s.WindowSeconds < -maxRuleSeconds || s.WindowSeconds > maxRuleSeconds {
+			return errors.New("rules: claim_window_ladder out of range")
+		}
+		ladder = append(ladder, LadderStep{time.Duration(s.LeadUnderSeconds) * time.Second, time.Duration(s.WindowSeconds) * time.Second})
+	}
+	// Kept in order of lead, so the first step that applies is the
+	// tightest (Validate refuses a lead given twice).
+	slices.SortStableFunc(ladder, func(a, b LadderStep) int { return cmp.Compare(a.LeadUnder, b.LeadUnder) })
+	if math.IsNaN(w.FollowUp.AfterShare) || math.IsInf(w.FollowUp.AfterShare, 0) {
+		return errors.New("rules: follow_up.after_share is not a number")
+	}
 	var reminders []time.Duration
 	for _, v := range w.ReminderOffsetsSeconds {
 		if v < -maxRuleSeconds || v > maxRuleSeconds {
@@ -376,6 +487,8 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		PositionVisibility:       w.PositionVisibility,
 		ReminderOffsets:          reminders,
 		Requeue:                  w.Requeue,
+		ClaimWindowLadder:        ladder,
+		FollowUp:                 w.FollowUp,
 	}
 	if w.MaxOffersPerSlot != nil {
 		r.MaxOffersPerSlot = *w.MaxOffersPerSlot

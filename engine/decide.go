@@ -208,6 +208,7 @@ func RulesFor(r nextup.Rules, slot nextup.Slot) nextup.Rules {
 	}
 	if slot.Event.ClaimWindow > 0 {
 		r.ClaimWindow = slot.Event.ClaimWindow
+		r.ClaimWindowLadder = nil // the organiser's own window, whatever the lead
 	}
 	if tc := slot.Event.TimeCriticalThroughQuiet; tc != nil {
 		r.TimeCriticalThroughQuiet = *tc

@@ -508,3 +508,57 @@ func tried(history []nextup.Offer) int {
 	}
 	return n
 }
+
+// TestClaimWindowLadderProperties: for any ladder, lead and rules without
+// quiet hours, an offer is sent at once and its window is the step with
+// the smallest lead above the time to the start (the claim window when
+// none is), cut at the start minus the minimum lead; it is never longer
+// than the longest window the rules name.
+func TestClaimWindowLadderProperties(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, func(t *rapid.T) {
+		r := nextup.DefaultRules()
+		r.QuietHours = nil
+		r.ClaimWindow = time.Duration(rapid.IntRange(1, 600).Draw(t, "window_min")) * time.Minute
+		r.MinLead = time.Duration(rapid.IntRange(0, 120).Draw(t, "lead_min")) * time.Minute
+		longest := r.ClaimWindow
+		n := rapid.IntRange(0, 4).Draw(t, "steps")
+		used := map[time.Duration]bool{}
+		for i := range n {
+			lead := time.Duration(rapid.IntRange(1, 72).Draw(t, fmt.Sprint("under_h", i))) * time.Hour
+			if used[lead] {
+				continue
+			}
+			used[lead] = true
+			w := time.Duration(rapid.IntRange(1, 240).Draw(t, fmt.Sprint("w_min", i))) * time.Minute
+			longest = max(longest, w)
+			r.ClaimWindowLadder = append(r.ClaimWindowLadder, nextup.LadderStep{LeadUnder: lead, Window: w})
+		}
+		// As UnmarshalJSON keeps it: in order of lead.
+		slices.SortFunc(r.ClaimWindowLadder, func(a, b nextup.LadderStep) int { return int(a.LeadUnder - b.LeadUnder) })
+		if errs := r.Validate(); len(errs) > 0 {
+			t.Fatalf("rules drawn are invalid: %v", errs)
+		}
+		now := time.Date(2026, 6, 10, 10, 0, 0, 0, time.UTC)
+		start := now.Add(time.Duration(rapid.IntRange(1, 96*60).Draw(t, "start_in_min")) * time.Minute)
+		state, sendAt, expiresAt, ok := engine.OfferWindow(now, start, r, time.UTC)
+		// The oracle: the smallest LeadUnder above the lead, found by
+		// looking at every step.
+		want, best := r.ClaimWindow, time.Duration(-1)
+		for _, s := range r.ClaimWindowLadder {
+			if start.Sub(now) < s.LeadUnder && (best < 0 || s.LeadUnder < best) {
+				want, best = s.Window, s.LeadUnder
+			}
+		}
+		end := now.Add(want)
+		if limit := start.Add(-r.MinLead); end.After(limit) {
+			end = limit
+		}
+		if state != nextup.OfferOffered || !sendAt.Equal(now) || !expiresAt.Equal(end) || ok != end.After(now) {
+			t.Fatalf("OfferWindow = %s %v %v %v; want offered now, expiring %v (window %v)", state, sendAt, expiresAt, ok, end, want)
+		}
+		if expiresAt.Sub(sendAt) > longest {
+			t.Fatalf("window %v is longer than any the rules name (%v)", expiresAt.Sub(sendAt), longest)
+		}
+	})
+}

@@ -163,6 +163,8 @@ func AddAwake(t time.Time, d time.Duration, q *nextup.QuietHours, loc *time.Loca
 // slotStart is sent and when it expires, under rules in the business
 // timezone loc (nil means UTC). This is guardrail 3.
 //
+// The claim window is the rules' for the time from sending to the slot's
+// start (Rules.WindowFor: the claim window ladder, or the claim window).
 // Outside quiet hours the offer is sent now. Inside them it is held back as
 // pending and sent when they end, with its claim window starting then;
 // except that a time-critical offer (the slot starts before quiet hours end
@@ -176,7 +178,7 @@ func OfferWindow(now, slotStart time.Time, rules nextup.Rules, loc *time.Locatio
 	if loc == nil {
 		loc = time.UTC
 	}
-	q, window := rules.QuietHours, rules.ClaimWindow
+	q := rules.QuietHours
 	if start, end, ok := quietMinutes(q); ok && start == 0 && end == 24*60 {
 		// Quiet all day long: there is no moment an offer may be sent,
 		// so staff get the slot rather than a message at a forbidden hour.
@@ -185,12 +187,14 @@ func OfferWindow(now, slotStart time.Time, rules nextup.Rules, loc *time.Locatio
 	limit := slotStart.Add(-rules.MinLead)
 	state, sendAt = nextup.OfferOffered, now
 	if in, end := InQuietHours(now, q, loc); in {
-		timeCritical := slotStart.Before(end.Add(window))
+		timeCritical := slotStart.Before(end.Add(rules.WindowFor(slotStart.Sub(end))))
 		if !timeCritical || !rules.TimeCriticalThroughQuiet {
 			state, sendAt = nextup.OfferPending, end
 		}
 	}
-	expiresAt = AddAwake(sendAt, window, q, loc)
+	// The window by the ladder, for the time left when the person gets
+	// the offer.
+	expiresAt = AddAwake(sendAt, rules.WindowFor(slotStart.Sub(sendAt)), q, loc)
 	if expiresAt.After(limit) {
 		expiresAt = limit
 	}

@@ -149,6 +149,11 @@ func TestOfferWindow(t *testing.T) {
 	}
 	critical := func(r *nextup.Rules) { r.TimeCriticalThroughQuiet = true }
 	noLead := func(r *nextup.Rules) { r.MinLead = 0 }
+	noQuiet := func(r *nextup.Rules) { r.QuietHours = nil }
+	ladder := func(r *nextup.Rules) {
+		r.ClaimWindow = time.Hour
+		r.ClaimWindowLadder = []nextup.LadderStep{{LeadUnder: 2 * time.Hour, Window: 10 * time.Minute}, {LeadUnder: 24 * time.Hour, Window: 30 * time.Minute}}
+	}
 	tests := []struct {
 		name       string
 		now, start time.Time
@@ -195,6 +200,20 @@ func TestOfferWindow(t *testing.T) {
 			nextup.OfferOffered, at(london, 2026, 6, 10, 23, 0), at(london, 2026, 6, 10, 23, 10), true},
 		{"nil location is UTC", utc(2026, 6, 10, 23, 0), utc(2026, 6, 11, 14, 0), rules(), nil,
 			nextup.OfferPending, utc(2026, 6, 11, 8, 0), utc(2026, 6, 11, 8, 10), true},
+		// The claim window ladder (an hour's window by default here; 10
+		// minutes under 2 h to the start, 30 under 24 h).
+		{"ladder: under 2 h, the shortest step", at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 11, 30), rules(noQuiet, ladder), london,
+			nextup.OfferOffered, at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 10, 10), true},
+		{"ladder: exactly 2 h is the next step", at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 12, 0), rules(noQuiet, ladder), london,
+			nextup.OfferOffered, at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 10, 30), true},
+		{"ladder: under 24 h", at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 11, 9, 0), rules(noQuiet, ladder), london,
+			nextup.OfferOffered, at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 10, 30), true},
+		{"ladder: further off, the claim window", at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 12, 9, 0), rules(noQuiet, ladder), london,
+			nextup.OfferOffered, at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 11, 0), true},
+		{"ladder: still capped at the start minus the lead", at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 10, 20), rules(noQuiet, ladder), london,
+			nextup.OfferOffered, at(london, 2026, 6, 10, 10, 0), at(london, 2026, 6, 10, 10, 5), true},
+		{"ladder: held back by quiet hours, the step for the lead at sending", at(london, 2026, 6, 10, 23, 0), at(london, 2026, 6, 11, 9, 30), rules(ladder), london,
+			nextup.OfferPending, at(london, 2026, 6, 11, 8, 0), at(london, 2026, 6, 11, 8, 10), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

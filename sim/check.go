@@ -307,7 +307,7 @@ func (w *world) checkHandedWindow(p, o nextup.Offer) {
 	ms := w.m.slots[o.SlotID]
 	b := w.m.biz[ms.biz]
 	rules := b.rulesFor(ms)
-	want := engine.AddAwake(*o.SentAt, rules.ClaimWindow, rules.QuietHours, b.loc)
+	want := engine.AddAwake(*o.SentAt, rules.WindowFor(ms.start.Sub(*o.SentAt)), rules.QuietHours, b.loc)
 	if limit := ms.start.Add(-rules.MinLead); want.After(limit) {
 		want = limit
 	}
@@ -1063,9 +1063,14 @@ func (w *world) checkTimers(cur *snapshot) {
 		rel, hasRel := cur.timers[nextup.TimerOfferRelease+":"+id]
 		esc, hasEsc := cur.timers[nextup.TimerOfferEscalate+":"+id]
 		// An offer sent with a window of 30 minutes or more is followed up
-		// half way through it, if it was not seen by then.
+		// after the rules' share of it (half by default), if it was not
+		// seen by then.
 		if o.State == nextup.OfferOffered && o.SentAt != nil && o.ExpiresAt.Sub(*o.SentAt) >= 30*time.Minute {
-			half := o.SentAt.Add(o.ExpiresAt.Sub(*o.SentAt) / 2)
+			share := 0.5
+			if b := w.m.biz[o.BusinessID]; b != nil && b.rules.FollowUp.AfterShare != 0 {
+				share = b.rules.FollowUp.AfterShare
+			}
+			half := o.SentAt.Add(time.Duration(float64(o.ExpiresAt.Sub(*o.SentAt)) * share))
 			if now.Before(half) && (!hasEsc || !esc.DueAt.Equal(half)) {
 				w.fail("check 8 timers: offer %s (sent %s, expires %s) has follow-up timer %s, want one due %s", id, fmtT(*o.SentAt), fmtT(o.ExpiresAt), js(esc), fmtT(half))
 			}

@@ -191,6 +191,11 @@ func (w *world) randomRules() nextup.Rules {
 	r.MaxOffersPerPersonPerDay = pick(w, []int{0, 1, 2, 3})
 	r.MaxOffersPerSlot = pick(w, []int{0, 0, 1, 2, 3})
 	r.DownFit = w.chance(0.5)
+	r.FollowUp.AfterShare = pick(w, []float64{0.5, 0.5, 0.25, 0.75})
+	if w.chance(0.4) { // the lead-time ladder: shorter windows for slots starting soon
+		r.ClaimWindowLadder = []nextup.LadderStep{{LeadUnder: 2 * time.Hour, Window: pick(w, []time.Duration{time.Minute, 3 * time.Minute})},
+			{LeadUnder: 24 * time.Hour, Window: pick(w, []time.Duration{5 * time.Minute, 20 * time.Minute})}}
+	}
 	r.Requeue = pick(w, []nextup.Requeue{{Policy: nextup.RequeueKeep}, {Policy: nextup.RequeueKeep},
 		{Policy: nextup.RequeueBack}, {Policy: nextup.RequeueBack, DropAfter: 2}, {Policy: nextup.RequeueDrop, DropAfter: 1},
 		{Policy: nextup.RequeueKeep, DropAfter: 3}})

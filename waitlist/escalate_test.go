@@ -95,3 +95,76 @@ func TestEscalation(t *testing.T) {
 		t.Fatalf("%d follow-ups after the window", n)
 	}
 }
+
+// TestFollowUpOnTheSameChannel: with the follow-up set to a quarter of
+// the window on the same channel for people who have only one, an
+// email-only person who has not opened the offer gets the link again by
+// email at 15 minutes of the hour; one who opened it gets nothing; and a
+// person with two channels still gets it on the other.
+func TestFollowUpOnTheSameChannel(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) {
+		r.QuietHours, r.ClaimWindow = nil, time.Hour
+		r.FollowUp = nextup.FollowUp{AfterShare: 0.25, SameChannelWhenNoOther: true}
+	})
+	ann := b.join(t, "Ann", waitlist.JoinParams{Service: "haircut", Email: "ann@example.com"})
+	bea := b.join(t, "Bea", waitlist.JoinParams{Service: "colour", Email: "bea@example.com"})
+	cy := b.join(t, "Cy", waitlist.JoinParams{Service: "massage", Phone: "+447700900125", Email: "cy@example.com"})
+	for _, svc := range []string{"haircut", "colour", "massage"} {
+		sl := b.slot(t, waitlist.SlotParams{Service: svc, StartsAt: b.at(2, 14, 0)})
+		if _, _, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := b.svc.ListMessages(b.ctx, nextup.MessageFilter{BusinessID: b.biz.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cyOffer nextup.Channel
+	for _, m := range msgs {
+		if m.Kind == nextup.MessageOffer && m.EntryID == cy.ID {
+			cyOffer = m.Channel
+		}
+		if m.Kind == nextup.MessageOffer && m.EntryID == bea.ID { // Bea opens hers
+			if _, err := b.svc.ViewClaim(b.ctx, m.ClaimURL[strings.LastIndex(m.ClaimURL, "/")+1:]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	followUps := func() map[string]nextup.Message {
+		t.Helper()
+		msgs, err := b.svc.ListMessages(b.ctx, nextup.MessageFilter{BusinessID: b.biz.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]nextup.Message{}
+		for _, m := range msgs {
+			if m.Kind == waitlist.MessageEscalation {
+				out[m.EntryID] = m
+			}
+		}
+		return out
+	}
+	if err := timer.Advance(b.ctx, b.clock, b.sweeper, 14*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(followUps()); n != 0 {
+		t.Fatalf("%d follow-ups before a quarter of the window", n)
+	}
+	if err := timer.Advance(b.ctx, b.clock, b.sweeper, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	got := followUps()
+	if m, ok := got[ann.ID]; !ok || m.Channel != nextup.ChannelEmail || m.To != "ann@example.com" || m.ClaimURL == "" {
+		t.Errorf("Ann's follow-up: %+v", m)
+	}
+	if _, ok := got[bea.ID]; ok {
+		t.Error("Bea opened her offer and was followed up")
+	}
+	if m, ok := got[cy.ID]; !ok || m.Channel == cyOffer {
+		t.Errorf("Cy's follow-up went by %q, the offer by %q: want the other channel", m.Channel, cyOffer)
+	}
+	if len(got) != 2 {
+		t.Errorf("%d follow-ups, want 2", len(got))
+	}
+}

@@ -385,3 +385,59 @@ func (b *bundle) getOffer(t *testing.T, id string) nextup.Offer {
 	}
 	return o
 }
+
+// TestClaimWindowLadder: a rules PATCH sets a ladder (10 minutes under 2
+// hours, an hour under a day) over a 3-hour window: a slot in 90 minutes
+// is offered for 10 minutes, one tomorrow morning for an hour, one next
+// week for 3 hours; the ladder is in what customers are told; and a PATCH
+// that says it again changes nothing and makes no new version.
+func TestClaimWindowLadder(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil; r.ClaimWindow = 3 * time.Hour })
+	patch := []byte(`{"claim_window_ladder":[{"lead_under_seconds":86400,"window_seconds":3600},{"lead_under_seconds":7200,"window_seconds":600}]}`)
+	rules, err := b.svc.UpdateRules(b.ctx, b.biz.ID, patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules.ClaimWindowLadder) != 2 || rules.ClaimWindowLadder[0].LeadUnder != 2*time.Hour {
+		t.Fatalf("ladder = %+v, want it in order of lead", rules.ClaimWindowLadder)
+	}
+	if again, err := b.svc.UpdateRules(b.ctx, b.biz.ID, patch); err != nil || again.Version != rules.Version {
+		t.Errorf("the same ladder again: version %d → %d (%v)", rules.Version, again.Version, err)
+	}
+	for _, tc := range []struct {
+		service string
+		start   time.Time
+		window  time.Duration
+	}{
+		{"haircut", b.clock.Now().Add(90 * time.Minute), 10 * time.Minute},
+		{"colour", b.clock.Now().Add(20 * time.Hour), time.Hour},
+		{"massage", b.clock.Now().Add(7 * 24 * time.Hour), 3 * time.Hour},
+	} {
+		b.join(t, "P-"+tc.service, waitlist.JoinParams{Service: tc.service})
+		sl := b.slot(t, waitlist.SlotParams{Service: tc.service, StartsAt: tc.start})
+		_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, "cancellation")
+		if err != nil || len(moves) != 1 {
+			t.Fatalf("%s: %+v %v", tc.service, moves, err)
+		}
+		o := b.getOffer(t, moves[0].OfferID)
+		if got := o.ExpiresAt.Sub(o.SendAt); got != tc.window {
+			t.Errorf("%s starting in %v: window %v, want %v", tc.service, tc.start.Sub(b.clock.Now()), got, tc.window)
+		}
+	}
+	how := strings.Join(waitlist.HowTheOrderWorks(rules), " ")
+	if !strings.Contains(how, "10 minutes for a slot starting in less than 2 hours; 1 hour for a slot starting in less than 24 hours; otherwise 3 hours") {
+		t.Errorf("how the order works: %s", how)
+	}
+	_, err = b.svc.UpdateRules(b.ctx, b.biz.ID, []byte(`{"claim_window_ladder":[{"lead_under_seconds":7200,"window_seconds":10},{"lead_under_seconds":7200,"window_seconds":600}],"follow_up":{"after_share":1.5}}`))
+	var fields []string
+	var ne *nextup.Error
+	if errors.As(err, &ne) {
+		for _, f := range ne.Fields {
+			fields = append(fields, f.Field)
+		}
+	}
+	if !slices.Contains(fields, "claim_window_ladder[0].window_seconds") || !slices.Contains(fields, "claim_window_ladder[1].lead_under_seconds") || !slices.Contains(fields, "follow_up.after_share") {
+		t.Errorf("bad ladder: %v (%v)", fields, err)
+	}
+}

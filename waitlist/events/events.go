@@ -817,7 +817,7 @@ func (w *work) offerNow(ctx context.Context, bi *core.Biz, sl nextup.Slot, e nex
 	rules := engine.RulesFor(bi.Rules, sl)
 	state, sendAt, expiresAt, ok := engine.OfferWindow(w.Now, sl.StartsAt, rules, bi.Loc)
 	if direct {
-		state, sendAt, expiresAt = nextup.OfferOffered, w.Now, w.Now.Add(rules.ClaimWindow)
+		state, sendAt, expiresAt = nextup.OfferOffered, w.Now, w.Now.Add(rules.WindowFor(sl.StartsAt.Sub(w.Now)))
 		if limit := sl.StartsAt.Add(-rules.MinLead); expiresAt.After(limit) {
 			expiresAt = limit
 		}

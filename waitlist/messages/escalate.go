@@ -14,10 +14,12 @@ import (
 // MessageEscalation is the kind of the follow-up of an offer not seen.
 const MessageEscalation = "escalation"
 
-// escalate is the follow-up of an offer nobody has opened by half its
-// window: the same claim link once more, on the person's other channel if
-// they have one they have not opted out of, and not inside quiet hours.
-// Anything else is audited as a skipped follow-up.
+// escalate is the follow-up of an offer nobody has opened by its share of
+// the window (Rules.FollowUp, half by default): the same claim link once
+// more, on the person's other channel if they have one they have not
+// opted out of — or, when the rules say so, on the same channel when
+// they have no other — and not inside quiet hours. Anything else is
+// audited as a skipped follow-up.
 func (w *work) escalate(ctx context.Context, offerID string) error {
 	o, err := w.Tx.OfferGet(ctx, offerID)
 	if errors.Is(err, nextup.ErrNotFound) {
@@ -48,13 +50,30 @@ func (w *work) escalate(ctx context.Context, offerID string) error {
 	if o.Channel == nextup.ChannelEmail {
 		other, to = nextup.ChannelSMS, entry.Phone
 	}
-	if to == "" {
-		return skip("no_other_channel")
+	out := false
+	if to != "" {
+		if out, err = optedOut(ctx, w.Tx, o.BusinessID, other, to); err != nil {
+			return err
+		}
 	}
-	if out, err := optedOut(ctx, w.Tx, o.BusinessID, other, to); err != nil {
-		return err
-	} else if out {
-		return skip("opted_out")
+	if to == "" || out {
+		// No other channel: the same one, if the rules say so (the
+		// offer went on it, so the person may be reached there).
+		if !bi.Rules.FollowUp.SameChannelWhenNoOther || (o.Channel != nextup.ChannelEmail && o.Channel != nextup.ChannelSMS) {
+			if out {
+				return skip("opted_out")
+			}
+			return skip("no_other_channel")
+		}
+		other, to = o.Channel, templates.AddressOf(entry, o.Channel)
+		if to == "" {
+			return skip("no_other_channel")
+		}
+		if same, err := optedOut(ctx, w.Tx, o.BusinessID, other, to); err != nil {
+			return err
+		} else if same {
+			return skip("opted_out")
+		}
 	}
 	msgs, err := w.Tx.MessageList(ctx, nextup.MessageFilter{BusinessID: o.BusinessID, OfferID: o.ID})
 	if err != nil {

@@ -58,7 +58,7 @@ func (w *work) handed(ctx context.Context, offerID string, at time.Time) error {
 	}
 	rules := engine.RulesFor(bi.Rules, slot)
 	limit := slot.StartsAt.Add(-rules.MinLead)
-	fresh := engine.AddAwake(at, rules.ClaimWindow, rules.QuietHours, bi.Loc)
+	fresh := engine.AddAwake(at, rules.WindowFor(slot.StartsAt.Sub(at)), rules.QuietHours, bi.Loc)
 	if fresh.After(limit) {
 		fresh = limit
 	}

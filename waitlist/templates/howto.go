@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -22,6 +23,14 @@ func HowTheOrderWorks(r nextup.Rules) []string {
 		"If a slot does not fit you, you keep your place for the next one.",
 		fmt.Sprintf("An offer is yours for %s. If you decline it or do not answer in time, it goes to the next person", words(r.ClaimWindow)) +
 			requeueSentence(r.Requeue),
+	}
+	if len(r.ClaimWindowLadder) > 0 {
+		var parts []string
+		for _, s := range r.ClaimWindowLadder {
+			parts = append(parts, fmt.Sprintf("%s for a slot starting in less than %s", words(s.Window), words(s.LeadUnder)))
+		}
+		lines = append(lines, "The time to answer is shorter when the slot is soon: "+strings.Join(parts, "; ")+
+			fmt.Sprintf("; otherwise %s. It always ends in time to get there.", words(r.ClaimWindow)))
 	}
 	if r.MaxOffersPerPersonPerDay > 0 {
 		lines = append(lines, fmt.Sprintf("Nobody gets more than %d offers a day, so that one person cannot hold up the line.", r.MaxOffersPerPersonPerDay))

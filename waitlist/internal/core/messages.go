@@ -59,14 +59,21 @@ const escalateAfter = 30 * time.Minute
 // EscalateKey is the key of an offer's follow-up timer.
 func EscalateKey(offerID string) string { return nextup.TimerOfferEscalate + ":" + offerID }
 
-// ScheduleEscalation arranges the follow-up of an offer just sent: half
-// way through a window of 30 minutes or more.
+// ScheduleEscalation arranges the follow-up of an offer just sent, in a
+// window of 30 minutes or more: after the rules' share of it (half by
+// default, Rules.FollowUp).
 func (w *Work) ScheduleEscalation(ctx context.Context, o nextup.Offer) error {
 	if o.SentAt == nil || o.ExpiresAt.Sub(*o.SentAt) < escalateAfter {
 		return nil
 	}
+	bi, err := w.Business(ctx, o.BusinessID)
+	if err != nil {
+		return err
+	}
+	window := o.ExpiresAt.Sub(*o.SentAt)
+	after := time.Duration(float64(window) * bi.Rules.FollowUp.Share())
 	return w.Schedule(ctx, nextup.Timer{BusinessID: o.BusinessID, Kind: nextup.TimerOfferEscalate, SubjectID: o.ID,
-		Key: EscalateKey(o.ID), DueAt: o.SentAt.Add(o.ExpiresAt.Sub(*o.SentAt) / 2)})
+		Key: EscalateKey(o.ID), DueAt: o.SentAt.Add(after)})
 }
 
 // NotBefore is when a notice may go: now, or when quiet hours end.

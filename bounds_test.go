@@ -104,7 +104,7 @@ func TestRulesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"version":1,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact","reminder_offsets_seconds":[86400,3600],"requeue":{"policy":"keep","drop_after":0},"claim_window_ladder":[],"follow_up":{"after_share":0.5,"same_channel_when_no_other":false}}`
+	want := `{"version":1,"claim_window_seconds":600,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,"down_fit":false,"position_visibility":"exact","reminder_offsets_seconds":[86400,3600],"requeue":{"policy":"keep","drop_after":0},"claim_window_ladder":[],"follow_up":{"after_share":0.5,"same_channel_when_no_other":false},"dedupe":"off"}`
 	if string(b) != want {
 		t.Fatalf("default rules JSON\n got %s\nwant %s", b, want)
 	}

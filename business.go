@@ -169,7 +169,19 @@ type Rules struct {
 	// FollowUp is when an offer nobody has opened is followed up, and on
 	// which channel.
 	FollowUp FollowUp
+	// Dedupe is which of a person's other entries a booking withdraws
+	// (DedupeOff, DedupeSameService, DedupeAll; "" is off).
+	Dedupe string
 }
+
+// Cross-list dedupe: when a person books, which of their other active
+// entries the booking makes pointless and withdraws (each audited, the
+// person told).
+const (
+	DedupeOff         = "off"
+	DedupeSameService = "same_service" // entries for the same service whose dates take in the booked slot's day
+	DedupeAll         = "all"          // every other entry of theirs, in every list
+)
 
 // LadderStep is one step of the claim window ladder: a slot starting in
 // less than LeadUnder gets Window to be claimed.
@@ -281,6 +293,7 @@ func DefaultRules() Rules {
 		ReminderOffsets:          []time.Duration{24 * time.Hour, time.Hour},
 		Requeue:                  Requeue{Policy: RequeueKeep},
 		FollowUp:                 FollowUp{AfterShare: DefaultFollowUpShare},
+		Dedupe:                   DedupeOff,
 	}
 }
 
@@ -338,6 +351,11 @@ func (r Rules) Validate() []FieldError {
 			errs = append(errs, FieldError{field + ".lead_under_seconds", "appears twice"})
 		}
 	}
+	switch r.Dedupe {
+	case "", DedupeOff, DedupeSameService, DedupeAll:
+	default:
+		errs = append(errs, FieldError{"dedupe", "must be off, same_service or all"})
+	}
 	if f := r.FollowUp.AfterShare; f != 0 && (f < 0.1 || f > 0.9) {
 		errs = append(errs, FieldError{"follow_up.after_share", "must be between 0.1 and 0.9"})
 	}
@@ -367,6 +385,7 @@ type rulesJSON struct {
 	Requeue                  Requeue      `json:"requeue"`
 	ClaimWindowLadder        []ladderJSON `json:"claim_window_ladder"`
 	FollowUp                 FollowUp     `json:"follow_up"`
+	Dedupe                   string       `json:"dedupe"`
 }
 
 // ladderJSON is a LadderStep on the wire.
@@ -398,6 +417,7 @@ func (r Rules) MarshalJSON() ([]byte, error) {
 		Requeue:                  r.Requeue,
 		ClaimWindowLadder:        ladderToJSON(r.ClaimWindowLadder),
 		FollowUp:                 r.FollowUp, // after_share 0 (rules stored before it) is the default, a half
+		Dedupe:                   cmp.Or(r.Dedupe, DedupeOff),
 	}
 	if r.MaxOffersPerSlot > 0 {
 		n := r.MaxOffersPerSlot
@@ -423,6 +443,7 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		Requeue:                  r.Requeue,
 		ClaimWindowLadder:        ladderToJSON(r.ClaimWindowLadder),
 		FollowUp:                 r.FollowUp,
+		Dedupe:                   cmp.Or(r.Dedupe, DedupeOff),
 	}
 	if r.MaxOffersPerSlot > 0 {
 		n := r.MaxOffersPerSlot
@@ -489,6 +510,7 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		Requeue:                  w.Requeue,
 		ClaimWindowLadder:        ladder,
 		FollowUp:                 w.FollowUp,
+		Dedupe:                   w.Dedupe,
 	}
 	if w.MaxOffersPerSlot != nil {
 		r.MaxOffersPerSlot = *w.MaxOffersPerSlot

@@ -196,6 +196,8 @@ const (
 	MessageFilled        = offers.MessageFilled
 	MessageRequeued      = offers.MessageRequeued
 	MessageDropped       = offers.MessageDropped
+	// MessageDeduped tells a person a booking took them off another list.
+	MessageDeduped = core.MessageDeduped
 )
 
 // Events (package events).

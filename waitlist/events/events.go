@@ -706,6 +706,9 @@ func (w *work) register(ctx context.Context, businessID, eventID string, p entri
 			return Registration{}, err
 		}
 		booked = &b
+		if err := w.Dedupe(ctx, bi, e, sl); err != nil { // the person's other lists (the rules' dedupe)
+			return Registration{}, err
+		}
 	case seatsNow: // a paid event: a hold to pay for, at once
 		if err := w.offerNow(ctx, bi, sl, e, true); err != nil {
 			return Registration{}, err

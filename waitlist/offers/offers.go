@@ -251,6 +251,11 @@ func (s *Offers) claimByHash(ctx context.Context, hash string, pay *paymentMark)
 		if err := slots.ScheduleReminders(ctx, w.Work, bi, slot, b); err != nil {
 			return err
 		}
+		// The person's other entries this booking makes pointless
+		// (the rules' dedupe) are withdrawn in the same transaction.
+		if err := w.Dedupe(ctx, bi, entry, slot); err != nil {
+			return err
+		}
 		if pay != nil {
 			if err := w.markPaid(ctx, bi, o, pay); err != nil {
 				return err

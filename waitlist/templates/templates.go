@@ -37,12 +37,13 @@ const (
 	TemplateRequeued     = "requeued"     // a hold lapsed or was declined: moved to the back of the waitlist (the re-queue rule)
 	TemplateDropped      = "dropped"      // a hold lapsed or was declined once too often: off the waitlist, and how to join again
 	TemplateStatusLink   = "statuslink"   // a registrant who signed up again gets a new link to their place (the old one stops working)
+	TemplateDeduped      = "deduped"      // a booking took the person off another list of theirs (the rules' dedupe)
 )
 
 // TemplateKinds lists the kinds in the order staff see them.
 var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled, TemplateExpired,
 	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal, TemplateRefunded,
-	TemplateWaitlisted, TemplateRequeued, TemplateDropped, TemplateStatusLink}
+	TemplateWaitlisted, TemplateRequeued, TemplateDropped, TemplateStatusLink, TemplateDeduped}
 
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
@@ -51,6 +52,7 @@ type TemplateData struct {
 	Name      string // the person's name
 	Service   string // the service, or the event's title
 	Staff     string // who, when the slot names someone
+	Other     string // the list a booking took the person off (deduped)
 	When      string // the slot's start: "Tue 1 Dec at 3:00 pm"
 	Until     string // the claim deadline: "4:10 pm", "Tue 4:10 pm"
 	Countdown string // the claim window in words: "10 minutes"
@@ -209,6 +211,19 @@ Still interested? ` + joinAgain + `
 		HTML: `<p>Hi {{.Name}},</p>
 <p>` + heldForCap + `. ` + dropped + `</p>
 <p>Still interested? {{if .JoinLink}}You're welcome to <a href="{{.JoinLink}}">join again</a>; you'd start at the back of the list.{{else}}` + joinAgain + `{{end}}</p>`,
+	},
+	TemplateDeduped: {
+		Subject: `You're off the {{.Other}} waitlist`,
+		SMS:     `{{.Business}}: you booked {{.Service}}, {{.When}}, so you're off the {{.Other}} waitlist and won't get offers for it. Still want it? Join again any time.`,
+		Text: `Hi {{.Name}},
+
+You booked {{.Service}}, {{.When}}, so we have taken you off the waitlist for {{.Other}}: you won't get offers for it.
+
+Still want it? You're welcome to join again any time.
+`,
+		HTML: `<p>Hi {{.Name}},</p>
+<p>You booked {{.Service}}, {{.When}}, so we have taken you off the waitlist for {{.Other}}: you won't get offers for it.</p>
+<p>Still want it? You're welcome to join again any time.</p>`,
 	},
 	TemplateJoined: {
 		Subject: `You're on the {{.Business}} waitlist`,
@@ -548,7 +563,7 @@ var sampleData = TemplateData{Business: "Salon", Name: "Ada", Service: "Cut", St
 	Until: "2:25 pm", Countdown: "10 minutes", Link: "https://nextup.example/c/t", Seats: 2,
 	StatusLink: "https://nextup.example/s/t", CalendarLink: "https://nextup.example/cal", Note: "Nobody on the list fits.",
 	Contact: "owner@salon.example", ApproveLink: "https://nextup.example/p/t/approve", RejectLink: "https://nextup.example/p/t/reject",
-	Lapses: 2, MissesLeft: 1, JoinLink: "https://nextup.example/b/salon/join", IfMissed: "You keep your place either way."}
+	Lapses: 2, MissesLeft: 1, JoinLink: "https://nextup.example/b/salon/join", IfMissed: "You keep your place either way.", Other: "Colour"}
 
 // maxTemplate bounds each template part's source.
 const maxTemplate = 16 << 10

@@ -22,7 +22,7 @@ func TestCheck(t *testing.T) {
 	const rules = `{"version":2,"claim_window_seconds":60,"order_policy":"fcfs-priority/v1","quiet_hours":{"start":"21:00","end":"08:00"},
 		"time_critical_through_quiet":false,"min_lead_seconds":900,"max_offers_per_person_per_day":3,"max_offers_per_slot":null,
 		"down_fit":false,"position_visibility":"exact","reminder_offsets_seconds":[86400,3600],"requeue":{"policy":"keep","drop_after":0},
-		"claim_window_ladder":[],"follow_up":{"after_share":0.5,"same_channel_when_no_other":false}}`
+		"claim_window_ladder":[],"follow_up":{"after_share":0.5,"same_channel_when_no_other":false},"dedupe":"off"}`
 	problem := func(status int, code string) string {
 		return `{"type":"about:blank","title":"x","status":` + strconv.Itoa(status) + `,"code":"` + code + `"}`
 	}

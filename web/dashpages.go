@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,6 +43,40 @@ type pagesData struct {
 	QuietStart, QuietEnd                        string
 	Profile                                     nextup.Profile
 	Requeue                                     []requeueOption
+	Dedupe                                      []requeueOption
+	Ladder                                      []ladderRow
+	FollowUpPercent                             int
+}
+
+// ladderRow is a claim window ladder step in the settings form, in
+// hours and minutes ("" for an empty row).
+type ladderRow struct{ Hours, Minutes string }
+
+// ladderRows are the settings form's ladder rows: every step, and empty
+// rows up to three.
+func ladderRows(steps []nextup.LadderStep) []ladderRow {
+	var out []ladderRow
+	for _, s := range steps {
+		out = append(out, ladderRow{Hours: strconv.FormatFloat(s.LeadUnder.Hours(), 'f', -1, 64), Minutes: strconv.FormatFloat(s.Window.Minutes(), 'f', -1, 64)})
+	}
+	for len(out) < 3 {
+		out = append(out, ladderRow{})
+	}
+	return out
+}
+
+// dedupeOptions are the dedupe choices in the owner's words.
+func dedupeOptions(current string) []requeueOption {
+	current = cmpOr(current, nextup.DedupeOff)
+	var out []requeueOption
+	for _, o := range []struct{ v, label string }{
+		{nextup.DedupeOff, "leave their other entries as they are"},
+		{nextup.DedupeSameService, "take them off the same service's list for that day"},
+		{nextup.DedupeAll, "take them off every other list they are on"},
+	} {
+		out = append(out, requeueOption{Value: o.v, Label: o.label, Selected: o.v == current})
+	}
+	return out
 }
 
 type listProposal struct {
@@ -404,6 +439,9 @@ func (s *Server) dashSettings(w http.ResponseWriter, r *http.Request, sc staffCt
 		d.QuietStart, d.QuietEnd = q.Start.String(), q.End.String()
 	}
 	d.Requeue = requeueOptions(sc.Business.Rules.Requeue)
+	d.Dedupe = dedupeOptions(sc.Business.Rules.Dedupe)
+	d.Ladder = ladderRows(sc.Business.Rules.ClaimWindowLadder)
+	d.FollowUpPercent = int(math.Round(sc.Business.Rules.FollowUp.Share() * 100))
 	history, err := s.Svc.RulesHistory(r.Context(), sc.Business.ID)
 	if err != nil {
 		s.errorPage(w, r, err)
@@ -431,9 +469,52 @@ func (s *Server) dashRules(w http.ResponseWriter, r *http.Request, sc staffCtx) 
 			}
 		}
 	}
-	num("claim_window_seconds")
-	num("min_lead_seconds")
+	// Minutes and hours on the form; seconds in the rules.
+	minutes := func(field, rule string) {
+		if v := strings.TrimSpace(f(field)); v != "" {
+			if n, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(n) && !math.IsInf(n, 0) && math.Abs(n) < 1e9 {
+				patch[rule] = int64(math.Round(n * 60))
+			} else {
+				patch[rule] = v // the rules say why it is wrong
+			}
+		}
+	}
+	minutes("claim_window_minutes", "claim_window_seconds")
+	minutes("min_lead_minutes", "min_lead_seconds")
 	num("max_offers_per_person_per_day")
+	if _, ok := r.PostForm["ladder_hours"]; ok {
+		hours, mins := r.PostForm["ladder_hours"], r.PostForm["ladder_minutes"]
+		ladder := []map[string]any{}
+		for i, h := range hours {
+			h = strings.TrimSpace(h)
+			m := ""
+			if i < len(mins) {
+				m = strings.TrimSpace(mins[i])
+			}
+			if h == "" && m == "" {
+				continue
+			}
+			hn, err1 := strconv.ParseFloat(h, 64)
+			mn, err2 := strconv.ParseFloat(m, 64)
+			if err1 != nil || err2 != nil || math.IsNaN(hn+mn) || math.IsInf(hn+mn, 0) || math.Abs(hn) > 1e6 || math.Abs(mn) > 1e8 {
+				http.Redirect(w, r, "/dash/settings?error="+queryWords("Each row of the shorter times needs hours and minutes as numbers."), http.StatusSeeOther)
+				return
+			}
+			ladder = append(ladder, map[string]any{"lead_under_seconds": int64(math.Round(hn * 3600)), "window_seconds": int64(math.Round(mn * 60))})
+		}
+		patch["claim_window_ladder"] = ladder
+	}
+	if v := strings.TrimSpace(f("follow_up_percent")); v != "" {
+		p, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
+			http.Redirect(w, r, "/dash/settings?error="+queryWords("The reminder's share of the time to claim must be a number between 10 and 90."), http.StatusSeeOther)
+			return
+		}
+		patch["follow_up"] = map[string]any{"after_share": p / 100, "same_channel_when_no_other": f("follow_up_same_channel") == "1"}
+	}
+	if v := f("dedupe"); v != "" {
+		patch["dedupe"] = v
+	}
 	if f("quiet") == "off" {
 		patch["quiet_hours"] = nil
 	} else if f("quiet_start") != "" || f("quiet_end") != "" {

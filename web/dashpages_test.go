@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -119,18 +120,26 @@ func TestDashboardPages(t *testing.T) {
 	if !strings.Contains(st.body, "Rules — version 1") || !strings.Contains(st.body, "/b/salon/join") {
 		t.Fatalf("settings:\n%s", st.body)
 	}
-	p = b.do("POST", "/dash/settings/rules", url.Values{"csrf": {st.csrf(t)}, "claim_window_seconds": {"900"}, "min_lead_seconds": {"900"},
-		"max_offers_per_person_per_day": {"3"}, "quiet": {"on"}, "quiet_start": {"22:00"}, "quiet_end": {"07:30"}, "position_visibility": {"band"}})
+	p = b.do("POST", "/dash/settings/rules", url.Values{"csrf": {st.csrf(t)}, "claim_window_minutes": {"15"}, "min_lead_minutes": {"15"},
+		"max_offers_per_person_per_day": {"3"}, "quiet": {"on"}, "quiet_start": {"22:00"}, "quiet_end": {"07:30"}, "position_visibility": {"band"},
+		"ladder_hours": {"2", "", "24"}, "ladder_minutes": {"5", "", "60"}, "follow_up_percent": {"25"}, "follow_up_same_channel": {"1"}, "dedupe": {"all"}})
 	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "version+2") {
 		t.Fatalf("rules: %d %q", p.status, p.location)
 	}
 	st = b.do("GET", "/dash/settings", nil)
-	for _, want := range []string{"Rules — version 2", "yours for 15 minutes", "between 22:00 and 07:30", "rules/v1 → rules/v2"} {
+	for _, want := range []string{"Rules — version 2", "yours for 15 minutes", "between 22:00 and 07:30", "rules/v1 → rules/v2",
+		"5 minutes for a slot starting in less than 2 hours; 1 hour for a slot starting in less than 24 hours; otherwise 15 minutes",
+		`name="ladder_hours" type="number" min="1" step="any" value="24"`, `value="25"`, `<option value="all" selected>`} {
 		if !strings.Contains(st.body, want) {
 			t.Errorf("settings after the change lack %q", want)
 		}
 	}
-	p = b.do("POST", "/dash/settings/rules", url.Values{"csrf": {st.csrf(t)}, "claim_window_seconds": {"5"}})
+	biz, err := sb.svc.GetBusiness(context.Background(), sb.bid)
+	if r := biz.Rules; err != nil || r.ClaimWindow != 15*time.Minute || len(r.ClaimWindowLadder) != 2 || r.ClaimWindowLadder[1].Window != time.Hour ||
+		r.FollowUp != (nextup.FollowUp{AfterShare: 0.25, SameChannelWhenNoOther: true}) || r.Dedupe != nextup.DedupeAll {
+		t.Errorf("rules after the form: %+v %v", biz.Rules, err)
+	}
+	p = b.do("POST", "/dash/settings/rules", url.Values{"csrf": {st.csrf(t)}, "claim_window_minutes": {"0.05"}})
 	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "error=") {
 		t.Fatalf("bad rules: %d %q", p.status, p.location)
 	}

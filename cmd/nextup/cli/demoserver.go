@@ -110,9 +110,9 @@ and the next person who fits is offered the seats.
 
 Last month has happened too: its summary, as the owner got it by email, is
 on %s/dash/summaries/%s, and any range of days on %s/dash/analytics.
-Rosa waited all of it for a haircut with Ben and was passed over; her place
-in line, and why each slot went to someone else, is on
-%s/dash/waitlist/%s/history, or in the terminal:
+Rosa, who wanted a haircut with Ben, saw his slots go to people ahead of her
+before one came to her; her place in line, and why each slot went to someone
+else, is on %s/dash/waitlist/%s/history, or in the terminal:
    nextup replay entry %s --db %s
 
 OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C

@@ -30,6 +30,28 @@ var pageTemplates = map[string]*template.Template{
 	"unsubscribe": template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/unsubscribe.html")),
 	"proposal":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/proposal.html")),
 	"cancel":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/cancel.html")),
+	"front":       template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/front.html")),
+}
+
+// DemoLogin is the demo's staff account, shown on its front door.
+type DemoLogin struct{ Email, Password string }
+
+type frontData struct {
+	Title, Business string
+	Demo            *DemoLogin
+}
+
+// frontDoor is GET /: what this is, and the way to the dashboard's
+// sign-in (in the demo, the credentials and the outbox too).
+func (s *Server) frontDoor(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
+	var b bytes.Buffer
+	if err := pageTemplates["front"].ExecuteTemplate(&b, "front", frontData{Title: "Welcome", Business: "nextup", Demo: s.Demo}); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b.Bytes())
 }
 
 // unsubscribePage is GET /u/{bid}/{token}, the page behind an email's

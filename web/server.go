@@ -42,6 +42,9 @@ type Server struct {
 	// DevOutbox, when set (nextup demo only), is the business whose
 	// captured messages GET /dev/outbox lists.
 	DevOutbox string
+	// Demo, when set (nextup demo only), is the staff account the front
+	// door shows.
+	Demo *DemoLogin
 	// StatusPoll is how often an open status page asks for its entry's
 	// place and state (default 5 s).
 	StatusPoll time.Duration
@@ -240,6 +243,9 @@ func (s *Server) Handler() http.Handler {
 	for _, rt := range s.staffRoutes() {
 		mux.HandleFunc(rt.method+" "+rt.path, s.form(rt.h))
 	}
+	// The front door: exactly "/", outside the route table (a page, not
+	// the API, and no pattern for the table's 404 and 405 answers).
+	mux.HandleFunc("GET /{$}", s.frontDoor)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.noRoute(w, r, table) })
 	return s.Metrics.instrument(s.transact(mux))
 }

@@ -411,3 +411,25 @@ func TestStaffDashboardRelease(t *testing.T) {
 		t.Fatalf("bad time: %d\n%s", p.status, p.body)
 	}
 }
+
+// TestFrontDoor: GET / is a page saying what this is with the way to the
+// dashboard's sign-in, not a JSON 404; only the demo's shows its
+// credentials and the outbox; any other path is still a 404 problem.
+func TestFrontDoor(t *testing.T) {
+	t.Parallel()
+	for _, demo := range []*web.DemoLogin{nil, {Email: "owner@demo-salon.test", Password: "demo-abc123"}} {
+		a := setup(t, func(s *web.Server) { s.Demo = demo })
+		r := a.do("GET", "/", "", "")
+		body := string(r.body)
+		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !strings.Contains(body, `action="/login"`) ||
+			!strings.Contains(body, "A waitlist that fills cancelled slots") {
+			t.Fatalf("GET / = %d %s\n%s", r.status, r.header.Get("Content-Type"), body)
+		}
+		if shown := strings.Contains(body, "demo-abc123") && strings.Contains(body, `href="/dev/outbox"`); shown != (demo != nil) {
+			t.Errorf("demo %v: credentials and outbox shown = %v", demo != nil, shown)
+		}
+		if r := a.do("GET", "/nothing-here", "", ""); r.status != 404 || !strings.Contains(r.header.Get("Content-Type"), "problem+json") {
+			t.Errorf("GET /nothing-here = %d %s", r.status, r.header.Get("Content-Type"))
+		}
+	}
+}

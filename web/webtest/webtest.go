@@ -156,9 +156,10 @@ func (ex Exchange) String() string {
 	return fmt.Sprintf("%s %s → %d %s", ex.Method, ex.URL.RequestURI(), ex.Status, ex.Header.Get("Content-Type"))
 }
 
-// unlisted reports whether path is a page outside the contract.
+// unlisted reports whether path is a page outside the contract (or the
+// front door, exactly "/").
 func unlisted(path string) bool {
-	return slices.ContainsFunc(Unlisted, func(p string) bool { return path == p || strings.HasPrefix(path, p+"/") })
+	return path == "/" || slices.ContainsFunc(Unlisted, func(p string) bool { return path == p || strings.HasPrefix(path, p+"/") })
 }
 
 // route finds the document's path template for path and its parameters,

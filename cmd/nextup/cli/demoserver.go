@@ -10,6 +10,7 @@ import (
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
+	"github.com/nextup-dev/nextup/web"
 )
 
 // runDemoServer seeds the demo salon on a fresh store and serves it with
@@ -119,7 +120,8 @@ OpenAPI: %s/v1/openapi.json   Metrics: %s/metrics   Stop: Ctrl-C
 `, redactDSN(db), base, base, owner.Email, password, key, biz.ID, admin, base, base, salon.haircut.ID, auth, base, base, biz.ID, auth, base, salon.haircut.ID, auth,
 		base, supper.ID, base, supper.ID, auth, base, past, base, base, rosa, rosa, redactDSN(db), base, base)
 	serving = true
-	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID}, ln, logs)
+	return serve(ctx, serveConfig{Addr: addr, DB: db, BaseURL: base, AdminToken: admin, Clock: "real", Notify: "capture", DevOutbox: biz.ID,
+		DemoLogin: &web.DemoLogin{Email: owner.Email, Password: password}}, ln, logs)
 }
 
 // seedEvent adds the demo's sold-out event: a supper club of 12 next week,

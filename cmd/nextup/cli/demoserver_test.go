@@ -197,6 +197,11 @@ func TestDemoServerProcess(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode, string(b)
 	}
+	// The front door says what this is, with the same credentials and
+	// the outbox.
+	if front := get("/"); !strings.Contains(front, cred[2]) || !strings.Contains(front, `href="/dev/outbox"`) || !strings.Contains(front, `action="/login"`) {
+		t.Errorf("the demo's front door lacks the credentials, the outbox or the sign-in:\n%s", front)
+	}
 	login := get("/login")
 	status, dash := post("/login", url.Values{"csrf": {csrfRe.FindStringSubmatch(login)[1]}, "email": {cred[1]}, "password": {cred[2]}})
 	sid := release[1][strings.LastIndex(release[1], "/")+1:]

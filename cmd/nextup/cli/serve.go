@@ -47,7 +47,8 @@ type serveConfig struct {
 	MailFrom   string
 	Instance   string // names this process on the timers it claims
 	Twilio     twilio.Config
-	DevOutbox  string // demo only: the business whose outbox /dev/outbox lists
+	DevOutbox  string         // demo only: the business whose outbox /dev/outbox lists
+	DemoLogin  *web.DemoLogin // demo only: the staff account the front door shows
 	// Google Sheets for the sheet mirror: a service account's key file or
 	// an API key (public sheets), and another endpoint (a local fake).
 	GoogleCredentialsFile, GoogleAPIKey, SheetsEndpoint string
@@ -307,6 +308,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		api.SMSSignature = twilio.SignatureValidator(c.Twilio.AuthToken)
 	}
 	api.DevOutbox = c.DevOutbox
+	api.Demo = c.DemoLogin
 	if c.StripeKey != "" {
 		sc, err := stripepay.New(stripepay.Config{SecretKey: c.StripeKey, WebhookSecret: c.StripeWebhookSecret, BackendURL: c.StripeAPIBase})
 		if err != nil {

@@ -163,7 +163,7 @@ func TestStatusPage(t *testing.T) {
 	}
 	for _, want := range []string{"You&#39;re on the waitlist", "number 2 in line for haircut", "How the order works",
 		"offered to the first person in line who fits", "yours for 10 minutes", "No offers are sent between 21:00 and 08:00",
-		"rules version 1", `action="` + path(bob) + `/leave"`} {
+		"rules, version 1", `action="` + path(bob) + `/leave"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("Bob's status page lacks %q", want)
 		}

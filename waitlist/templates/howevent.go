@@ -46,5 +46,5 @@ func HowTheEventWaitlistWorks(r nextup.Rules, ev *nextup.EventSettings) []string
 	if ev.PromotionCutoff > 0 {
 		lines = append(lines, fmt.Sprintf("Seats freed in the last %s before the start are not offered to the waitlist.", words(ev.PromotionCutoff)))
 	}
-	return append(lines, fmt.Sprintf("Details: rules version %d (policy %s).", r.Version, r.OrderPolicy))
+	return append(lines, fmt.Sprintf("These are the business's rules, version %d; every offer records the version it was made under.", r.Version))
 }

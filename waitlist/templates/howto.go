@@ -45,7 +45,7 @@ func HowTheOrderWorks(r nextup.Rules) []string {
 	if r.MinLead > 0 {
 		lines = append(lines, fmt.Sprintf("Slots starting in less than %s are not offered: there would be no time to get there.", words(r.MinLead)))
 	}
-	return append(lines, fmt.Sprintf("These are rules version %d (policy %s).", r.Version, r.OrderPolicy))
+	return append(lines, fmt.Sprintf("These are the business's rules, version %d; every offer records the version it was made under.", r.Version))
 }
 
 // words says a duration as a person would: "10 minutes", "1 hour", "6 hours".

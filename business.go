@@ -169,8 +169,8 @@ type Rules struct {
 	// FollowUp is when an offer nobody has opened is followed up, and on
 	// which channel.
 	FollowUp FollowUp
-	// Dedupe is which of a person's other entries a booking withdraws
-	// (DedupeOff, DedupeSameService, DedupeAll; "" is off).
+	// Dedupe is which of a person's other entries a booking withdraws:
+	// DedupeSameService, DedupeAll, or "" for off (the API's "off").
 	Dedupe string
 }
 
@@ -293,7 +293,6 @@ func DefaultRules() Rules {
 		ReminderOffsets:          []time.Duration{24 * time.Hour, time.Hour},
 		Requeue:                  Requeue{Policy: RequeueKeep},
 		FollowUp:                 FollowUp{AfterShare: DefaultFollowUpShare},
-		Dedupe:                   DedupeOff,
 	}
 }
 
@@ -511,6 +510,9 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		ClaimWindowLadder:        ladder,
 		FollowUp:                 w.FollowUp,
 		Dedupe:                   w.Dedupe,
+	}
+	if r.Dedupe == DedupeOff {
+		r.Dedupe = "" // off is the zero value: rules stored before it read the same
 	}
 	if w.MaxOffersPerSlot != nil {
 		r.MaxOffersPerSlot = *w.MaxOffersPerSlot

@@ -77,6 +77,18 @@ type Entry struct {
 	Lapses int
 }
 
+// QueueOf names the waitlist of a service or an event, as the stores and
+// the replay of a place key it: its event's, or else its service's.
+func QueueOf(service, eventID string) string {
+	if eventID != "" {
+		return "event:" + eventID
+	}
+	return "service:" + service
+}
+
+// Queue is the waitlist e is on (QueueOf).
+func (e Entry) Queue() string { return QueueOf(e.Service, e.EventID) }
+
 // ContactKey identifies the person behind an entry within a business, for
 // the per-person daily offer cap and duplicate detection: the normalised
 // email if there is one, otherwise the phone number.

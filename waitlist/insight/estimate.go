@@ -53,7 +53,7 @@ type estimates struct {
 // EstimateWait estimates how long e, on b's list, may wait; false when
 // there is too little history to say.
 func (s *Insight) EstimateWait(ctx context.Context, b nextup.Business, e nextup.Entry) (WaitEstimate, bool, error) {
-	key := estimateKey{b.ID, queueOf(e)}
+	key := estimateKey{b.ID, e.Queue()}
 	now := s.Clock.Now()
 	c := &s.est
 	c.mu.Lock()
@@ -65,45 +65,38 @@ func (s *Insight) EstimateWait(ctx context.Context, b nextup.Business, e nextup.
 	var waits []time.Duration
 	err := s.Read(ctx, func(tx nextup.Tx) error {
 		joined := map[string]time.Time{} // entries of the list that joined in the window
-		var after int64
-		for {
-			rows, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: b.ID, SubjectType: nextup.SubjectEntry,
-				Since: now.Add(-EstimateWindow), AfterID: after, Limit: auditPage})
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				switch {
-				case r.From == "" && (r.Reason == "joined" || r.Reason == "registered"):
-					if e, ok := joinFacts(r); ok && queueOf(e) == key.queue {
-						joined[r.SubjectID] = e.JoinedAt
+		rows, err := auditRows(ctx, tx, nextup.AuditFilter{BusinessID: b.ID, SubjectType: nextup.SubjectEntry, Since: now.Add(-EstimateWindow)})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			switch {
+			case r.From == "" && (r.Reason == "joined" || r.Reason == "registered"):
+				if e, ok := joinFacts(r); ok && e.Queue() == key.queue {
+					joined[r.SubjectID] = e.JoinedAt
+				}
+			case r.From == string(nextup.EntryOffered) && r.To == string(nextup.EntryBooked):
+				at, ok := joined[r.SubjectID]
+				if !ok {
+					// Joined before the window: its join is on the entry.
+					old, err := tx.EntryGet(ctx, r.SubjectID)
+					if errors.Is(err, nextup.ErrNotFound) {
+						continue
 					}
-				case r.From == string(nextup.EntryOffered) && r.To == string(nextup.EntryBooked):
-					at, ok := joined[r.SubjectID]
-					if !ok {
-						// Joined before the window: its join is on the entry.
-						old, err := tx.EntryGet(ctx, r.SubjectID)
-						if errors.Is(err, nextup.ErrNotFound) {
-							continue
-						}
-						if err != nil {
-							return err
-						}
-						if queueOf(old) != key.queue {
-							continue
-						}
-						at = old.JoinedAt
+					if err != nil {
+						return err
 					}
-					if !r.At.Before(at) {
-						waits = append(waits, r.At.Sub(at))
+					if old.Queue() != key.queue {
+						continue
 					}
+					at = old.JoinedAt
+				}
+				if !r.At.Before(at) {
+					waits = append(waits, r.At.Sub(at))
 				}
 			}
-			if len(rows) < auditPage {
-				return nil
-			}
-			after = rows[len(rows)-1].ID
 		}
+		return nil
 	})
 	if err != nil {
 		return WaitEstimate{}, false, err

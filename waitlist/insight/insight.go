@@ -156,6 +156,24 @@ type Insight struct {
 // auditPage is how many audit rows one read takes.
 const auditPage = 1000
 
+// auditRows reads every audit row f selects, auditPage at a time from
+// f.AfterID on (f.Limit is ignored).
+func auditRows(ctx context.Context, tx nextup.Tx, f nextup.AuditFilter) ([]nextup.AuditEvent, error) {
+	f.Limit = auditPage
+	var out []nextup.AuditEvent
+	for {
+		page, err := tx.AuditList(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < auditPage {
+			return out, nil
+		}
+		f.AfterID = page[len(page)-1].ID
+	}
+}
+
 // Figures returns a business's figures over [from, to).
 func (s *Insight) Figures(ctx context.Context, businessID string, from, to time.Time) (Figures, error) {
 	if !from.Before(to) {
@@ -169,18 +187,8 @@ func (s *Insight) Figures(ctx context.Context, businessID string, from, to time.
 		}
 		in.Business = b
 		in.Slots = map[string]nextup.Slot{}
-		var after int64
-		for {
-			rows, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, Since: from, Until: to.Add(FillHorizon),
-				AfterID: after, Limit: auditPage})
-			if err != nil {
-				return err
-			}
-			in.Audit = append(in.Audit, rows...)
-			if len(rows) < auditPage {
-				break
-			}
-			after = rows[len(rows)-1].ID
+		if in.Audit, err = auditRows(ctx, tx, nextup.AuditFilter{BusinessID: businessID, Since: from, Until: to.Add(FillHorizon)}); err != nil {
+			return err
 		}
 		for _, r := range in.Audit {
 			if r.SlotID == "" || r.At.After(to) {
@@ -532,18 +540,8 @@ func (s *Insight) SlotFigures(ctx context.Context, businessID, slotID string) (F
 			return core.NotFound("slot", slotID, err)
 		}
 		in.Business, in.Slots = b, map[string]nextup.Slot{sl.ID: sl}
-		var after int64
-		for {
-			rows, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, SlotID: slotID, AfterID: after, Limit: auditPage})
-			if err != nil {
-				return err
-			}
-			in.Audit = append(in.Audit, rows...)
-			if len(rows) < auditPage {
-				return nil
-			}
-			after = rows[len(rows)-1].ID
-		}
+		in.Audit, err = auditRows(ctx, tx, nextup.AuditFilter{BusinessID: businessID, SlotID: slotID})
+		return err
 	})
 	if err != nil {
 		return Figures{}, err

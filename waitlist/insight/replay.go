@@ -233,7 +233,6 @@ func (s *Insight) replayOf(ctx context.Context, tx nextup.Tx, b nextup.Business,
 	if err != nil {
 		loc = time.UTC
 	}
-	var rows []nextup.AuditEvent
 	var after int64
 	if sinceJoin {
 		first, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: e.BusinessID, SubjectType: nextup.SubjectEntry, SubjectID: e.ID, Limit: 1})
@@ -244,16 +243,9 @@ func (s *Insight) replayOf(ctx context.Context, tx nextup.Tx, b nextup.Business,
 			after = first[0].ID - 1
 		}
 	}
-	for {
-		page, err := tx.AuditList(ctx, nextup.AuditFilter{BusinessID: e.BusinessID, AfterID: after, Limit: auditPage})
-		if err != nil {
-			return History{}, nil, err
-		}
-		rows = append(rows, page...)
-		if len(page) < auditPage {
-			break
-		}
-		after = page[len(page)-1].ID
+	rows, err := auditRows(ctx, tx, nextup.AuditFilter{BusinessID: e.BusinessID, AfterID: after})
+	if err != nil {
+		return History{}, nil, err
 	}
 	// Slots made before their rows carried their facts are read from the
 	// store (their start, service and staff do not change).
@@ -274,14 +266,6 @@ func (s *Insight) replayOf(ctx context.Context, tx nextup.Tx, b nextup.Business,
 // errNoStory is the replay of an entry whose rows do not say where it
 // joined the line (it joined before they did).
 var errNoStory = nextup.Errorf(nextup.ErrConflict, nextup.CodeNoHistory, "this entry joined before nextup recorded where people join the line, so its place cannot be replayed")
-
-// Replay plays a business's audit rows (oldest first) forward and returns
-// entryID's story; loc is the business's timezone, rules its rules (used
-// until a row says what they were), slot reads a slot whose "created" row
-// does not carry its facts (nil: such slots are left out).
-func Replay(rows []nextup.AuditEvent, entryID string, loc *time.Location, rules nextup.Rules, slot func(id string) (nextup.Slot, bool)) History {
-	return newReplayer(entryID, loc, rules, slot).play(rows)
-}
 
 type rentry struct {
 	e     nextup.Entry
@@ -529,7 +513,7 @@ func (r *replayer) join(row nextup.AuditEvent) *rentry {
 	if !ok {
 		return nil
 	}
-	x := &rentry{e: e, queue: queueOf(e)}
+	x := &rentry{e: e, queue: e.Queue()}
 	r.entries[row.SubjectID] = x
 	if row.SubjectID == r.id {
 		r.target = x
@@ -556,13 +540,6 @@ func joinFacts(row nextup.AuditEvent) (nextup.Entry, bool) {
 		e.Service, _ = d["service"].(string)
 	}
 	return e, true
-}
-
-func queueOf(e nextup.Entry) string {
-	if e.EventID != "" {
-		return "event:" + e.EventID
-	}
-	return "service:" + e.Service
 }
 
 // applyChanges applies a staff edit's "changes" to e.

@@ -67,13 +67,8 @@ func fairKey(e nextup.Entry) string {
 	return rank + "#" + ts(e.JoinedAt) + "#" + seqKey(e.Seq)
 }
 
-// queueOf names the waitlist of a service or event (sqlstore.QueueOf).
-func queueOf(service, eventID string) string {
-	if eventID != "" {
-		return "event:" + eventID
-	}
-	return "service:" + service
-}
+// queueOf names the waitlist of a service or event (nextup.QueueOf).
+func queueOf(service, eventID string) string { return nextup.QueueOf(service, eventID) }
 
 func entQueuePart(state nextup.EntryState, businessID, queue string) string {
 	return "entq#" + string(state) + "#" + businessID + "#" + queue

@@ -53,12 +53,7 @@ func ScanEntry(r Scanner) (nextup.Entry, error) {
 // QueueOf names the waitlist an entry is on, as the column entries.queue
 // holds it (and its CHECK constraint insists): its event's, or else its
 // service's.
-func QueueOf(service, eventID string) string {
-	if eventID != "" {
-		return "event:" + eventID
-	}
-	return "service:" + service
-}
+func QueueOf(service, eventID string) string { return nextup.QueueOf(service, eventID) }
 
 // FairKey is an entry's place in fair order, as the cursor columns
 // (fair_rank, joined_at, seq) hold it.

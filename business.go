@@ -53,6 +53,18 @@ type Profile struct {
 	// waited for the same thing, on their status page, when there is
 	// history enough to say (insight.EstimateWait).
 	WaitEstimate bool `json:"wait_estimate,omitempty"`
+	// BookingEvents, when set, lets the business's booking tool tell
+	// nextup of cancellations, no-shows, bookings and openings (POST
+	// …/booking-events), signed with its secret.
+	BookingEvents *BookingEventsConfig `json:"booking_events,omitempty"`
+}
+
+// BookingEventsConfig is the secret a business's booking tool signs its
+// events with (a Nextup-Signature under it), and since when. The secret
+// is shown once, when made; a business's JSON carries only Since.
+type BookingEventsConfig struct {
+	Secret string    `json:"secret,omitempty"`
+	Since  time.Time `json:"since"`
 }
 
 // SheetConfig names a business's waitlist sheet: a Google Sheet (its id
@@ -63,6 +75,53 @@ type SheetConfig struct {
 	Range         string `json:"range,omitempty"`
 	URL           string `json:"url,omitempty"`
 	EverySeconds  int    `json:"every_seconds"`
+	// Columns, when set, is the owner's mapping of the sheet's header
+	// cells to entry fields, used instead of recognising the header by
+	// its names: a header cell it does not list is left out.
+	Columns []SheetColumn `json:"columns,omitempty"`
+}
+
+// SheetColumn maps one header cell of a sheet, as the sheet writes it, to
+// the entry field its column fills (the field names of intake/csvrows:
+// name, email, phone, service, party_size, earliest, latest, date, staff,
+// notes, priority, channel, joined_at, status, ...); an empty Field
+// leaves the column out.
+type SheetColumn struct {
+	Header string `json:"header"`
+	Field  string `json:"field"`
+}
+
+// Writable reports whether nextup can write back to the sheet (mark a
+// claimed row booked): a Google Sheet can be; a published CSV is only read.
+func (c *SheetConfig) Writable() bool { return c != nil && c.SpreadsheetID != "" && c.URL == "" }
+
+// SheetLink reads what an owner pastes as their sheet's address: a Google
+// Sheets link (https://docs.google.com/spreadsheets/d/ID/edit#gid=0, or
+// the same without /edit) is the spreadsheet ID; a link to a sheet
+// published as CSV (…/spreadsheets/d/e/…/pub?output=csv, an
+// …/export?format=csv link) or any other https URL is a CSV URL; text
+// without a slash is taken for a spreadsheet id as it is.
+func SheetLink(link string) SheetSource {
+	link = strings.TrimSpace(link)
+	if !strings.Contains(link, "/") {
+		return SheetSource{SpreadsheetID: link}
+	}
+	u, err := url.Parse(link)
+	if err != nil || u.Host != "docs.google.com" {
+		return SheetSource{URL: link}
+	}
+	rest, ok := strings.CutPrefix(u.Path, "/spreadsheets/d/")
+	if !ok {
+		return SheetSource{URL: link}
+	}
+	id, tail, _ := strings.Cut(rest, "/")
+	switch tail {
+	case "", "edit", "view", "htmlview", "preview":
+		if id != "" && id != "e" {
+			return SheetSource{SpreadsheetID: id}
+		}
+	}
+	return SheetSource{URL: link}
 }
 
 // SheetSource names a sheet: a spreadsheet id with an optional A1 range (the

@@ -50,6 +50,16 @@ func (g *Random) ID(prefix string) string {
 	return prefix + "_" + idEncoding.EncodeToString(b)
 }
 
+// ExternalID is the id, shaped like ID's, that another system's id ref
+// maps to within scope (a business): the same inputs always give the same
+// id, so a row named after an outside id needs no table of mappings (the
+// slot of a booking tool's appointment). Eighty bits of SHA-256 keep
+// distinct refs apart.
+func ExternalID(prefix, scope, ref string) string {
+	sum := sha256.Sum256([]byte(scope + "\x00" + ref))
+	return prefix + "_" + idEncoding.EncodeToString(sum[:10])
+}
+
 // Token returns a new secret token for a link and the hash to store.
 func (g *Random) Token() (token, hash string) {
 	b := make([]byte, TokenBytes)

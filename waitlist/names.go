@@ -140,6 +140,20 @@ type (
 	ReleaseFilter = slots.ReleaseFilter
 	// SlotView is a slot with its offers.
 	SlotView = slots.SlotView
+	// BookingEvent is one event of a business's booking tool.
+	BookingEvent = slots.BookingEvent
+	// Appointment is the booking tool's appointment an event is about.
+	Appointment = slots.Appointment
+	// BookingEventResult is what a booking-tool event did.
+	BookingEventResult = slots.BookingEventResult
+)
+
+// Booking-tool event types.
+const (
+	AppointmentCancelled = slots.AppointmentCancelled
+	AppointmentNoShow    = slots.AppointmentNoShow
+	AppointmentCreated   = slots.AppointmentCreated
+	OpeningCreated       = slots.OpeningCreated
 )
 
 // Release reasons.

@@ -48,7 +48,11 @@ func (p *rulesPatchJSON) UnmarshalJSON(b []byte) error {
 }
 
 func (s *Server) getBusiness(w http.ResponseWriter, r *http.Request, b nextup.Business) {
-	writeJSON(w, http.StatusOK, businessJSON{ID: b.ID, Name: b.Name, Timezone: b.Timezone, Rules: b.Rules, Profile: b.Profile})
+	p := b.Profile
+	if p.BookingEvents != nil { // the booking tool's secret is shown once, when made
+		p.BookingEvents = &nextup.BookingEventsConfig{Since: p.BookingEvents.Since.In(bizLoc(b))}
+	}
+	writeJSON(w, http.StatusOK, businessJSON{ID: b.ID, Name: b.Name, Timezone: b.Timezone, Rules: b.Rules, Profile: p})
 }
 
 // patchBusiness is PATCH /v1/businesses/{bid}: the profile and catalogue.

@@ -126,6 +126,8 @@ func (s *Server) routes() []route {
 		{"POST", "/p/{token}/{do}", s.proposalPost},
 		{"GET", "/v1/businesses/{bid}/proposals", s.biz(s.listProposals)},
 		{"POST", "/v1/businesses/{bid}/inbox", s.biz(s.inbox)},
+		{"POST", "/v1/businesses/{bid}/booking-events:secret", s.biz(s.newBookingEventsSecret)},
+		{"POST", "/v1/businesses/{bid}/booking-events", s.bookingEvent},
 		{"PUT", "/v1/businesses/{bid}/sheet", s.biz(s.putSheet)},
 		{"POST", "/v1/businesses/{bid}/sheet:sync", s.biz(s.syncSheet)},
 		{"GET", "/v1/businesses/{bid}/sheet/versions", s.biz(s.sheetVersions)},

@@ -33,7 +33,7 @@ const adminToken = "test-admin-token"
 type api struct {
 	t     testing.TB
 	srv   *httptest.Server
-	store *sqlite.DB
+	store nextup.Store
 	clock *nextup.FakeClock
 	bid   string
 	key   string
@@ -45,6 +45,12 @@ func setup(t testing.TB, opts ...func(*web.Server)) *api {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return setupOn(t, st, opts...)
+}
+
+// setupOn is setup on a store of the caller's (closed with the test).
+func setupOn(t testing.TB, st nextup.Store, opts ...func(*web.Server)) *api {
+	t.Helper()
 	t.Cleanup(func() { st.Close() })
 	loc, _ := time.LoadLocation("Europe/London")
 	clock := nextup.NewFakeClock(time.Date(2026, 12, 1, 10, 0, 0, 0, loc))

@@ -260,6 +260,33 @@ func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p Pro
 	return out, err
 }
 
+// NewBookingEventsSecret makes the business a new secret for its booking
+// tool's events (POST …/booking-events), replacing any before it: events
+// signed with the old one are refused from now on. The secret is returned
+// once; the audit row records only that it changed.
+func (s *Businesses) NewBookingEventsSecret(ctx context.Context, businessID string) (string, error) {
+	var secret string
+	err := s.tx(ctx, func(w *work) error {
+		w.Actor = nextup.ActorStaff
+		bi, err := w.Business(ctx, businessID)
+		if err != nil {
+			return core.NotFound("business", businessID, err)
+		}
+		token, _ := w.s.Random.Token()
+		secret = "nbe_" + token
+		prof := bi.Profile
+		replaced := prof.BookingEvents != nil
+		prof.BookingEvents = &nextup.BookingEventsConfig{Secret: secret, Since: w.Now}
+		if err := w.Tx.BusinessProfileSet(ctx, businessID, prof); err != nil {
+			return err
+		}
+		bi.Profile = prof
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+			To: "booking_events_secret_set", Detail: map[string]any{"replaced": replaced}})
+	})
+	return secret, err
+}
+
 func validateProfile(p *nextup.Profile) []nextup.FieldError {
 	var f []nextup.FieldError
 	if p.Slug != "" && !slugRe.MatchString(p.Slug) {

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -313,5 +314,70 @@ func TestBulkReleaseInParts(t *testing.T) {
 		if want := fmt.Sprintf("Guest %03d", 60+i); e.Name != want {
 			t.Fatalf("offer %d went to %s, want %s (fair order)", i, e.Name, want)
 		}
+	}
+}
+
+// TestBookingEventsOnDynamo: the booking tool's events on DynamoDB. Two
+// first events about one appointment racing (a cancellation and its
+// no-show, under different event ids) make one slot between them; the
+// same event again answers the same and changes nothing.
+func TestBookingEventsOnDynamo(t *testing.T) {
+	t.Parallel()
+	h := newSalon(t)
+	ctx, svc, biz := h.ctx, h.svc, h.biz
+	if _, err := svc.Join(ctx, biz.ID, waitlist.JoinParams{Name: "Ann", Email: "ann@example.com", Service: "Haircut"}); err != nil {
+		t.Fatal(err)
+	}
+	appt := waitlist.Appointment{ID: "apt_1", Service: "Haircut", StartsAt: h.clock.Now().Add(6 * time.Hour), EndsAt: h.clock.Now().Add(7 * time.Hour)}
+	evs := []waitlist.BookingEvent{{ID: "ev_a", Type: waitlist.AppointmentCancelled, Appointment: appt},
+		{ID: "ev_b", Type: waitlist.AppointmentNoShow, Appointment: appt}}
+	res := make([]waitlist.BookingEventResult, 2)
+	errs := make([]error, 2)
+	var start, done sync.WaitGroup
+	start.Add(1)
+	for i := range evs {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			start.Wait()
+			res[i], errs[i] = svc.BookingEvent(ctx, biz.ID, evs[i], "fp")
+		}()
+	}
+	start.Done()
+	done.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("event %s: %v", evs[i].ID, err)
+		}
+	}
+	if res[0].SlotID != res[1].SlotID {
+		t.Fatalf("one appointment, two slots: %s and %s", res[0].SlotID, res[1].SlotID)
+	}
+	var slots []nextup.Slot
+	var offers []nextup.Offer
+	count := func() {
+		t.Helper()
+		if err := h.st.Read(ctx, func(tx nextup.Tx) error {
+			var err error
+			if slots, err = tx.SlotList(ctx, nextup.SlotFilter{BusinessID: biz.ID}); err != nil {
+				return err
+			}
+			offers, err = tx.OfferListBySlot(ctx, res[0].SlotID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count()
+	if len(slots) != 1 || slots[0].BookedSeats+slots[0].HeldSeats > slots[0].Capacity || len(offers) != 1 {
+		t.Fatalf("after the race: %+v, %d offers; want one slot offered to Ann once", slots, len(offers))
+	}
+	again, err := svc.BookingEvent(ctx, biz.ID, evs[0], "fp")
+	if err != nil || !again.Replayed || again.SlotID != res[0].SlotID || len(again.Moves) != len(res[0].Moves) {
+		t.Fatalf("the repeat: %+v, %v; want the first answer %+v replayed", again, err, res[0])
+	}
+	count()
+	if len(slots) != 1 || len(offers) != 1 {
+		t.Fatalf("the repeat changed things: %d slots, %d offers", len(slots), len(offers))
 	}
 }

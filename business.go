@@ -47,6 +47,12 @@ type Profile struct {
 	// (offer, confirmation, reminder, ...); a kind or part left out
 	// keeps the default.
 	Templates map[string]MessageTemplate `json:"templates,omitempty"`
+	// TemplatesVersion counts the changes of Templates, as Rules.Version
+	// counts the rules': 0 is the defaults as shipped, and each message
+	// carries the version it was written with. Every version's templates
+	// are kept in the audit log (templates_changed), so any can be read
+	// back or restored.
+	TemplatesVersion int `json:"templates_version,omitempty"`
 	// Sheet, when set, is the sheet the waitlist is mirrored from.
 	Sheet *SheetConfig `json:"sheet,omitempty"`
 	// WaitEstimate shows people on the list how long those before them
@@ -157,6 +163,13 @@ func (s SheetSource) Validate() error {
 		return errors.New("spreadsheet_id is the id in the sheet's URL, not the URL")
 	}
 	return nil
+}
+
+// SheetCell is one cell to write in a sheet, by its place among the rows
+// a read of it returned: Row and Col from 0.
+type SheetCell struct {
+	Row, Col int
+	Value    string
 }
 
 // MessageTemplate is a business's wording of one kind of message: Go

@@ -56,6 +56,10 @@ type Message struct {
 	CreatedAt      time.Time
 	SentAt         *time.Time
 	ProviderID     string
+	// TemplateVersion is the version of the business's templates
+	// (Profile.TemplatesVersion) the message was written with; 0 is the
+	// defaults.
+	TemplateVersion int
 }
 
 // Sender delivers messages over one channel (email, SMS, webhook, capture).

@@ -100,6 +100,9 @@ type (
 	Narrator = core.Narrator
 	// SheetReader reads the rows of a mirrored sheet (intake/sheet).
 	SheetReader = core.SheetReader
+	// SheetWriter writes a claim back to a mirrored Google Sheet
+	// (intake/sheet's Reader is one).
+	SheetWriter = core.SheetWriter
 )
 
 // WebhookEvent is the JSON body of a webhook delivery.
@@ -117,6 +120,8 @@ type (
 	CreateBusinessParams = business.CreateBusinessParams
 	// ProfilePatch changes parts of a business's profile.
 	ProfilePatch = business.ProfilePatch
+	// TemplatesVersion is one version of a business's message templates.
+	TemplatesVersion = business.TemplatesVersion
 )
 
 // Staff accounts (package staff).
@@ -314,6 +319,14 @@ type (
 	ImportOutcome = intake.ImportOutcome
 	// SheetSync is what one read of the sheet did.
 	SheetSync = intake.SheetSync
+	// SheetDiff is what changed in a sheet between two versions.
+	SheetDiff = intake.SheetDiff
+	// SheetRowDiff is one row of a SheetDiff.
+	SheetRowDiff = intake.SheetRowDiff
+	// SheetCellDiff is one cell of a SheetRowDiff.
+	SheetCellDiff = intake.SheetCellDiff
+	// SheetPreview is a sheet's header with the field of each column.
+	SheetPreview = intake.SheetPreview
 )
 
 // Import outcomes of a row that was not rejected.
@@ -327,9 +340,23 @@ const (
 const (
 	SourceImport       = intake.SourceImport
 	DefaultSheetEvery  = intake.DefaultSheetEvery
+	MaxSheetWithdraw   = intake.MaxSheetWithdraw
 	MessageProposal    = intake.MessageProposal
 	MessageJoinConfirm = intake.MessageJoinConfirm
 )
+
+// Audit reasons of the sheet mirror: an entry withdrawn because its row
+// was deleted, and the write-back of a claim to the sheet (on the booking).
+const (
+	ReasonSheetRowDeleted = intake.ReasonSheetRowDeleted
+	ReasonSheetMarked     = intake.ReasonSheetMarked
+	ReasonSheetMarkRetry  = intake.ReasonSheetMarkRetry
+	ReasonSheetMarkGaveUp = intake.ReasonSheetMarkGaveUp
+	ReasonSheetRowGone    = intake.ReasonSheetRowGone
+)
+
+// ColumnNames names the columns of a sheet's header row as a diff does.
+func ColumnNames(header []string) []string { return intake.ColumnNames(header) }
 
 // ErrMailTooLarge is a mail over the inbox lane's limits.
 var ErrMailTooLarge = intake.ErrMailTooLarge

@@ -2,9 +2,11 @@ package waitlist_test
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist"
@@ -170,5 +172,73 @@ func TestUnsubscribeLink(t *testing.T) {
 	}
 	if m2 := b.messages(t, o2.OfferID)[0]; m2.Channel != nextup.ChannelSMS || m2.UnsubscribeURL != "" {
 		t.Errorf("second offer goes by %s (unsubscribe %q), want sms", m2.Channel, m2.UnsubscribeURL)
+	}
+}
+
+// The templates are versioned like the rules: a change is a new version
+// (the same wording again is not), each message carries the version it
+// was written with, every version is kept whole in the audit log, and a
+// revert is a new version with an old one's wording.
+func TestTemplatesVersions(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(r *nextup.Rules) { r.QuietHours = nil })
+	offerSubject := func() (string, int) {
+		t.Helper()
+		b.clock.Advance(time.Minute)
+		e := b.join(t, "Ada", waitlist.JoinParams{Email: fmt.Sprintf("ada%d@example.com", b.clock.Now().Unix())})
+		sl := b.slot(t, waitlist.SlotParams{StartsAt: b.at(2, 15, 0)})
+		_, moves, err := b.svc.Release(b.ctx, b.biz.ID, sl.ID, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := onlyMove(t, moves, nextup.MoveOffer)
+		if o.EntryID != e.ID {
+			t.Fatalf("offer to %s, want the newest joiner %s", o.EntryID, e.ID)
+		}
+		m := b.messages(t, o.OfferID)[0] // earlier joiners hold their offers: the newest is the one waiting
+		return m.Subject, m.TemplateVersion
+	}
+	if subj, v := offerSubject(); v != 0 || !strings.Contains(subj, "opened up") {
+		t.Fatalf("defaults: %q version %d", subj, v)
+	}
+	mine := map[string]nextup.MessageTemplate{waitlist.TemplateOffer: {Subject: "Yours if you want it: {{.Service}}"}}
+	for range 2 { // the second save changes nothing
+		biz, err := b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{Templates: &mine})
+		if err != nil || biz.Profile.TemplatesVersion != 1 {
+			t.Fatalf("save: version %d, %v; want 1", biz.Profile.TemplatesVersion, err)
+		}
+	}
+	if subj, v := offerSubject(); v != 1 || subj != "Yours if you want it: haircut" {
+		t.Fatalf("version 1: %q version %d", subj, v)
+	}
+	// Back to nextup's wording: version 2, with none of the business's own.
+	biz, err := b.svc.RevertTemplates(b.ctx, b.biz.ID, 0)
+	if err != nil || biz.Profile.TemplatesVersion != 2 || len(biz.Profile.Templates) != 0 {
+		t.Fatalf("revert to 0: %+v, %v", biz.Profile, err)
+	}
+	if subj, v := offerSubject(); v != 2 || !strings.Contains(subj, "opened up") {
+		t.Fatalf("version 2: %q version %d", subj, v)
+	}
+	// Version 1 again, read back from the audit log alone.
+	if biz, err = b.svc.RevertTemplates(b.ctx, b.biz.ID, 1); err != nil || biz.Profile.TemplatesVersion != 3 {
+		t.Fatalf("revert to 1: %+v, %v", biz.Profile, err)
+	}
+	if subj, v := offerSubject(); v != 3 || subj != "Yours if you want it: haircut" {
+		t.Fatalf("version 3: %q version %d", subj, v)
+	}
+	history, err := b.svc.TemplatesHistory(b.ctx, b.biz.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []int
+	for _, v := range history {
+		versions = append(versions, v.Version)
+	}
+	if fmt.Sprint(versions) != "[3 2 1 0]" || history[0].RevertedFrom == nil || *history[0].RevertedFrom != 1 ||
+		history[2].Templates[waitlist.TemplateOffer] != mine[waitlist.TemplateOffer] || history[1].Templates != nil && len(history[1].Templates) != 0 {
+		t.Fatalf("history %+v", history)
+	}
+	if _, err := b.svc.RevertTemplates(b.ctx, b.biz.ID, 9); !errors.Is(err, nextup.ErrNotFound) {
+		t.Fatalf("revert to a version that never was: %v", err)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +48,11 @@ type pagesData struct {
 	Dedupe                                      []requeueOption
 	Ladder                                      []ladderRow
 	FollowUpPercent                             int
+	ServiceRows                                 []serviceRow
+	StaffLines                                  string
+	// The booking tool's events: since when they are on, and a new
+	// secret, shown once.
+	BookingSince, BookingSecret, BookingURL string
 }
 
 // ladderRow is a claim window ladder step in the settings form, in
@@ -90,7 +97,7 @@ type listHandBack struct {
 
 type listMessage struct {
 	ID, To, Kind, Channel, State, At, Subject, Error string
-	Attempts                                         int
+	Attempts, Wording                                int // Wording: the templates' version
 	CanRetry                                         bool
 }
 
@@ -411,7 +418,7 @@ func (s *Server) dashMessages(w http.ResponseWriter, r *http.Request, sc staffCt
 	for _, m := range msgs {
 		d.Messages = append(d.Messages, listMessage{ID: m.ID, To: m.To, Kind: strings.ReplaceAll(m.Kind, "_", " "), Channel: string(m.Channel),
 			State: string(m.State), At: m.CreatedAt.In(loc).Format("Mon 2 Jan 3:04 pm"), Subject: m.Subject, Error: m.LastError,
-			Attempts: m.Attempts, CanRetry: m.State == nextup.MessageDead || m.State == nextup.MessageFailed})
+			Attempts: m.Attempts, Wording: m.TemplateVersion, CanRetry: m.State == nextup.MessageDead || m.State == nextup.MessageFailed})
 	}
 	s.renderStaff(w, http.StatusOK, "messages", d)
 }
@@ -432,8 +439,17 @@ func (s *Server) dashRetry(w http.ResponseWriter, r *http.Request, sc staffCtx) 
 // dashSettings is GET /dash/settings: the rules in force, their history,
 // and the business's details.
 func (s *Server) dashSettings(w http.ResponseWriter, r *http.Request, sc staffCtx) {
-	d := s.pagesBase(sc, "Settings")
+	d, ok := s.settingsData(w, r, sc)
+	if !ok {
+		return
+	}
 	d.Notice, d.Error = r.URL.Query().Get("notice"), r.URL.Query().Get("error")
+	s.renderStaff(w, http.StatusOK, "settings", d)
+}
+
+// settingsData fills the settings page; false when it wrote an error page.
+func (s *Server) settingsData(w http.ResponseWriter, r *http.Request, sc staffCtx) (pagesData, bool) {
+	d := s.pagesBase(sc, "Settings")
 	d.How = waitlist.HowTheOrderWorks(sc.Business.Rules)
 	if q := sc.Business.Rules.QuietHours; q != nil {
 		d.QuietStart, d.QuietEnd = q.Start.String(), q.End.String()
@@ -442,17 +458,52 @@ func (s *Server) dashSettings(w http.ResponseWriter, r *http.Request, sc staffCt
 	d.Dedupe = dedupeOptions(sc.Business.Rules.Dedupe)
 	d.Ladder = ladderRows(sc.Business.Rules.ClaimWindowLadder)
 	d.FollowUpPercent = int(math.Round(sc.Business.Rules.FollowUp.Share() * 100))
+	d.ServiceRows = serviceRows(sc.Business.Profile.Services)
+	d.StaffLines = strings.Join(sc.Business.Profile.Staff, "\n")
 	history, err := s.Svc.RulesHistory(r.Context(), sc.Business.ID)
 	if err != nil {
 		s.errorPage(w, r, err)
-		return
+		return d, false
 	}
 	loc := bizLoc(sc.Business)
 	for _, ev := range history {
 		d.RulesHistory = append(d.RulesHistory, storyLine{At: ev.At.In(loc).Format("Mon 2 Jan 2006 3:04 pm"),
-			Text: fmt.Sprintf("%s → %s by %s: %v", ev.From, ev.To, ev.Actor, ev.Detail["patch"])})
+			Text: rulesChangeWords(ev)})
 	}
-	s.renderStaff(w, http.StatusOK, "settings", d)
+	if be := sc.Business.Profile.BookingEvents; be != nil {
+		d.BookingSince = be.Since.In(loc).Format("Mon 2 Jan 2006 3:04 pm")
+	}
+	return d, true
+}
+
+// rulesChangeWords is one rules change as an owner reads it: the new
+// version, who made it, and what the change set, in the form's words.
+func rulesChangeWords(ev nextup.AuditEvent) string {
+	version := strings.TrimPrefix(ev.To, "rules/v")
+	who := map[string]string{nextup.ActorStaff: "staff", nextup.ActorSystem: "nextup"}[ev.Actor]
+	if who == "" {
+		who = ev.Actor
+	}
+	var patch map[string]any
+	raw, _ := ev.Detail["patch"].(string)
+	_ = json.Unmarshal([]byte(raw), &patch)
+	words := map[string]string{"claim_window_seconds": "time to claim", "min_lead_seconds": "no offers this close to the start",
+		"max_offers_per_person_per_day": "offers per person per day", "quiet_hours": "quiet hours", "time_critical_through_quiet": "time-critical offers in quiet hours",
+		"position_visibility": "position shown", "requeue": "missed offers", "dedupe": "when someone books", "claim_window_ladder": "shorter times to claim",
+		"follow_up": "reminders about unopened offers", "policy": "order", "priority_first": "priority first"}
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(patch)) {
+		if w, ok := words[k]; ok {
+			changed = append(changed, w)
+		} else {
+			changed = append(changed, strings.ReplaceAll(k, "_", " "))
+		}
+	}
+	out := fmt.Sprintf("version %s, by %s", version, who)
+	if len(changed) > 0 {
+		out += ": " + strings.Join(changed, ", ")
+	}
+	return out
 }
 
 // dashRules is POST /dash/settings/rules: the rules form, as one patch of
@@ -560,4 +611,154 @@ func (s *Server) dashStatusPage(w http.ResponseWriter, r *http.Request, sc staff
 		notice = "Status pages show an estimated wait when there is history enough."
 	}
 	http.Redirect(w, r, "/dash/settings?notice="+queryWords(notice), http.StatusSeeOther)
+}
+
+// serviceRow is a service in the settings form ("" fields for an empty
+// row): its name, other names people use for it (comma-separated), its
+// length in minutes and its price.
+type serviceRow struct{ Name, Synonyms, Minutes, Price string }
+
+// serviceRows are the form's rows: every service, and empty rows to add
+// three more.
+func serviceRows(svcs []nextup.Service) []serviceRow {
+	var out []serviceRow
+	for _, sv := range svcs {
+		row := serviceRow{Name: sv.Name, Synonyms: strings.Join(sv.Synonyms, ", ")}
+		if sv.DurationMinutes > 0 {
+			row.Minutes = strconv.Itoa(sv.DurationMinutes)
+		}
+		if sv.PriceCents > 0 {
+			row.Price = strconv.FormatFloat(float64(sv.PriceCents)/100, 'f', 2, 64)
+		}
+		out = append(out, row)
+	}
+	for range 3 {
+		out = append(out, serviceRow{})
+	}
+	return out
+}
+
+// dashBusiness is POST /dash/settings/business: the business's details
+// as an owner keeps them — the join form's address, the owner's email,
+// the country phone numbers default to, the services (name, other names,
+// minutes, price) and the staff (one per line). One profile change,
+// audited; what is wrong is said on the page and nothing is saved.
+func (s *Server) dashBusiness(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	f := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
+	back := func(msg string) {
+		http.Redirect(w, r, "/dash/settings?error="+queryWords(msg)+"#business", http.StatusSeeOther)
+	}
+	slug, owner, country := f("slug"), f("owner_email"), strings.ToUpper(f("country"))
+	names, syns, mins, prices := r.PostForm["service_name"], r.PostForm["service_synonyms"], r.PostForm["service_minutes"], r.PostForm["service_price"]
+	at := func(xs []string, i int) string {
+		if i < len(xs) {
+			return strings.TrimSpace(xs[i])
+		}
+		return ""
+	}
+	svcs := []nextup.Service{}
+	for i, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			if at(mins, i) != "" || at(prices, i) != "" || at(syns, i) != "" {
+				back(fmt.Sprintf("Service row %d needs a name (or clear the row).", i+1))
+				return
+			}
+			continue
+		}
+		sv := nextup.Service{Name: name}
+		for syn := range strings.SplitSeq(at(syns, i), ",") {
+			if syn = strings.TrimSpace(syn); syn != "" {
+				sv.Synonyms = append(sv.Synonyms, syn)
+			}
+		}
+		if m := at(mins, i); m != "" {
+			n, err := strconv.Atoi(m)
+			if err != nil {
+				back(fmt.Sprintf("%s: the length is a number of minutes.", name))
+				return
+			}
+			sv.DurationMinutes = n
+		}
+		if p := strings.TrimLeft(at(prices, i), "£$€ "); p != "" {
+			v, err := strconv.ParseFloat(strings.ReplaceAll(p, ",", "."), 64)
+			if err != nil || math.IsNaN(v) || v < 0 || v > 1e7 {
+				back(fmt.Sprintf("%s: the price is an amount such as 35 or 35.50.", name))
+				return
+			}
+			sv.PriceCents = int64(math.Round(v * 100))
+		}
+		svcs = append(svcs, sv)
+	}
+	staff := []string{}
+	for line := range strings.SplitSeq(r.PostFormValue("staff"), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			staff = append(staff, line)
+		}
+	}
+	if _, err := s.Svc.UpdateProfile(r.Context(), sc.Business.ID, waitlist.ProfilePatch{Slug: &slug, OwnerEmail: &owner, Country: &country,
+		Services: &svcs, Staff: &staff}); err != nil {
+		if statusOf(err) >= 500 {
+			s.errorPage(w, r, err)
+			return
+		}
+		back(ownerWords(err))
+		return
+	}
+	http.Redirect(w, r, "/dash/settings?notice="+queryWords("Business details saved.")+"#business", http.StatusSeeOther)
+}
+
+// ownerWords is a profile error in the settings form's words: the
+// fields named as the form names them.
+func ownerWords(err error) string {
+	var e *nextup.Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	if e.Code == nextup.CodeSlugTaken {
+		return "Another business uses that address for its join form; choose another."
+	}
+	label := map[string]string{"slug": "Join form address", "owner_email": "Your email", "country": "Country"}
+	var out []string
+	for _, fe := range e.Fields {
+		name := fe.Field
+		if l, ok := label[name]; ok {
+			name = l
+		} else if strings.HasPrefix(name, "services[") {
+			name = "Service " + strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(name, "]", 2)[0], "services["), "]")
+			if n, err := strconv.Atoi(name[len("Service "):]); err == nil {
+				name = fmt.Sprintf("Service %d", n+1)
+			}
+		} else if strings.HasPrefix(name, "staff[") {
+			name = "Staff"
+		}
+		out = append(out, name+": "+fe.Message)
+	}
+	if len(out) == 0 {
+		return e.Message
+	}
+	return strings.Join(out, "; ")
+}
+
+// dashBookingTool is POST /dash/settings/booking-tool: a new secret for
+// the booking tool's events, shown on the page this once.
+func (s *Server) dashBookingTool(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	secret, err := s.Svc.NewBookingEventsSecret(r.Context(), sc.Business.ID)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	b, err := s.Svc.GetBusiness(r.Context(), sc.Business.ID)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	sc.Business = b
+	d, ok := s.settingsData(w, r, sc)
+	if !ok {
+		return
+	}
+	d.BookingSecret, d.BookingURL = secret, s.Svc.BaseURL+"/v1/businesses/"+b.ID+"/booking-events"
+	d.Notice = "A new secret for your booking tool: copy it now, it is shown only this once. The old one no longer works."
+	s.renderStaff(w, http.StatusOK, "settings", d)
 }

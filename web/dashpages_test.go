@@ -127,7 +127,7 @@ func TestDashboardPages(t *testing.T) {
 		t.Fatalf("rules: %d %q", p.status, p.location)
 	}
 	st = b.do("GET", "/dash/settings", nil)
-	for _, want := range []string{"Rules — version 2", "yours for 15 minutes", "between 22:00 and 07:30", "rules/v1 → rules/v2",
+	for _, want := range []string{"Rules — version 2", "yours for 15 minutes", "between 22:00 and 07:30", "version 2, by staff: shorter times to claim, time to claim, when someone books",
 		"5 minutes for a slot starting in less than 2 hours; 1 hour for a slot starting in less than 24 hours; otherwise 15 minutes",
 		`name="ladder_hours" type="number" min="1" step="any" value="24"`, `value="25"`, `<option value="all" selected>`} {
 		if !strings.Contains(st.body, want) {
@@ -157,6 +157,52 @@ func TestDashboardPages(t *testing.T) {
 			t.Errorf("wait estimate = %v, want %v (%v)", biz.Profile.WaitEstimate, on, err)
 		}
 		st = b.do("GET", "/dash/settings", nil)
+	}
+	if strings.Contains(st.body, "PATCH") || strings.Contains(st.body, "API") || strings.Contains(st.body, "rules/v") {
+		t.Errorf("the settings page speaks to developers:\n%s", st.body)
+	}
+
+	// The business's details: services with their other names, minutes
+	// and prices, and the staff, from the form.
+	p = b.do("POST", "/dash/settings/business", url.Values{"csrf": {st.csrf(t)}, "slug": {"salon"}, "owner_email": {"owner@salon.example"},
+		"country": {"gb"}, "service_name": {"Haircut", "Colour", ""}, "service_synonyms": {"cut, trim", "", ""},
+		"service_minutes": {"45", "90", ""}, "service_price": {"35", "£80.50", ""}, "staff": {"Ana\r\n\r\nBen \r\n"}})
+	if p.status != http.StatusSeeOther || !strings.Contains(p.location, "notice=") {
+		t.Fatalf("business details: %d %q", p.status, p.location)
+	}
+	biz, err = sb.svc.GetBusiness(context.Background(), sb.bid)
+	if pr := biz.Profile; err != nil || pr.Country != "GB" || len(pr.Services) != 2 || pr.Services[0].Synonyms[1] != "trim" ||
+		pr.Services[1].DurationMinutes != 90 || pr.Services[1].PriceCents != 8050 || fmt.Sprint(pr.Staff) != "[Ana Ben]" {
+		t.Fatalf("profile after the form: %+v %v", biz.Profile, err)
+	}
+	st = b.do("GET", "/dash/settings", nil)
+	if !strings.Contains(st.body, `value="cut, trim"`) || !strings.Contains(st.body, `value="80.50"`) || !strings.Contains(st.body, "Ana\nBen</textarea>") {
+		t.Errorf("the form does not show what was saved:\n%s", st.body)
+	}
+	// What is wrong is said in the form's words, and nothing is saved.
+	for _, bad := range []url.Values{
+		{"service_name": {"", "Colour"}, "service_minutes": {"30", ""}},
+		{"service_name": {"Haircut", "haircut"}},
+		{"service_name": {"Haircut"}, "service_price": {"lots"}},
+		{"slug": {"Not A Slug"}, "service_name": {"Haircut"}},
+	} {
+		bad.Set("csrf", st.csrf(t))
+		p = b.do("POST", "/dash/settings/business", bad)
+		if p.status != http.StatusSeeOther || !strings.Contains(p.location, "error=") || strings.Contains(p.location, "services%5B") {
+			t.Errorf("bad details %v: %d %q", bad, p.status, p.location)
+		}
+	}
+	if after, _ := sb.svc.GetBusiness(context.Background(), sb.bid); len(after.Profile.Services) != 2 || after.Profile.Slug != "salon" {
+		t.Errorf("a refused form changed the profile: %+v", after.Profile)
+	}
+	// The booking tool: connected from the page, its secret shown once.
+	bt := b.do("POST", "/dash/settings/booking-tool", url.Values{"csrf": {st.csrf(t)}})
+	biz, _ = sb.svc.GetBusiness(context.Background(), sb.bid)
+	if bt.status != 200 || biz.Profile.BookingEvents == nil || !strings.Contains(bt.body, biz.Profile.BookingEvents.Secret) {
+		t.Fatalf("booking tool: %d\n%s", bt.status, bt.body)
+	}
+	if st = b.do("GET", "/dash/settings", nil); strings.Contains(st.body, biz.Profile.BookingEvents.Secret) || !strings.Contains(st.body, "connected since") {
+		t.Errorf("the settings page shows the secret again, or not that the tool is connected")
 	}
 }
 

@@ -21,12 +21,15 @@ type messageJSON struct {
 	CreatedAt time.Time  `json:"created_at"`
 	SentAt    *time.Time `json:"sent_at"`
 	OfferID   string     `json:"offer_id,omitempty"`
+	// TemplateVersion is the version of the business's wording the
+	// message was written with (0: nextup's own).
+	TemplateVersion int `json:"template_version"`
 }
 
 func messageOut(m nextup.Message) messageJSON {
 	return messageJSON{ID: m.ID, Kind: m.Kind, Channel: string(m.Channel), To: m.To, Subject: m.Subject, Body: m.Body,
 		ClaimURL: m.ClaimURL, State: string(m.State), Attempts: m.Attempts, LastError: m.LastError,
-		CreatedAt: m.CreatedAt, SentAt: m.SentAt, OfferID: m.OfferID}
+		CreatedAt: m.CreatedAt, SentAt: m.SentAt, OfferID: m.OfferID, TemplateVersion: m.TemplateVersion}
 }
 
 // listMessages is the outbox as staff see it: what was sent to whom, and

@@ -92,6 +92,7 @@ func testMessageRoundTrip(t *testing.T, b *bundle) {
 			m.HTML = "<p>Booked: <b>Cut &amp; colour</b></p>"
 			m.Calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
 			m.UnsubscribeURL = "https://example.test/u/tok"
+			m.TemplateVersion = 3
 		}),
 		b.message(biz.ID, func(m *nextup.Message) { m.Kind, m.Channel = nextup.MessageCancellation, nextup.ChannelCapture }),
 	}

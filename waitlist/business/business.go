@@ -9,6 +9,8 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -161,7 +163,10 @@ func (s *Businesses) UpdateRules(ctx context.Context, businessID string, patch [
 	return out, err
 }
 
-func sameRules(a, b nextup.Rules) (bool, error) {
+func sameRules(a, b nextup.Rules) (bool, error) { return sameJSON(a, b) }
+
+// sameJSON reports whether a and b say the same in JSON.
+func sameJSON(a, b any) (bool, error) {
 	ja, err := json.Marshal(a)
 	if err != nil {
 		return false, err
@@ -181,7 +186,10 @@ type ProfilePatch struct {
 	WebhookURL     *string
 	// Templates replaces the business's own message templates as a whole
 	// (an empty map goes back to the defaults).
-	Templates    *map[string]nextup.MessageTemplate
+	Templates *map[string]nextup.MessageTemplate
+	// RevertedFrom, with Templates, records that they restore that
+	// version (RevertTemplates).
+	RevertedFrom *int
 	BookingURL   *string
 	WaitEstimate *bool
 }
@@ -233,8 +241,14 @@ func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p Pro
 		if p.WebhookURL != nil {
 			prof.WebhookURL = strings.TrimSpace(*p.WebhookURL)
 		}
+		templatesChanged := false
 		if p.Templates != nil {
-			prof.Templates = *p.Templates
+			if same, err := sameJSON(prof.Templates, *p.Templates); err != nil {
+				return err
+			} else if !same && !(len(prof.Templates) == 0 && len(*p.Templates) == 0) {
+				prof.Templates, templatesChanged = *p.Templates, true
+				prof.TemplatesVersion++
+			}
 		}
 		if p.BookingURL != nil {
 			prof.BookingURL = strings.TrimSpace(*p.BookingURL)
@@ -254,10 +268,92 @@ func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p Pro
 		if p.BookingURL != nil {
 			detail["booking_url"] = prof.BookingURL // which booking system claims go to is on the record
 		}
+		if templatesChanged {
+			// The whole set, so that any version can be read back and
+			// restored from the audit log alone.
+			td := map[string]any{"version": prof.TemplatesVersion, "templates": prof.Templates}
+			if p.RevertedFrom != nil {
+				td["reverted_from"] = *p.RevertedFrom
+			}
+			if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
+				From: strconv.Itoa(prof.TemplatesVersion - 1), To: strconv.Itoa(prof.TemplatesVersion), Reason: ReasonTemplatesChanged, Detail: td}); err != nil {
+				return err
+			}
+		}
 		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
 			To: "profile_changed", Detail: detail})
 	})
 	return out, err
+}
+
+// ReasonTemplatesChanged is the audit reason of a new version of a
+// business's message templates; its detail holds the version and the
+// whole set.
+const ReasonTemplatesChanged = "templates_changed"
+
+// TemplatesVersion is one version of a business's message templates.
+type TemplatesVersion struct {
+	Version      int
+	At           time.Time
+	Actor        string
+	RevertedFrom *int // the version it restored, for a revert
+	Templates    map[string]nextup.MessageTemplate
+}
+
+// TemplatesHistory lists the versions of a business's templates, newest
+// first, down to version 0 (the defaults), read from the audit log.
+func (s *Businesses) TemplatesHistory(ctx context.Context, businessID string) ([]TemplatesVersion, error) {
+	var evs []nextup.AuditEvent
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		evs, err = tx.AuditList(ctx, nextup.AuditFilter{BusinessID: businessID, SubjectType: nextup.SubjectBusiness, SubjectID: businessID})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := []TemplatesVersion{{Version: 0}}
+	for _, ev := range evs {
+		if ev.Reason != ReasonTemplatesChanged {
+			continue
+		}
+		v := TemplatesVersion{At: ev.At, Actor: ev.Actor}
+		raw, err := json.Marshal(ev.Detail)
+		if err != nil {
+			return nil, err
+		}
+		var d struct {
+			Version      int                               `json:"version"`
+			RevertedFrom *int                              `json:"reverted_from"`
+			Templates    map[string]nextup.MessageTemplate `json:"templates"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return nil, fmt.Errorf("templates version in audit row %d: %w", ev.ID, err)
+		}
+		v.Version, v.RevertedFrom, v.Templates = d.Version, d.RevertedFrom, d.Templates
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b TemplatesVersion) int { return b.Version - a.Version })
+	return out, nil
+}
+
+// RevertTemplates makes version's templates the business's again, as a
+// new version (the history only grows): 0 goes back to the defaults.
+func (s *Businesses) RevertTemplates(ctx context.Context, businessID string, version int) (nextup.Business, error) {
+	history, err := s.TemplatesHistory(ctx, businessID)
+	if err != nil {
+		return nextup.Business{}, err
+	}
+	for _, v := range history {
+		if v.Version == version {
+			ts := v.Templates
+			if ts == nil {
+				ts = map[string]nextup.MessageTemplate{}
+			}
+			return s.UpdateProfile(ctx, businessID, ProfilePatch{Templates: &ts, RevertedFrom: &version})
+		}
+	}
+	return nextup.Business{}, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "the templates have no version %d", version)
 }
 
 // NewBookingEventsSecret makes the business a new secret for its booking

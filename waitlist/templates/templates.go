@@ -45,6 +45,26 @@ var TemplateKinds = []string{TemplateOffer, TemplateConfirmation, TemplateFilled
 	TemplateJoined, TemplateHandback, TemplateReminder, TemplateEscalation, TemplateUnconfirmed, TemplateProposal, TemplateRefunded,
 	TemplateWaitlisted, TemplateRequeued, TemplateDropped, TemplateStatusLink, TemplateDeduped}
 
+// KindWords says what each kind of message is for, in an owner's words.
+var KindWords = map[string]string{
+	TemplateOffer:        "A slot opened up: held for them, with the claim link and the deadline",
+	TemplateConfirmation: "They're booked (with a calendar invite)",
+	TemplateFilled:       "Sorry, someone else claimed it first; they keep their place",
+	TemplateExpired:      "Their hold ran out; what happens to their place",
+	TemplateJoined:       "They're on the list, with the link to their place",
+	TemplateHandback:     "To you: a slot nobody on the list could take",
+	TemplateReminder:     "Their booking is coming up",
+	TemplateEscalation:   "A second nudge about an offer they haven't opened",
+	TemplateUnconfirmed:  "Your booking system didn't confirm their claim; you'll be in touch",
+	TemplateProposal:     "To you: a request to add someone, with Approve and Reject",
+	TemplateRefunded:     "A paid event's payment came too late: refunded in full",
+	TemplateWaitlisted:   "They're on an event's waitlist",
+	TemplateRequeued:     "They missed or declined a hold and moved to the back of the list",
+	TemplateDropped:      "They missed or declined once too often and left the list",
+	TemplateStatusLink:   "A new link to their place, after signing up again",
+	TemplateDeduped:      "A booking took them off another list of theirs",
+}
+
 // TemplateData is what a template can say. Every field is plain text in
 // the business's words and timezone; the HTML templates escape it.
 type TemplateData struct {
@@ -565,6 +585,27 @@ var sampleData = TemplateData{Business: "Salon", Name: "Ada", Service: "Cut", St
 	Contact: "owner@salon.example", ApproveLink: "https://nextup.example/p/t/approve", RejectLink: "https://nextup.example/p/t/reject",
 	Lapses: 2, MissesLeft: 1, JoinLink: "https://nextup.example/b/salon/join", IfMissed: "You keep your place either way.", Other: "Colour"}
 
+// Preview is a message of kind as t words it on sample data, for an owner
+// editing their templates: the subject, the plain text, the email's HTML
+// content (escaped as sent) and the SMS. t's empty parts take the
+// defaults; a template that does not parse or run is its field errors.
+func Preview(businessName, kind string, t nextup.MessageTemplate) (subject, text, html, sms string, errs []nextup.FieldError) {
+	if errs = ValidateTemplates(map[string]nextup.MessageTemplate{kind: t}); len(errs) > 0 {
+		return "", "", "", "", errs
+	}
+	c, _ := compile(kind, withDefaults(kind, t))
+	d := sampleData
+	d.Business = CmpOr(businessName, d.Business)
+	r, err := c.run(d)
+	if err != nil {
+		return "", "", "", "", []nextup.FieldError{{Field: "templates." + kind, Message: err.Error()}}
+	}
+	return r.subject, r.text, r.html, r.sms, nil
+}
+
+// Default is the shipped wording of kind.
+func Default(kind string) nextup.MessageTemplate { return defaultTemplates[kind] }
+
 // maxTemplate bounds each template part's source.
 const maxTemplate = 16 << 10
 
@@ -636,6 +677,7 @@ func (c compiled) run(d TemplateData) (rendered, error) {
 // message must never be lost to its wording.
 func Compose(biz nextup.Business, kind string, d TemplateData, m *nextup.Message) {
 	d.Business = biz.Name
+	m.TemplateVersion = biz.Profile.TemplatesVersion
 	if d.Contact == "" {
 		d.Contact = biz.Profile.OwnerEmail
 	}

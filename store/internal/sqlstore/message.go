@@ -12,7 +12,7 @@ import (
 // MessageCols are the columns ScanMessage reads, in its order.
 const MessageCols = `id, business_id, kind, channel, to_addr, subject, body, claim_url, offer_id, entry_id,
 	booking_id, state, attempts, last_error, not_before, next_attempt_at, claimed_until, created_at,
-	sent_at, provider_id, html, calendar, unsubscribe_url`
+	sent_at, provider_id, html, calendar, unsubscribe_url, template_version`
 
 // ScanMessage reads a row of MessageCols.
 func ScanMessage(r Scanner) (nextup.Message, error) {
@@ -23,7 +23,7 @@ func ScanMessage(r Scanner) (nextup.Message, error) {
 	)
 	err := r.Scan(&m.ID, &m.BusinessID, &m.Kind, &m.Channel, &m.To, &m.Subject, &m.Body, &m.ClaimURL,
 		&m.OfferID, &m.EntryID, &m.BookingID, &m.State, &m.Attempts, &m.LastError, &notBefore, &next,
-		&claimed, &created, &sent, &m.ProviderID, &m.HTML, &m.Calendar, &m.UnsubscribeURL)
+		&claimed, &created, &sent, &m.ProviderID, &m.HTML, &m.Calendar, &m.UnsubscribeURL, &m.TemplateVersion)
 	m.NotBefore, m.NextAttemptAt, m.CreatedAt = FromTS(notBefore), FromTS(next), FromTS(created)
 	m.ClaimedUntil, m.SentAt = FromNullTS(claimed), FromNullTS(sent)
 	return m, err
@@ -32,14 +32,14 @@ func ScanMessage(r Scanner) (nextup.Message, error) {
 // MessageInsert inserts an outbox message; MessageInsertArgs gives its
 // arguments.
 const MessageInsert = `INSERT INTO messages (` + MessageCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // MessageInsertArgs returns the arguments of MessageInsert for m, in
 // MessageCols order.
 func MessageInsertArgs(m nextup.Message) []any {
 	return []any{m.ID, m.BusinessID, m.Kind, m.Channel, m.To, m.Subject, m.Body, m.ClaimURL, m.OfferID, m.EntryID,
 		m.BookingID, m.State, m.Attempts, m.LastError, TS(m.NotBefore), TS(m.NextAttemptAt),
-		TSPtr(m.ClaimedUntil), TS(m.CreatedAt), TSPtr(m.SentAt), m.ProviderID, m.HTML, m.Calendar, m.UnsubscribeURL}
+		TSPtr(m.ClaimedUntil), TS(m.CreatedAt), TSPtr(m.SentAt), m.ProviderID, m.HTML, m.Calendar, m.UnsubscribeURL, m.TemplateVersion}
 }
 
 // MessageGet reads an outbox message by id.

@@ -177,7 +177,7 @@ func TestDashboardSummariesAndAnalytics(t *testing.T) {
 
 	an := b.do("GET", "/dash/analytics?from=2026-12-01&to=2026-12-01", nil)
 	for _, want := range []string{`value="2026-12-01"`, "<td>Slots freed</td><td><b>1</b></td>", "<td>Filled from the waitlist</td><td><b>1</b></td>",
-		"<td>haircut</td><td>1</td><td>1</td><td>100%</td>", `href="/dash/analytics.csv?from=2026-12-01&amp;to=2026-12-01"`} {
+		`<td>haircut</td><td data-label="Freed">1</td><td data-label="Filled">1</td><td data-label="Rate">100%</td>`, `href="/dash/analytics.csv?from=2026-12-01&amp;to=2026-12-01"`} {
 		if !strings.Contains(an.body, want) {
 			t.Errorf("the analytics page lacks %q:\n%s", want, an.body)
 		}
@@ -224,7 +224,7 @@ func TestEventsAcrossAndFillLine(t *testing.T) {
 	sb.signIn(b, sb.email, sb.pass)
 	list := b.do("GET", "/dash/events", nil)
 	// Two still wait for two seats; nobody was marked yet.
-	if !strings.Contains(list.body, "<td>1.0×</td><td>–</td>") || !strings.Contains(list.body, "Waitlist ÷ seats") {
+	if !strings.Contains(list.body, `<td data-label="Waitlist ÷ seats">1.0×</td><td data-label="No-shows">–</td>`) || !strings.Contains(list.body, "Waitlist ÷ seats") {
 		t.Errorf("the events list:\n%s", list.body)
 	}
 	page := b.do("GET", "/dash/events/"+ev.ID, nil)

@@ -189,6 +189,17 @@ func (s *Server) Routes() []string {
 	return out
 }
 
+// StaffPages lists the dashboard's pages and the public pages as
+// "METHOD /path" (the pages' routes, beside Routes' API), for the tests
+// that open every page.
+func (s *Server) StaffPages() []string {
+	var out []string
+	for _, rt := range s.staffRoutes() {
+		out = append(out, rt.method+" "+rt.path)
+	}
+	return out
+}
+
 // Handler returns the routed API.
 func (s *Server) Handler() http.Handler {
 	s.signIns.setup(6*time.Second, 10)

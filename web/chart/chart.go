@@ -12,7 +12,7 @@ import (
 // Width is the viewBox width of Capacity and Ratio, and the least width of
 // Rates; the SVG scales to its container, so this only sets how large the
 // text is relative to the drawing.
-const Width = 480
+const Width = 340
 
 // MaxSegments is how many segments Capacity draws one by one; any beyond are
 // drawn and counted together as one "Other" segment, so the total against

@@ -63,6 +63,7 @@ func (w *world) checkStep(prev, cur *snapshot) {
 	fresh, changed := w.checkOffers(prev, cur)
 	w.checkEntries(prev, cur)
 	w.checkBookings(prev, cur)
+	w.checkDedupe(prev, cur)
 	w.checkHandBacks(prev, cur, changed)
 	w.checkFairness(prev, cur, fresh, changed)
 	w.checkMatching(cur)
@@ -624,6 +625,116 @@ func (w *world) checkEntries(prev, cur *snapshot) {
 		}
 		w.auditSeen[key] = len(rows)
 	}
+}
+
+// checkDedupe is the rules' dedupe: a booking made in the step (a claim,
+// an event's direct registration) withdraws exactly the other active
+// entries of its person that it makes pointless under the business's
+// rule — with same_service those for the booked slot's service whose
+// dates take in its day, with all every one — each leaving with the audit
+// reason deduped and its person told; no other entry leaves so.
+func (w *world) checkDedupe(prev, cur *snapshot) {
+	want := map[string]string{} // entry → the booking that makes it pointless
+	for _, id := range sortedKeys(cur.bookings) {
+		b := cur.bookings[id]
+		booked := w.m.entries[b.EntryID]
+		if _, old := prev.bookings[id]; old || booked == nil || b.State != nextup.BookingBooked {
+			continue
+		}
+		mb, sl := w.m.biz[booked.biz], cur.slots[b.SlotID]
+		for _, oid := range sortedKeys(prev.entries) {
+			x, mx := prev.entries[oid], w.m.entries[oid]
+			if oid == b.EntryID || mx == nil || mx.person != booked.person || (x.State != nextup.EntryWaiting && x.State != nextup.EntryOffered) {
+				continue
+			}
+			if dedupes(mb, x, sl) {
+				want[oid] = id
+			}
+		}
+	}
+	for _, id := range sortedKeys(cur.entries) {
+		e := cur.entries[id]
+		p, existed := prev.entries[id]
+		deduped := false
+		if existed && p.State != e.State && e.State == nextup.EntryLeft {
+			rows := w.auditOf(e.BusinessID, nextup.SubjectEntry, id)
+			deduped = len(rows) > 0 && rows[len(rows)-1].Reason == "deduped"
+		}
+		switch {
+		case want[id] != "" && !deduped:
+			w.fail("check dedupe: booking %s makes entry %s (%s, %s) pointless under %q, but it is %s", want[id], id, p.Service, p.State,
+				w.m.biz[e.BusinessID].rules.Dedupe, e.State)
+		case want[id] == "" && deduped:
+			w.fail("check dedupe: entry %s left as deduped without a booking of its person that makes it pointless (rule %q)", id,
+				w.m.biz[e.BusinessID].rules.Dedupe)
+		case deduped:
+			w.st.deduped++
+			w.m.deduped[id] = true
+			if !w.hasMessage(e, waitlist.MessageDeduped) && w.reachable(e) {
+				w.fail("check dedupe: entry %s was withdrawn by booking %s and its person not told", id, want[id])
+			}
+		}
+	}
+}
+
+// dedupes is the model of the dedupe rule: does booking slot sl make
+// entry x pointless under b's rules?
+func dedupes(b *mBiz, x nextup.Entry, sl nextup.Slot) bool {
+	switch b.rules.Dedupe {
+	case nextup.DedupeAll:
+		return true
+	case nextup.DedupeSameService:
+		if x.EventID != "" || sl.Kind == nextup.KindEvent || x.Service != sl.Service {
+			return false
+		}
+		y, m, d := sl.StartsAt.In(b.loc).Date()
+		day := time.Date(y, m, d, 0, 0, 0, 0, b.loc)
+		next := time.Date(y, m, d+1, 0, 0, 0, 0, b.loc)
+		return (x.Earliest.IsZero() || x.Earliest.Before(next)) && (x.Latest.IsZero() || !x.Latest.Before(day))
+	}
+	return false
+}
+
+// reachable reports whether any address of e is not suppressed.
+func (w *world) reachable(e nextup.Entry) bool {
+	var addrs []string
+	if e.Email != "" {
+		addrs = append(addrs, nextup.AddressKey(nextup.ChannelEmail, e.Email))
+	}
+	if e.Phone != "" {
+		addrs = append(addrs, nextup.AddressKey(nextup.ChannelSMS, e.Phone))
+	}
+	var sup []nextup.Suppression
+	if err := w.fs.Read(w.ctx, func(tx nextup.Tx) error {
+		var err error
+		sup, err = tx.SuppressionList(w.ctx, e.BusinessID, addrs)
+		return err
+	}); err != nil {
+		w.fail("read suppressions of entry %s: %v", e.ID, err)
+	}
+	return len(sup) < len(addrs)
+}
+
+// hasMessage reports whether a message of kind was queued for entry e,
+// on either of its addresses.
+func (w *world) hasMessage(e nextup.Entry, kind string) bool {
+	for _, to := range []string{e.Email, e.Phone} {
+		if to == "" {
+			continue
+		}
+		var ms []nextup.Message
+		if err := w.fs.Read(w.ctx, func(tx nextup.Tx) error {
+			var err error
+			ms, err = tx.MessageList(w.ctx, nextup.MessageFilter{BusinessID: e.BusinessID, To: to})
+			return err
+		}); err != nil {
+			w.fail("read messages of entry %s: %v", e.ID, err)
+		}
+		if slices.ContainsFunc(ms, func(m nextup.Message) bool { return m.Kind == kind && m.EntryID == e.ID }) {
+			return true
+		}
+	}
+	return false
 }
 
 // cancelledRegistration: a booked registration leaves only when its
@@ -1255,8 +1366,17 @@ func (w *world) deepCheck() {
 	}
 	perOffer := map[string]map[string]int{}
 	perDirect := map[string]map[string]int{}
-	waitTold := map[string]bool{}
+	waitTold, dedupeTold := map[string]bool{}, map[string]bool{}
 	for _, m := range d.Messages {
+		if m.OfferID == "" && m.BookingID == "" && w.m.deduped[m.EntryID] && (m.Kind == waitlist.MessageDeduped || m.Kind == waitlist.MessageFallback) {
+			// A booking withdrew the entry (checkDedupe): told once, or
+			// on the other channel when that failed.
+			if m.Kind == waitlist.MessageDeduped && dedupeTold[m.EntryID] {
+				w.fail("check 6 messages: entry %s was told twice that a booking withdrew it", m.EntryID)
+			}
+			dedupeTold[m.EntryID] = m.Kind == waitlist.MessageDeduped
+			continue
+		}
 		if m.OfferID == "" && m.Kind == waitlist.MessageWaitlisted {
 			// A public RSVP that went to the waitlist is told so once.
 			if !w.m.waitTold[m.EntryID] || m.BookingID != "" || waitTold[m.EntryID] {

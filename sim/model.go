@@ -38,6 +38,9 @@ type model struct {
 	// page that went to the waitlist: each has one waitlist confirmation
 	// (a message of no offer), and nobody else has one.
 	waitTold map[string]bool
+	// deduped holds the entries a booking of their person withdrew
+	// (checkDedupe), each told once.
+	deduped map[string]bool
 }
 
 func newModel() *model {
@@ -50,6 +53,7 @@ func newModel() *model {
 		direct:   map[string]string{},
 		lapse:    map[string]string{},
 		waitTold: map[string]bool{},
+		deduped:  map[string]bool{},
 	}
 }
 

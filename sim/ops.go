@@ -196,6 +196,9 @@ func (w *world) randomRules() nextup.Rules {
 		r.ClaimWindowLadder = []nextup.LadderStep{{LeadUnder: 2 * time.Hour, Window: pick(w, []time.Duration{time.Minute, 3 * time.Minute})},
 			{LeadUnder: 24 * time.Hour, Window: pick(w, []time.Duration{5 * time.Minute, 20 * time.Minute})}}
 	}
+	// Cross-list dedupe: a booking withdraws the person's entries it makes
+	// pointless (checkDedupe).
+	r.Dedupe = pick(w, []string{nextup.DedupeOff, nextup.DedupeOff, nextup.DedupeSameService, nextup.DedupeAll})
 	r.Requeue = pick(w, []nextup.Requeue{{Policy: nextup.RequeueKeep}, {Policy: nextup.RequeueKeep},
 		{Policy: nextup.RequeueBack}, {Policy: nextup.RequeueBack, DropAfter: 2}, {Policy: nextup.RequeueDrop, DropAfter: 1},
 		{Policy: nextup.RequeueKeep, DropAfter: 3}})

@@ -114,6 +114,15 @@ func (w *world) read(prev *snapshot) *snapshot {
 					if pb, ok := prev.booking(b.ID); ok && pb.State != b.State && b.EntryID != "" {
 						w.touched[b.EntryID] = true
 					}
+					// A new booking may withdraw its person's other
+					// entries (the rules' dedupe).
+					if _, ok := prev.booking(b.ID); !ok && b.EntryID != "" && w.m.entries[b.EntryID] != nil {
+						for _, other := range w.m.entries {
+							if other.person == w.m.entries[b.EntryID].person {
+								w.touched[other.id] = true
+							}
+						}
+					}
 				}
 			}
 		}

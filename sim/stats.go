@@ -33,6 +33,7 @@ type stats struct {
 	restarts        int
 	entriesExpired  int
 	requeued        map[string]int // lapses and declines by what the re-queue rule did
+	deduped         int            // entries a booking of their person withdrew (the dedupe rule)
 	capGaps         int
 	capGapSeen      map[string]bool
 	capGapExample   string
@@ -105,7 +106,8 @@ func (s *stats) String() string {
 		s.offerFallbacks, s.fallbackCovered, s.fallbackSkipped, s.noChannel, s.bookingFallbacks)
 	fmt.Fprintf(&b, "relay faults: %d rounds (%d by panic), %d in a dead letter's transaction; %d messages tried again after their lease lapsed\n",
 		s.relayFaults, s.relayPanics, s.deadLetterFaults, s.relayRetried)
-	fmt.Fprintf(&b, "entries expired by housekeeping: %d; lapses and declines: %s\n", s.entriesExpired, sortedCounts(s.requeued))
+	fmt.Fprintf(&b, "entries expired by housekeeping: %d; lapses and declines: %s; withdrawn by a booking (dedupe): %d\n", s.entriesExpired,
+		sortedCounts(s.requeued), s.deduped)
 	if s.capGaps > 0 {
 		fmt.Fprintf(&b, "open slots left after a daily-cap skip once the cap reset (excused in check 7): %d, e.g. %s\n", s.capGaps, s.capGapExample)
 	}

@@ -71,6 +71,7 @@ func (t *totals) add(s *stats, steps int) {
 	a.timerFaults += s.timerFaults
 	a.restarts += s.restarts
 	a.entriesExpired += s.entriesExpired
+	a.deduped += s.deduped
 	a.capGaps += s.capGaps
 	if a.capGapExample == "" {
 		a.capGapExample = s.capGapExample
@@ -103,6 +104,9 @@ func (s *stats) coverage() []string {
 		if s.requeued[m] == 0 {
 			missing = append(missing, "a lapse or decline the re-queue rule answered with "+m)
 		}
+	}
+	if s.deduped == 0 {
+		missing = append(missing, "an entry a booking of its person withdrew (dedupe)")
 	}
 	for _, r := range []string{nextup.HandBackTooSoon, nextup.HandBackTryCap, nextup.HandBackListExhausted} {
 		if s.handBacks[r] == 0 {

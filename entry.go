@@ -77,6 +77,11 @@ type Entry struct {
 	Lapses int
 }
 
+// SourceSheet is the source lane of entries mirrored from a business's
+// sheet: the mirror marks their rows booked when they claim, and withdraws
+// them when their rows are deleted (package waitlist/intake).
+const SourceSheet = "sheet"
+
 // QueueOf names the waitlist of a service or an event, as the stores and
 // the replay of a place key it: its event's, or else its service's.
 func QueueOf(service, eventID string) string {

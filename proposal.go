@@ -78,10 +78,78 @@ type SheetVersion struct {
 	BusinessID string
 	Source     string // the spreadsheet id and range, or the CSV URL
 	FetchedAt  time.Time
-	Hash       string // hex SHA-256 of the rows as read
+	Hash       string // hex SHA-256 of the rows as read (and of the owner's column mapping, when there is one)
 	Rows       int    // data rows, without the header
 	Imported   int
 	Updated    int
 	Unchanged  int
 	Rejected   int // rows that became proposals with problems
+	// Missing are the sheet's entries whose rows this read did not find,
+	// each with what became of it (the mirror's grace rule, package
+	// waitlist/intake); empty when every row was there.
+	Missing []SheetMissing
+	// Content is the sheet as this read found it. SheetVersionList leaves
+	// it nil (a version's rows can run to megabytes); SheetVersionGet
+	// reads it. It is nil too for versions kept before rows were.
+	Content *SheetContent
+}
+
+// MissingIn counts the version's missing rows in state st.
+func (v SheetVersion) MissingIn(st SheetMissingState) int {
+	n := 0
+	for _, m := range v.Missing {
+		if m.State == st {
+			n++
+		}
+	}
+	return n
+}
+
+// SheetMissing is an entry that came from the sheet whose row a read did
+// not find.
+type SheetMissing struct {
+	EntryID string            `json:"entry_id"`
+	Name    string            `json:"name"`
+	State   SheetMissingState `json:"state"`
+}
+
+// SheetMissingState is what a read did with an entry whose row was gone.
+type SheetMissingState string
+
+// What a read did with an entry whose row was gone.
+const (
+	// SheetMissingPending: gone for the first time; the entry is
+	// withdrawn if the next read does not find its row either.
+	SheetMissingPending SheetMissingState = "pending"
+	// SheetMissingKept: gone again, but the entry holds a live offer,
+	// which is left to run; it is withdrawn by a later read once it is
+	// only waiting.
+	SheetMissingKept SheetMissingState = "kept"
+	// SheetMissingHeld: gone in a read that lost too many rows at once
+	// (a sheet half edited, a filter left on): nothing is withdrawn until
+	// the owner confirms.
+	SheetMissingHeld SheetMissingState = "held"
+	// SheetMissingWithdrawn: taken off the waitlist by this read (or by
+	// the owner's confirmation).
+	SheetMissingWithdrawn SheetMissingState = "withdrawn"
+)
+
+// SheetContent is what one read of a sheet held: every row as read (the
+// header among them, each cell as the sheet shows it), where the header
+// is, and which person and service each data row names, so that two
+// versions can be compared row by row.
+type SheetContent struct {
+	Rows [][]string `json:"rows"`
+	// HeaderRow is the header's place in Rows, from 1; 0 when none was
+	// recognised.
+	HeaderRow int `json:"header_row,omitempty"`
+	// Keys has one key per row of Rows: the person (email, else phone)
+	// and service a data row names, as the import pairs rows with
+	// entries; "" for the header, the rows above it, and rows naming no
+	// one.
+	Keys []string `json:"keys,omitempty"`
+	// Cut counts the rows at the end a store left out to keep within its
+	// item limit (DynamoDB's 400 KB, after compression); Rows and Keys
+	// hold the ones before. 0 when the content is whole.
+	Cut int `json:"cut,omitempty"`
 }

@@ -284,8 +284,13 @@ type Tx interface {
 	// SheetVersionAdd keeps a mirrored version of a business's sheet.
 	SheetVersionAdd(ctx context.Context, v SheetVersion) error
 	// SheetVersionList lists a business's mirrored versions, newest first
-	// (at most limit; <= 0 for all).
+	// (at most limit; <= 0 for all), without their Content.
 	SheetVersionList(ctx context.Context, businessID string, limit int) ([]SheetVersion, error)
+	// SheetVersionGet reads one version with its Content (nil for a
+	// version kept without). A store with an item limit may keep only the
+	// first rows of a large content, saying how many it left out
+	// (SheetContent.Cut).
+	SheetVersionGet(ctx context.Context, id string) (SheetVersion, error)
 
 	// SummaryCreate stores a business's summary of a month; one that
 	// exists for the business and month is ErrConflict (the month was

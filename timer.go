@@ -14,6 +14,7 @@ const (
 	TimerOfferEscalate  = "offer_escalate"  // half an offer's window (of 30 min or more), not seen: follow up on the other channel
 	TimerBookingRemind  = "booking_remind"  // a reminder of a booked slot, at one of the business's offsets before it
 	TimerSheetSync      = "sheet_sync"      // read the business's mirrored sheet again
+	TimerSheetMark      = "sheet_mark"      // a claim of an entry from a Google Sheet: mark its row booked there (again, after an outage)
 	TimerBookingSync    = "booking_sync"    // a claim the business's booking system has not confirmed yet: ask it again
 	TimerSlotDecide     = "slot_decide"     // a batch promotion split to fit a bounded store's transactions: decide the slot again
 	TimerJobRun         = "job_run"         // a job's next wave (and, until it ends, the guard that resumes it after a crash)

@@ -811,6 +811,13 @@ func (t *faultTx) SheetVersionList(ctx context.Context, businessID string, limit
 	return t.Tx.SheetVersionList(ctx, businessID, limit)
 }
 
+func (t *faultTx) SheetVersionGet(ctx context.Context, id string) (nextup.SheetVersion, error) {
+	if err := t.hit("SheetVersionGet"); err != nil {
+		return nextup.SheetVersion{}, err
+	}
+	return t.Tx.SheetVersionGet(ctx, id)
+}
+
 func (t *faultTx) SummaryCreate(ctx context.Context, s nextup.Summary) error {
 	if err := t.hit("SummaryCreate"); err != nil {
 		return err

@@ -235,7 +235,7 @@ func TestTemplatesVersions(t *testing.T) {
 		versions = append(versions, v.Version)
 	}
 	if fmt.Sprint(versions) != "[3 2 1 0]" || history[0].RevertedFrom == nil || *history[0].RevertedFrom != 1 ||
-		history[2].Templates[waitlist.TemplateOffer] != mine[waitlist.TemplateOffer] || history[1].Templates != nil && len(history[1].Templates) != 0 {
+		history[2].Templates[waitlist.TemplateOffer] != mine[waitlist.TemplateOffer] || len(history[1].Templates) != 0 {
 		t.Fatalf("history %+v", history)
 	}
 	if _, err := b.svc.RevertTemplates(b.ctx, b.biz.ID, 9); !errors.Is(err, nextup.ErrNotFound) {

@@ -47,6 +47,13 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		// the timer finished in one (package insight).
 		return s.Insight.SendSummary(ctx, t)
 	}
+	if t.Kind == nextup.TimerSheetMark {
+		// The claim's row in the business's Google Sheet: a transaction
+		// that finishes the timer and schedules the next try, the write
+		// outside any transaction, then one recording how it went
+		// (package intake, sheetmark.go).
+		return intake.MarkSheetTimer(ctx, s.Intake, t)
+	}
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
 		// transaction, then applies the answer and finishes the timer in

@@ -67,6 +67,12 @@ func (s *Server) staffRoutes() []route {
 		{"GET", "/dash/analytics.csv", s.signedIn(s.dashAnalyticsCSV)},
 		{"POST", "/dash/settings/rules", s.signedIn(s.dashRules)},
 		{"POST", "/dash/settings/status-page", s.signedIn(s.dashStatusPage)},
+		{"GET", "/dash/sheet", s.signedIn(s.dashSheet)},
+		{"POST", "/dash/sheet", s.signedIn(s.dashSheetSave)},
+		{"POST", "/dash/sheet/sync", s.signedIn(s.dashSheetSync)},
+		{"POST", "/dash/sheet/stop", s.signedIn(s.dashSheetStop)},
+		{"GET", "/dash/sheet/versions/{vid}", s.signedIn(s.dashSheetVersion)},
+		{"POST", "/dash/sheet/versions/{vid}/confirm", s.signedIn(s.dashSheetConfirm)},
 		{"POST", "/dash/settings/business", s.signedIn(s.dashBusiness)},
 		{"POST", "/dash/settings/booking-tool", s.signedIn(s.dashBookingTool)},
 

@@ -151,7 +151,7 @@ type pageData struct {
 // with the staff layout (and the live fragment the dashboard polls).
 var staffTemplates = func() map[string]*template.Template {
 	m := map[string]*template.Template{}
-	for _, page := range []string{"login", "forgot", "reset", "dash", "story", "waitlist", "handbacks", "requests", "messages", "settings", "events", "event", "insight", "replay", "templates", "template"} {
+	for _, page := range []string{"login", "forgot", "reset", "dash", "story", "waitlist", "handbacks", "requests", "messages", "settings", "events", "event", "insight", "replay", "sheet", "sheetversion", "templates", "template"} {
 		m[page] = template.Must(template.ParseFS(templateFS, "templates/staff/layout.html", "templates/staff/"+page+".html"))
 	}
 	m["live"] = m["dash"]

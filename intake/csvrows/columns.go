@@ -27,7 +27,40 @@ const (
 	FieldPriority  Field = "priority"
 	FieldChannel   Field = "channel"
 	FieldJoinedAt  Field = "joined_at"
+	// FieldStatus is where the sheet says what became of a row: read,
+	// not stored; the sheet mirror writes "Booked …" there when the
+	// row's person claims a slot.
+	FieldStatus Field = "status"
 )
+
+// Fields lists every field a column can fill, in the order a person
+// would map a sheet's columns.
+var Fields = []Field{FieldName, FieldFirstName, FieldLastName, FieldEmail, FieldPhone, FieldService, FieldPartySize,
+	FieldEarliest, FieldLatest, FieldDate, FieldStaff, FieldNotes, FieldPriority, FieldChannel, FieldJoinedAt, FieldStatus}
+
+// ParseField returns the field named name (as Fields writes them).
+func ParseField(name string) (Field, bool) {
+	for _, f := range Fields {
+		if string(f) == name {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// Mapping is a person's choice of field for each header cell, by the
+// cell's name as the sheet writes it (compared as header names are: no
+// case, no punctuation); a cell mapped to "" is left out.
+type Mapping map[string]Field
+
+// normalized returns m keyed by normHeader.
+func (m Mapping) normalized() map[string]Field {
+	out := make(map[string]Field, len(m))
+	for h, f := range m {
+		out[normHeader(h)] = f
+	}
+	return out
+}
 
 // synonyms are the header names of each field, written naturally and
 // compared as normHeader leaves them. English first, then the German,
@@ -58,6 +91,7 @@ var synonyms = map[Field][]string{
 	FieldChannel:  {"channel", "contact by", "contact via", "preferred channel", "contact method", "kanal", "canal", "kanaal"},
 	FieldJoinedAt: {"joined", "joined at", "joined on", "added", "added on", "date added", "signed up", "created", "created at",
 		"timestamp", "zeitstempel", "horodateur", "marca temporal", "tijdstempel"},
+	FieldStatus: {"status", "booking status", "waitlist status", "booked?", "filled", "estado", "statut"},
 }
 
 // headerIndex maps a normalised header name to its field.
@@ -117,9 +151,37 @@ type Header struct {
 // Has reports whether a column names f.
 func (h Header) Has(f Field) bool { return len(h.Columns[f]) > 0 }
 
+// Field returns the field column col fills, or "".
+func (h Header) Field(col int) Field {
+	for f, cols := range h.Columns {
+		for _, c := range cols {
+			if c == col {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// FieldNamed is the field a header cell names by itself (its name one of
+// the field's synonyms), or "".
+func FieldNamed(header string) Field { return headerIndex[normHeader(header)] }
+
+// FindHeader finds the header among recs as Parse does: by the names of
+// its cells, or with a mapping (nil for none) by the mapping's. The
+// columns it finds are for a person to check and change.
+func FindHeader(recs []Record, m Mapping) (Header, bool) {
+	if m == nil {
+		return findHeader(recs, nil)
+	}
+	return findHeader(recs, m.normalized())
+}
+
 // findHeader returns the first of the first maxHeaderRow records that names
-// two fields or more, one of them a person or a way to reach them.
-func findHeader(recs []Record) (Header, bool) {
+// two fields or more, one of them a person or a way to reach them. With a
+// mapping (header names normalised), the names are the mapping's, and a
+// row naming one of a person's fields or a way to reach them is enough.
+func findHeader(recs []Record, mapping map[string]Field) (Header, bool) {
 	for i, rec := range recs {
 		if i >= maxHeaderRow {
 			break
@@ -130,6 +192,10 @@ func findHeader(recs []Record) (Header, bool) {
 		h := Header{Row: rec.Row, Columns: map[Field][]int{}}
 		for col, cell := range rec.Cells {
 			f, ok := headerIndex[normHeader(cell)]
+			if mapping != nil {
+				f, ok = mapping[normHeader(cell)]
+				ok = ok && f != ""
+			}
 			if !ok {
 				if strings.TrimSpace(cell) != "" {
 					h.Ignored = append(h.Ignored, strings.TrimSpace(cell))
@@ -142,7 +208,7 @@ func findHeader(recs []Record) (Header, bool) {
 			h.Columns[f] = append(h.Columns[f], col)
 		}
 		who := h.Has(FieldName) || h.Has(FieldFirstName) || h.Has(FieldLastName) || h.Has(FieldEmail) || h.Has(FieldPhone)
-		if h.score >= 2 && who {
+		if (h.score >= 2 || mapping != nil) && who {
 			if h.Has(FieldDate) && h.Has(FieldEarliest) {
 				// "From" and "Date" both: the date column is left out
 				// rather than guessed at.

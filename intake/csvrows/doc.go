@@ -46,6 +46,12 @@
 //	priority   priority, vip, urgent
 //	channel    channel, contact by, contact via, preferred channel
 //	joined_at  joined, joined at, added, date added, signed up, created, timestamp (Google Forms)
+//	status     status, booking status, waitlist status, booked? (read, not stored: the sheet mirror writes "Booked …" there)
+//
+// A person may choose the field of each header cell instead (Options.Columns,
+// the dashboard's column mapping): then the header is the first of the first
+// ten rows with a cell mapped to a person's field or a way to reach them, and
+// only the cells the mapping names fill fields.
 //
 // # Cells
 //

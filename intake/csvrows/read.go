@@ -117,7 +117,7 @@ func detectSeparator(text string) rune {
 	best, bestScore := ',', 0
 	for _, sep := range separators {
 		recs, _ := readRecords(text, sep, maxHeaderRow)
-		if h, ok := findHeader(recs); ok && h.score > bestScore {
+		if h, ok := findHeader(recs, nil); ok && h.score > bestScore {
 			best, bestScore = sep, h.score
 		}
 	}

@@ -20,6 +20,9 @@ type Options struct {
 	// exactly one service, a sheet without a service column means it.
 	Services []nextup.Service
 	Staff    []string
+	// Columns, when set, names the field of each header cell instead of
+	// recognising them (see Mapping).
+	Columns Mapping
 }
 
 // Row is one row below the header, read into the fields of a waitlist
@@ -35,6 +38,7 @@ type Row struct {
 	Service   string
 	Staff     string
 	Notes     string
+	Status    string // what the sheet's status column says (read, not stored)
 	Channel   nextup.Channel
 	PartySize int // 0 when blank
 	Earliest  time.Time
@@ -62,9 +66,16 @@ type Sheet struct {
 // more than MaxRows rows is ErrTooLarge. Everything else that is wrong is
 // a row's Problems.
 func Parse(recs []Record, o Options) (Sheet, error) {
-	h, ok := findHeader(recs)
+	var mapping map[string]Field
+	if o.Columns != nil {
+		mapping = o.Columns.normalized()
+	}
+	h, ok := findHeader(recs, mapping)
 	if !ok {
 		msg := "no header row: one of the first rows must name the columns, at least a name, email or phone column and one more (name, email, phone, service, party size, earliest, latest, ...)"
+		if mapping != nil {
+			msg = "no header row: none of the first rows has the columns chosen for the name, email or phone"
+		}
 		if len(recs) == 0 {
 			msg = "the file is empty"
 		}
@@ -141,7 +152,7 @@ func (p *parser) row(rec Record) (Row, bool) {
 	if !someone {
 		return Row{}, false
 	}
-	r := Row{Row: rec.Row, has: p.has, Notes: c(FieldNotes)}
+	r := Row{Row: rec.Row, has: p.has, Notes: c(FieldNotes), Status: c(FieldStatus)}
 	bad := func(f Field, err error) {
 		r.Problems = append(r.Problems, nextup.FieldError{Field: string(f), Message: err.Error()})
 	}

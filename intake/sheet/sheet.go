@@ -5,11 +5,14 @@
 // waitlist's SheetReader; only cmd/ wires it in, so the Google SDK is no
 // dependency of the use cases, the web layer or the simulation.
 //
-// It only reads. What the rows mean (header detection, the column
-// mapping, upserting entries) is the import's business.
+// It reads, and writes the few cells the mirror writes back to a Google
+// Sheet (a claimed row marked booked: Update). What the rows mean (header
+// detection, the column mapping, upserting entries, which row is whose)
+// is the import's business; a published CSV is only read.
 package sheet
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -18,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -67,8 +71,9 @@ const (
 	MaxRows  = 10000
 )
 
-// Reader reads sheets. Sheets is needed for spreadsheet ids (see
-// NewSheets); HTTP for CSV URLs (default http.DefaultClient).
+// Reader reads sheets, and writes back to Google Sheets (Update). Sheets
+// is needed for spreadsheet ids (see NewSheets); HTTP for CSV URLs
+// (default http.DefaultClient).
 type Reader struct {
 	Sheets *sheets.Service
 	HTTP   *http.Client
@@ -82,8 +87,10 @@ func NewSheets(ctx context.Context, opts ...option.ClientOption) (*sheets.Servic
 }
 
 // ServiceAccountKey is the client option that authenticates as the
-// service account whose JSON key file is at path, to read sheets shared
-// with it (read-only scope). A credentials file of any other type is
+// service account whose JSON key file is at path, to read the sheets
+// shared with it and mark claimed rows in those it may edit (the
+// read-write spreadsheets scope; a sheet shared for viewing only is read,
+// and its write-back refused by Google). A credentials file of any other type is
 // refused here, before it is used: an external account's file names URLs
 // and commands the client would fetch tokens from or run, which is why
 // option.WithCredentialsFile is deprecated. (option.WithAuthCredentialsFile
@@ -91,7 +98,7 @@ func NewSheets(ctx context.Context, opts ...option.ClientOption) (*sheets.Servic
 // it on the path the Sheets client takes; this does.)
 func ServiceAccountKey(path string) (option.ClientOption, error) {
 	creds, err := credentials.NewCredentialsFromFile(credentials.ServiceAccount, path,
-		&credentials.DetectOptions{Scopes: []string{sheets.SpreadsheetsReadonlyScope}})
+		&credentials.DetectOptions{Scopes: []string{sheets.SpreadsheetsScope}})
 	if err != nil {
 		return nil, fmt.Errorf("sheet: %s: %w", path, err)
 	}
@@ -108,8 +115,15 @@ func (r *Reader) Read(ctx context.Context, src nextup.SheetSource) ([][]string, 
 	if src.URL != "" {
 		return r.readCSV(ctx, src.URL)
 	}
+	_, rows, err := r.values(ctx, src)
+	return rows, err
+}
+
+// values reads a Google Sheet's range: the range the values cover (its
+// top left cell is rows[0][0]) and the rows.
+func (r *Reader) values(ctx context.Context, src nextup.SheetSource) (string, [][]string, error) {
 	if r.Sheets == nil {
-		return nil, errors.New("sheet: no Google Sheets client configured (--google-credentials-file or --google-api-key)")
+		return "", nil, errors.New("sheet: no Google Sheets client configured (--google-credentials-file or --google-api-key)")
 	}
 	rng := src.Range
 	if rng == "" {
@@ -118,10 +132,10 @@ func (r *Reader) Read(ctx context.Context, src nextup.SheetSource) ([][]string, 
 	resp, err := r.Sheets.Spreadsheets.Values.Get(src.SpreadsheetID, rng).ValueRenderOption("FORMATTED_VALUE").
 		MajorDimension("ROWS").Context(ctx).Do()
 	if err != nil {
-		return nil, fmt.Errorf("sheet %s: %w", src, err)
+		return "", nil, fmt.Errorf("sheet %s: %w", src, err)
 	}
 	if len(resp.Values) > MaxRows+1 {
-		return nil, fmt.Errorf("sheet %s: %d rows, more than %d", src, len(resp.Values)-1, MaxRows)
+		return "", nil, fmt.Errorf("sheet %s: %d rows, more than %d", src, len(resp.Values)-1, MaxRows)
 	}
 	out := make([][]string, 0, len(resp.Values))
 	for _, row := range resp.Values {
@@ -133,7 +147,101 @@ func (r *Reader) Read(ctx context.Context, src nextup.SheetSource) ([][]string, 
 		}
 		out = append(out, cells)
 	}
-	return out, nil
+	return cmp.Or(resp.Range, rng), out, nil
+}
+
+// Update writes cells of a Google Sheet. It reads the sheet as Read does,
+// asks edit which cells to set, by their place among the rows it was
+// handed (so that the caller finds the row it means in the sheet as it is
+// at this moment, after any rows above it were deleted or moved), and
+// writes them in one spreadsheets.values.batchUpdate as plain text (RAW:
+// nothing written is taken for a formula). An edit that returns no cells
+// writes nothing; its error is Update's. A published CSV cannot be
+// written to.
+func (r *Reader) Update(ctx context.Context, src nextup.SheetSource, edit func(rows [][]string) ([]nextup.SheetCell, error)) error {
+	if err := src.Validate(); err != nil {
+		return err
+	}
+	if src.URL != "" {
+		return errors.New("sheet: a published CSV is read-only")
+	}
+	covered, rows, err := r.values(ctx, src)
+	if err != nil {
+		return err
+	}
+	origin, err := parseOrigin(covered)
+	if err != nil {
+		return fmt.Errorf("sheet %s: %w", src, err)
+	}
+	cells, err := edit(rows)
+	if err != nil || len(cells) == 0 {
+		return err
+	}
+	req := &sheets.BatchUpdateValuesRequest{ValueInputOption: "RAW"}
+	for _, c := range cells {
+		if c.Row < 0 || c.Col < 0 {
+			return fmt.Errorf("sheet %s: no cell at row %d, column %d", src, c.Row, c.Col)
+		}
+		req.Data = append(req.Data, &sheets.ValueRange{Range: origin.cell(c.Row, c.Col), MajorDimension: "ROWS",
+			Values: [][]any{{c.Value}}})
+	}
+	if _, err := r.Sheets.Spreadsheets.Values.BatchUpdate(src.SpreadsheetID, req).Context(ctx).Do(); err != nil {
+		return fmt.Errorf("sheet %s: write %d cells: %w", src, len(cells), err)
+	}
+	return nil
+}
+
+// origin is the top left cell of a range: its sheet (as the range names
+// it, quotes and all; "" for the first sheet), column (from 0) and row
+// (from 1).
+type origin struct {
+	sheet    string
+	col, row int
+}
+
+// parseOrigin reads the top left cell of an A1 range, as the Sheets API
+// writes the range a read covers: "Sheet1!A1:Z1000", "'My tab'!B3:F",
+// "A:Z" (row 1), "2:9" (column A).
+func parseOrigin(rng string) (origin, error) {
+	o := origin{row: 1}
+	ref := rng
+	if i := strings.LastIndex(rng, "!"); i >= 0 {
+		o.sheet, ref = rng[:i], rng[i+1:]
+	}
+	ref, _, _ = strings.Cut(ref, ":")
+	letters := strings.TrimRightFunc(ref, func(r rune) bool { return r >= '0' && r <= '9' })
+	digits := ref[len(letters):]
+	for _, c := range strings.ToUpper(letters) {
+		if c < 'A' || c > 'Z' {
+			return o, fmt.Errorf("range %q: not an A1 range", rng)
+		}
+		o.col = o.col*26 + int(c-'A'+1)
+	}
+	if o.col > 0 {
+		o.col--
+	}
+	if digits != "" {
+		n, err := strconv.Atoi(digits)
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("range %q: not an A1 range", rng)
+		}
+		o.row = n
+	}
+	return o, nil
+}
+
+// cell is the A1 name of the cell row rows down and col columns right of
+// o (both from 0).
+func (o origin) cell(row, col int) string {
+	name := ""
+	for n := o.col + col + 1; n > 0; n = (n - 1) / 26 {
+		name = string(rune('A'+(n-1)%26)) + name
+	}
+	a1 := name + strconv.Itoa(o.row+row)
+	if o.sheet != "" {
+		return o.sheet + "!" + a1
+	}
+	return a1
 }
 
 func (r *Reader) readCSV(ctx context.Context, u string) ([][]string, error) {

@@ -308,6 +308,11 @@ func DigestBusiness(ctx context.Context, st nextup.Store, bid string) (map[strin
 		if err != nil {
 			return err
 		}
+		for i, v := range versions { // with their rows, which the list leaves out
+			if versions[i], err = tx.SheetVersionGet(ctx, v.ID); err != nil {
+				return err
+			}
+		}
 		jobs, err := tx.JobList(ctx, bid, 0)
 		if err != nil {
 			return err

@@ -175,3 +175,96 @@ func testSheetVersions(t *testing.T, b *bundle) {
 		return nil
 	})
 }
+
+// A version keeps its missing rows and its content: the list gives the
+// missing rows without the content, Get both; a version kept without
+// content reads back without; an unknown id is not found. A sheet whose
+// JSON is far over DynamoDB's item limit but compresses well comes back
+// whole from every store; one that does not compress comes back whole, or
+// (a store with an item limit) as its first rows with the rest counted
+// in Cut, never anything else.
+func testSheetVersionContent(t *testing.T, b *bundle) {
+	biz := b.business()
+	content := &nextup.SheetContent{
+		Rows:      [][]string{{"Waitlist, December"}, {"Name", "Email", "Service", "Status"}, {"Ann", "ann@example.com", "haircut", ""}, {"Bo", "", "", "Booked Tue 1 Dec at 2:00 pm"}},
+		HeaderRow: 2,
+		Keys:      []string{"", "", "email:ann@example.com|haircut", ""},
+	}
+	v := nextup.SheetVersion{ID: b.id("shv"), BusinessID: biz.ID, Source: "1AbC", FetchedAt: b.now, Hash: "h1", Rows: 2, Imported: 1, Rejected: 1,
+		Missing: []nextup.SheetMissing{{EntryID: "ent_1", Name: "Cy", State: nextup.SheetMissingPending}, {EntryID: "ent_2", Name: "Dee", State: nextup.SheetMissingHeld}},
+		Content: content}
+	bare := nextup.SheetVersion{ID: b.id("shv"), BusinessID: biz.ID, Source: "1AbC", FetchedAt: b.at(time.Minute), Hash: "h0"}
+	b.tx(func(tx nextup.Tx) error {
+		if err := tx.SheetVersionAdd(b.ctx, v); err != nil {
+			return err
+		}
+		return tx.SheetVersionAdd(b.ctx, bare)
+	})
+	b.read(func(tx nextup.Tx) error {
+		got, err := tx.SheetVersionGet(b.ctx, v.ID)
+		if wantOK(t, err, "SheetVersionGet") {
+			checkEqual(t, "SheetVersionGet", v, got)
+		}
+		got, err = tx.SheetVersionGet(b.ctx, bare.ID)
+		if wantOK(t, err, "SheetVersionGet (no content)") {
+			checkEqual(t, "SheetVersionGet (no content)", bare, got)
+		}
+		list, err := tx.SheetVersionList(b.ctx, biz.ID, 0)
+		head := v
+		head.Content = nil
+		if wantOK(t, err, "SheetVersionList") {
+			checkEqual(t, "SheetVersionList", []nextup.SheetVersion{bare, head}, list)
+		}
+		_, err = tx.SheetVersionGet(b.ctx, "shv_missing")
+		wantErr(t, err, nextup.ErrNotFound, "SheetVersionGet of an unknown id")
+		return nil
+	})
+
+	r := newRand(t)
+	big := func(rows int, cell func(i, j int) string) *nextup.SheetContent {
+		c := &nextup.SheetContent{Rows: [][]string{{"Name", "Email", "Service", "Notes", "Ref"}}, HeaderRow: 1, Keys: []string{""}}
+		for i := range rows {
+			row := make([]string, 5)
+			for j := range row {
+				row[j] = cell(i, j)
+			}
+			c.Rows = append(c.Rows, row)
+			c.Keys = append(c.Keys, "email:"+row[1]+"|"+row[2])
+		}
+		return c
+	}
+	// About 1 MB of JSON a usual sheet's way: names, addresses and notes
+	// that repeat.
+	usual := big(9000, func(i, j int) string {
+		return [...]string{fmt.Sprintf("Person %d", i), fmt.Sprintf("person%d@example.com", i), "haircut", "prefers mornings, any stylist", fmt.Sprintf("R-%05d", i)}[j]
+	})
+	// About 1.4 MB of random hex: no compression brings it under 400 KB.
+	noise := big(9000, func(i, j int) string { return fmt.Sprintf("%016x%016x", r.Uint64(), r.Uint64()) })
+	for _, c := range []struct {
+		name    string
+		content *nextup.SheetContent
+		whole   bool
+	}{{"a large sheet", usual, true}, {"a sheet that does not compress", noise, false}} {
+		v := nextup.SheetVersion{ID: b.id("shv"), BusinessID: biz.ID, Source: "1AbC", FetchedAt: b.at(time.Hour), Hash: "h", Rows: 9000, Content: c.content}
+		b.tx(func(tx nextup.Tx) error { return tx.SheetVersionAdd(b.ctx, v) })
+		b.read(func(tx nextup.Tx) error {
+			got, err := tx.SheetVersionGet(b.ctx, v.ID)
+			if !wantOK(t, err, "SheetVersionGet (%s)", c.name) || got.Content == nil {
+				t.Errorf("%s: no content: %+v", c.name, got)
+				return nil
+			}
+			g := got.Content
+			n := len(g.Rows)
+			switch {
+			case c.whole && g.Cut != 0:
+				t.Errorf("%s: %d rows cut", c.name, g.Cut)
+			case n+g.Cut != len(c.content.Rows) || len(g.Keys) != n || g.HeaderRow != 1 || n == 0:
+				t.Errorf("%s: %d rows and %d keys kept, %d cut, of %d", c.name, n, len(g.Keys), g.Cut, len(c.content.Rows))
+			default:
+				checkEqual(t, c.name+": the rows kept", c.content.Rows[:n], g.Rows)
+				checkEqual(t, c.name+": the keys kept", c.content.Keys[:n], g.Keys)
+			}
+			return nil
+		})
+	}
+}

@@ -211,6 +211,7 @@ var groups = []group{
 		{"Decide", testProposalDecide},
 		{"List", testProposalList},
 		{"SheetVersions", testSheetVersions},
+		{"SheetVersionContent", testSheetVersionContent},
 	}},
 	{"Job", []test{
 		{"RoundTrip", testJobRoundTrip},

@@ -1,7 +1,10 @@
 // Package intake holds the use cases of requests that reach a business
 // other than by the API: a booking request forwarded by mail (the inbox
 // lane, inbox.go), a waitlist kept in a spreadsheet and mirrored every few
-// minutes (sheet.go), a CSV file imported once (import.go), and the public
+// minutes (sheet.go) — both ways with a Google Sheet, whose claimed rows
+// are marked booked (sheetmark.go) — with the versions it kept for the
+// owner to open and compare (sheetview.go), a CSV file imported once
+// (import.go), and the public
 // join form's checks and its confirmation message (joinform.go).
 //
 // What a person wrote is read by a parser (intake/parse, or the model

@@ -1,11 +1,13 @@
 package intake
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -31,6 +33,12 @@ const (
 type ImportOptions struct {
 	// DateOrder overrides the business's country in reading 01/12/2026.
 	DateOrder csvrows.DateOrder
+	// Source is the source lane of the entries made: SourceImport when
+	// empty; the sheet mirror's is nextup.SourceSheet.
+	Source string
+	// Columns, when set, names the field of each header cell instead of
+	// recognising the header by its names (the owner's column mapping).
+	Columns csvrows.Mapping
 }
 
 // ImportResult says what an import did, row by row.
@@ -39,6 +47,36 @@ type ImportResult struct {
 	Rejected                     []ImportRejected // in row order
 	Rows                         []ImportRow      // every row not rejected, in row order
 	IgnoredColumns               []string         // header cells naming no field
+	// HeaderRow is the header's row number.
+	HeaderRow int
+	// Keys are, by row number, the person and service of each row that
+	// names someone (RowKey), rejected rows too: how the rows of two
+	// reads of a sheet are paired.
+	Keys map[int]string
+	// RejectedContacts are the people (Entry.ContactKey of the email,
+	// and of the phone) of the rows rejected: a row half edited still
+	// says whose it is.
+	RejectedContacts []string
+}
+
+// RowKey names the person and service of a row: the person's
+// Entry.ContactKey (the email, else the phone) and the service, as the
+// import pairs a row with an entry.
+func RowKey(email, phone, service string) string {
+	return nextup.Entry{Email: email, Phone: phone}.ContactKey() + "|" + service
+}
+
+// contactKeys are the ContactKeys a row or an entry can be known by: its
+// email's, and its phone's.
+func contactKeys(email, phone string) []string {
+	var out []string
+	if strings.TrimSpace(email) != "" {
+		out = append(out, nextup.Entry{Email: email}.ContactKey())
+	}
+	if strings.TrimSpace(phone) != "" {
+		out = append(out, nextup.Entry{Phone: phone}.ContactKey())
+	}
+	return out
 }
 
 // ImportRow is a row that was imported, updated or found unchanged.
@@ -109,11 +147,13 @@ func (s *Intake) ImportRecords(ctx context.Context, businessID string, recs []cs
 		return ImportResult{}, fmt.Errorf("business %s timezone %q: %w", b.ID, b.Timezone, err)
 	}
 	sheet, err := csvrows.Parse(recs, csvrows.Options{Location: loc, Country: b.Profile.Country, DateOrder: o.DateOrder,
-		Services: b.Profile.Services, Staff: b.Profile.Staff})
+		Services: b.Profile.Services, Staff: b.Profile.Staff, Columns: o.Columns})
 	if err != nil {
 		return ImportResult{}, err
 	}
-	res := ImportResult{IgnoredColumns: sheet.Header.Ignored, Rejected: []ImportRejected{}, Rows: []ImportRow{}}
+	source := cmp.Or(o.Source, SourceImport)
+	res := ImportResult{IgnoredColumns: sheet.Header.Ignored, Rejected: []ImportRejected{}, Rows: []ImportRow{},
+		HeaderRow: sheet.Header.Row, Keys: map[int]string{}}
 	reject := func(row int, f ...nextup.FieldError) {
 		res.Rejected = append(res.Rejected, ImportRejected{Row: row, Problems: f})
 	}
@@ -122,11 +162,15 @@ func (s *Intake) ImportRecords(ctx context.Context, businessID string, recs []cs
 	seen := rowsSeen{byKey: map[string]int{}, byPhone: map[string]int{}}
 	services := map[string]bool{}
 	for _, r := range sheet.Rows {
+		if r.Email != "" || r.Phone != "" {
+			res.Keys[r.Row] = RowKey(r.Email, r.Phone, r.Service)
+		}
 		it := importItem{row: r, p: entries.JoinParams{Name: r.Name, Email: r.Email, Phone: r.Phone, Channel: r.Channel,
 			Service: r.Service, PartySize: r.PartySize, Earliest: r.Earliest, Latest: r.Latest, Staff: r.Staff,
-			Priority: r.Priority, Source: SourceImport, JoinedAt: r.JoinedAt}}
+			Priority: r.Priority, Source: source, JoinedAt: r.JoinedAt}}
 		if f := checkRow(r, &it.p, now); len(f) > 0 {
 			reject(r.Row, f...)
+			res.RejectedContacts = append(res.RejectedContacts, contactKeys(r.Email, r.Phone)...)
 			continue
 		}
 		if row, dup := seen.add(it); dup {
@@ -175,6 +219,7 @@ func (s *Intake) ImportRecords(ctx context.Context, businessID string, recs []cs
 				f = []nextup.FieldError{{Field: "row", Message: ne.Message}}
 			}
 			reject(it.row.Row, f...)
+			res.RejectedContacts = append(res.RejectedContacts, contactKeys(it.p.Email, it.p.Phone)...)
 		default:
 			return res, fmt.Errorf("import row %d: %w (the rows before it are kept; importing the file again finishes the job)", it.row.Row, err)
 		}
@@ -316,8 +361,27 @@ func (w *work) importRow(ctx context.Context, businessID string, it importItem, 
 	}
 	for _, old := range ended[it.key()] {
 		if _, changed := importPatch(old, it); !changed {
+			// A row the mirror withdrew when it was deleted from the
+			// sheet, and that is back, is a request again.
+			if back, err := w.backInSheet(ctx, old, it); err != nil || back {
+				if err != nil {
+					return out, err
+				}
+				continue
+			}
 			out.EntryID, out.Outcome = old.ID, ImportUnchanged
 			return out, nil
+		}
+	}
+	// A mirrored row marked booked (by the mirror, sheetmark.go, or by
+	// hand) whose person booked is theirs still, edited since: not a new
+	// request.
+	if it.p.Source == nextup.SourceSheet && markedBooked(it.row.Status) {
+		for _, old := range ended[it.key()] {
+			if old.State == nextup.EntryBooked {
+				out.EntryID, out.Outcome = old.ID, ImportUnchanged
+				return out, nil
+			}
 		}
 	}
 	res, err := entries.JoinIn(ctx, w.Work, businessID, it.p)
@@ -326,6 +390,12 @@ func (w *work) importRow(ctx context.Context, businessID string, it importItem, 
 	}
 	out.EntryID, out.Outcome = res.Entry.ID, ImportImported
 	return out, nil
+}
+
+// markedBooked reports whether a sheet's status cell says the row was
+// booked ("Booked Tue 1 Dec at 2:00 pm", as the mirror writes it).
+func markedBooked(status string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(status)), "booked")
 }
 
 // importPatch is the change that makes e say what the row says, on the

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,9 +19,30 @@ import (
 // The sheet mirror: a business's waitlist kept in a Google Sheet (or any
 // published CSV) is read every few minutes by a durable timer and imported
 // as a CSV file is (ImportRecords: one transaction a row, re-reading
-// changes nothing). Every read whose content changed is kept as a version
-// with its hash and counts; a row that cannot be read becomes a proposal
-// with its problems instead of being dropped.
+// changes nothing), through the owner's column mapping when there is one.
+// Every read whose content changed is kept as a version with its hash,
+// its counts and its rows, for the owner to open and compare (sheetview.go);
+// a row that cannot be read becomes a proposal with its problems instead
+// of being dropped.
+//
+// The mirror works both ways with a Google Sheet. A claim by an entry that
+// came from the sheet marks its row booked there (sheetmark.go). And a row
+// deleted from the sheet withdraws its entry, with a grace rule so that a
+// sheet caught half edited does not empty the list:
+//
+//   - only entries that came from the sheet (nextup.SourceSheet) and are
+//     still waiting are withdrawn — never one holding a live offer or
+//     booked — and a row that is there but cannot be read still counts as
+//     its person's;
+//   - a row must be missing on two reads running: the first marks its
+//     entry pending on the version, the next withdraws it (audited as
+//     staff withdrawing it would be, and, like that, telling the person
+//     nothing);
+//   - a read in which too many rows went at once — more than half of the
+//     sheet's waiting entries, or more than MaxSheetWithdraw, or more than
+//     half the sheet's rows — withdraws nothing: its missing rows are held
+//     back on the version ("held back: N rows missing") until the owner
+//     confirms (ConfirmSheetWithdrawals) or puts the rows back.
 
 // Bounds of a sheet's sync interval.
 const (
@@ -29,18 +51,45 @@ const (
 	maxSheetEvery     = 24 * time.Hour
 )
 
+// MaxSheetWithdraw is the most entries one read of a sheet withdraws
+// without the owner's word: a read that would withdraw more holds them
+// all back.
+const MaxSheetWithdraw = 20
+
+// ReasonSheetRowDeleted is the audit reason of an entry withdrawn because
+// its row was deleted from the sheet.
+const ReasonSheetRowDeleted = "sheet_row_deleted"
+
 func sheetKey(businessID string) string { return nextup.TimerSheetSync + ":" + businessID }
 
 func sheetSource(c *nextup.SheetConfig) nextup.SheetSource {
 	return nextup.SheetSource{SpreadsheetID: c.SpreadsheetID, Range: c.Range, URL: c.URL}
 }
 
+// sheetMapping is the owner's column mapping of c, or nil.
+func sheetMapping(c *nextup.SheetConfig) csvrows.Mapping {
+	if c == nil || len(c.Columns) == 0 {
+		return nil
+	}
+	m := csvrows.Mapping{}
+	for _, col := range c.Columns {
+		m[col.Header] = csvrows.Field(col.Field)
+	}
+	return m
+}
+
 // SetSheet points the business's mirror at a sheet (validated) and
-// schedules its first read at once; nil stops the mirror.
+// schedules its first read at once; nil stops the mirror. A Google Sheets
+// link given as the url is taken for its spreadsheet id (nextup.SheetLink).
 func (s *Intake) SetSheet(ctx context.Context, businessID string, c *nextup.SheetConfig) (nextup.Business, error) {
 	if c != nil {
 		if c.EverySeconds == 0 {
 			c.EverySeconds = int(DefaultSheetEvery / time.Second)
+		}
+		if c.URL != "" && c.SpreadsheetID == "" {
+			if src := nextup.SheetLink(c.URL); src.SpreadsheetID != "" {
+				c.URL, c.SpreadsheetID = "", src.SpreadsheetID
+			}
 		}
 		var fs []nextup.FieldError
 		if err := sheetSource(c).Validate(); err != nil {
@@ -49,6 +98,7 @@ func (s *Intake) SetSheet(ctx context.Context, businessID string, c *nextup.Shee
 		if e := time.Duration(c.EverySeconds) * time.Second; e < minSheetEvery || e > maxSheetEvery {
 			fs = append(fs, nextup.FieldError{Field: "every_seconds", Message: "must be between 60 and 86400"})
 		}
+		fs = append(fs, validateColumns(c.Columns)...)
 		if len(fs) > 0 {
 			return nextup.Business{}, core.Invalid(fs...)
 		}
@@ -75,10 +125,54 @@ func (s *Intake) SetSheet(ctx context.Context, businessID string, c *nextup.Shee
 			Key: sheetKey(businessID), DueAt: w.Now}); err != nil {
 			return err
 		}
+		detail := map[string]any{"source": sheetSourceString(c)}
+		if c != nil && len(c.Columns) > 0 {
+			detail["columns"] = c.Columns
+		}
 		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectBusiness, SubjectID: businessID,
-			To: "sheet_set", Detail: map[string]any{"source": sheetSourceString(c)}})
+			To: "sheet_set", Detail: detail})
 	})
 	return out, err
+}
+
+// maxSheetColumns bounds a column mapping.
+const maxSheetColumns = 100
+
+// validateColumns checks an owner's column mapping: known fields, each
+// header once, and someone to reach (an email or a phone column).
+func validateColumns(cols []nextup.SheetColumn) []nextup.FieldError {
+	if len(cols) == 0 {
+		return nil
+	}
+	if len(cols) > maxSheetColumns {
+		return []nextup.FieldError{{Field: "columns", Message: fmt.Sprintf("at most %d columns", maxSheetColumns)}}
+	}
+	var fs []nextup.FieldError
+	seen := map[string]bool{}
+	contact := false
+	for i, c := range cols {
+		name := fmt.Sprintf("columns[%d]", i)
+		if strings.TrimSpace(c.Header) == "" || len(c.Header) > 200 {
+			fs = append(fs, nextup.FieldError{Field: name + ".header", Message: "must name a header cell of the sheet"})
+		}
+		if k := strings.ToLower(strings.TrimSpace(c.Header)); seen[k] {
+			fs = append(fs, nextup.FieldError{Field: name + ".header", Message: "appears twice"})
+		} else {
+			seen[k] = true
+		}
+		if c.Field == "" {
+			continue
+		}
+		f, ok := csvrows.ParseField(c.Field)
+		if !ok {
+			fs = append(fs, nextup.FieldError{Field: name + ".field", Message: "is not a field a column can fill"})
+		}
+		contact = contact || f == csvrows.FieldEmail || f == csvrows.FieldPhone
+	}
+	if !contact {
+		fs = append(fs, nextup.FieldError{Field: "columns", Message: "map at least one column to the email or the phone"})
+	}
+	return fs
 }
 
 func sheetSourceString(c *nextup.SheetConfig) string {
@@ -90,70 +184,103 @@ func sheetSourceString(c *nextup.SheetConfig) string {
 
 // SheetSync is what one read of the sheet did.
 type SheetSync struct {
-	Changed bool // the content differed from the last version
+	// Changed says a version was kept: the content differed from the
+	// last version's, or reading it again changed something (rows turned
+	// away went in, entries missing twice were withdrawn).
+	Changed bool
 	Version nextup.SheetVersion
 	Import  ImportResult // when Changed
 }
 
+// sheetHash is the hash a version keeps: of the rows as read and, when
+// the owner mapped the columns, of the mapping (read another way, the
+// same rows are another version).
+func sheetHash(rows [][]string, cols []nextup.SheetColumn) string {
+	raw, _ := json.Marshal(rows)
+	if len(cols) > 0 {
+		m, _ := json.Marshal(cols)
+		raw = append(append(raw, 0), m...)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
 // SyncSheet reads the business's sheet now. Unchanged content (the same
-// hash as the last version) imports nothing and keeps no version. A sheet
-// that cannot be read is ErrUnavailable (sheet_unreadable), changing
-// nothing.
+// hash as the last version) imports nothing and keeps no version, unless
+// the last read found rows missing that this one must look for again. A
+// sheet that cannot be read is ErrUnavailable (sheet_unreadable),
+// changing nothing.
 func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, error) {
 	b, err := s.GetBusiness(ctx, businessID)
 	if err != nil {
 		return SheetSync{}, err
 	}
-	if b.Profile.Sheet == nil {
+	cfg := b.Profile.Sheet
+	if cfg == nil {
 		return SheetSync{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeNoSheet, "the business has no sheet to mirror (PUT …/sheet)")
 	}
-	if s.Sheets == nil {
-		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeSheetUnreadable, "this server cannot read sheets")
-	}
-	src := sheetSource(b.Profile.Sheet)
-	if err := s.BeforeRemote(ctx); err != nil {
+	rows, err := s.readSheet(ctx, sheetSource(cfg))
+	if err != nil {
 		return SheetSync{}, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, 20*time.Second) // the read only; the import takes what it takes
-	rows, err := s.Sheets.Read(rctx, src)
-	cancel()
-	if err != nil {
-		return SheetSync{}, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeSheetUnreadable, "%v", err)
-	}
-	raw, _ := json.Marshal(rows)
-	sum := sha256.Sum256(raw)
-	hash := hex.EncodeToString(sum[:])
-	var last []nextup.SheetVersion
+	src := sheetSource(cfg)
+	hash := sheetHash(rows, cfg.Columns)
+	var last *nextup.SheetVersion
 	if err := s.Read(ctx, func(tx nextup.Tx) error {
-		var err error
-		last, err = tx.SheetVersionList(ctx, businessID, 1)
+		vs, err := tx.SheetVersionList(ctx, businessID, 1)
+		if len(vs) == 1 {
+			last = &vs[0]
+		}
 		return err
 	}); err != nil {
 		return SheetSync{}, err
 	}
 	// The same content again changes nothing, unless rows were turned
-	// away last time: those may go in now (an offer answered, the
-	// catalogue fixed), and proposals are made once each anyway.
-	if len(last) == 1 && last[0].Hash == hash && last[0].Source == src.String() && last[0].Rejected == 0 {
-		return SheetSync{Version: last[0]}, nil
+	// away last time (those may go in now: an offer answered, the
+	// catalogue fixed; proposals are made once each anyway) or went
+	// missing (a second read without them withdraws their entries).
+	if last != nil && last.Hash == hash && last.Source == src.String() && last.Rejected == 0 {
+		again, err := s.lookAgain(ctx, *last)
+		if err != nil {
+			return SheetSync{}, err
+		}
+		if !again {
+			return SheetSync{Version: *last}, nil
+		}
 	}
 	recs := make([]csvrows.Record, len(rows))
 	for i, r := range rows {
 		recs[i] = csvrows.Record{Row: i + 1, Cells: r}
 	}
-	res, err := s.ImportRecords(ctx, businessID, recs, ImportOptions{})
+	res, err := s.ImportRecords(ctx, businessID, recs, ImportOptions{Source: nextup.SourceSheet, Columns: sheetMapping(cfg)})
 	if err != nil && !errors.Is(err, nextup.ErrInvalid) {
 		return SheetSync{}, err
 	}
+	headerless := err != nil
 	v := nextup.SheetVersion{BusinessID: businessID, Source: src.String(), FetchedAt: s.Clock.Now(), Hash: hash,
 		Rows: max(len(rows)-1, 0), Imported: res.Imported, Updated: res.Updated, Unchanged: res.Unchanged, Rejected: len(res.Rejected)}
-	if err != nil { // no header: the whole sheet needs a look
+	if res.HeaderRow > 0 {
+		v.Rows = dataRows(rows, res.HeaderRow)
+	}
+	if headerless { // no header: the whole sheet needs a look
 		v.Rejected = v.Rows
 	}
+	content := &nextup.SheetContent{Rows: rows, HeaderRow: res.HeaderRow}
+	if len(res.Keys) > 0 {
+		content.Keys = make([]string, len(rows))
+		for row, k := range res.Keys {
+			if row >= 1 && row <= len(rows) {
+				content.Keys[row-1] = k
+			}
+		}
+	}
+	v.Content = content
 	// Rows that cannot be read become proposals, once each (keyed by
 	// their content), for staff to fix by hand.
 	header := []string{}
-	if len(rows) > 0 {
+	if res.HeaderRow >= 1 && res.HeaderRow <= len(rows) {
+		header = rows[res.HeaderRow-1]
+	} else if len(rows) > 0 {
 		header = rows[0]
 	}
 	for _, rj := range res.Rejected {
@@ -182,11 +309,326 @@ func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, e
 			return SheetSync{}, err
 		}
 	}
+	// Rows gone from the sheet: the grace rule. A sheet whose header
+	// could not be found says nothing about which rows are gone.
+	if !headerless {
+		if v.Missing, err = s.sheetGone(ctx, businessID, res, v.Rows, last); err != nil {
+			return SheetSync{}, err
+		}
+	} else if last != nil {
+		v.Missing = last.Missing // as they were: nothing was learnt
+	}
+	if last != nil && last.Hash == hash && last.Source == v.Source && v.Imported == 0 && v.Updated == 0 &&
+		slices.Equal(stillMissing(last.Missing), v.Missing) {
+		// Read again for the rows turned away or missing, and nothing
+		// came of it: no version (a sheet with a row that stays wrong
+		// would otherwise keep a copy of itself every few minutes).
+		return SheetSync{Version: *last, Import: res}, nil
+	}
 	err = s.tx(ctx, func(w *work) error {
-		v.ID, v.FetchedAt = w.s.Random.ID("shv"), w.Now
+		v.ID, v.FetchedAt = w.s.Random.ID("shv"), after(last, w.Now)
 		return w.Tx.SheetVersionAdd(ctx, v)
 	})
 	return SheetSync{Changed: true, Version: v, Import: res}, err
+}
+
+// after is now, or just after the last version when the clock has not
+// moved past it (a fake clock in a demo): versions are listed newest
+// first by when they were read, so each must come after the one before.
+func after(last *nextup.SheetVersion, now time.Time) time.Time {
+	if last != nil && !now.After(last.FetchedAt) {
+		return last.FetchedAt.Add(time.Millisecond)
+	}
+	return now
+}
+
+// stillMissing are the missing rows of a version whose entries are still
+// on the list (a withdrawn one is not missed by the next read).
+func stillMissing(ms []nextup.SheetMissing) []nextup.SheetMissing {
+	var out []nextup.SheetMissing
+	for _, m := range ms {
+		if m.State != nextup.SheetMissingWithdrawn {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// readSheet reads a sheet's rows, bounded in time (the import after it
+// takes what it takes). A sheet that cannot be read is sheet_unreadable.
+func (s *Intake) readSheet(ctx context.Context, src nextup.SheetSource) ([][]string, error) {
+	if s.Sheets == nil {
+		return nil, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeSheetUnreadable, "this server cannot read sheets")
+	}
+	if err := s.BeforeRemote(ctx); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	rows, err := s.Sheets.Read(rctx, src)
+	if err != nil {
+		return nil, nextup.Errorf(nextup.ErrUnavailable, nextup.CodeSheetUnreadable, "%v", err)
+	}
+	return rows, nil
+}
+
+// dataRows counts the rows below the header that hold anything.
+func dataRows(rows [][]string, headerRow int) int {
+	n := 0
+	for _, r := range rows[min(headerRow, len(rows)):] {
+		if !blankRow(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func blankRow(cells []string) bool {
+	for _, c := range cells {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// lookAgain reports whether a read of unchanged content must still be
+// imported: the last version has entries pending withdrawal, or kept for
+// a live offer that has since ended.
+func (s *Intake) lookAgain(ctx context.Context, last nextup.SheetVersion) (bool, error) {
+	if last.MissingIn(nextup.SheetMissingPending) > 0 {
+		return true, nil
+	}
+	if last.MissingIn(nextup.SheetMissingKept) == 0 {
+		return false, nil
+	}
+	again := false
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		for _, m := range last.Missing {
+			if m.State != nextup.SheetMissingKept {
+				continue
+			}
+			e, err := tx.EntryGet(ctx, m.EntryID)
+			if err != nil && !errors.Is(err, nextup.ErrNotFound) {
+				return err
+			}
+			if err == nil && e.State == nextup.EntryWaiting {
+				again = true
+				return nil
+			}
+		}
+		return nil
+	})
+	return again, err
+}
+
+// sheetGone applies the grace rule to one read: the entries that came from
+// the sheet whose rows it did not find, each with what became of it (see
+// the top of this file). rows is the read's count of data rows, last the
+// version before it.
+func (s *Intake) sheetGone(ctx context.Context, businessID string, res ImportResult, rows int, last *nextup.SheetVersion) ([]nextup.SheetMissing, error) {
+	present := map[string]bool{}
+	for _, r := range res.Rows {
+		present[r.EntryID] = true
+	}
+	halfRead := map[string]bool{}
+	for _, k := range res.RejectedContacts {
+		halfRead[k] = true
+	}
+	var expected []nextup.Entry
+	if err := s.Read(ctx, func(tx nextup.Tx) error {
+		es, err := tx.EntryList(ctx, nextup.EntryFilter{BusinessID: businessID})
+		for _, e := range es {
+			if e.Source == nextup.SourceSheet && e.EventID == "" {
+				expected = append(expected, e)
+			}
+		}
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("entries from the sheet: %w", err)
+	}
+	before := map[string]nextup.SheetMissingState{}
+	if last != nil {
+		for _, m := range last.Missing {
+			before[m.EntryID] = m.State
+		}
+	}
+	var gone []nextup.Entry
+	fresh := 0
+	for _, e := range expected {
+		if present[e.ID] || slices.ContainsFunc(contactKeys(e.Email, e.Phone), func(k string) bool { return halfRead[k] }) {
+			continue
+		}
+		gone = append(gone, e)
+		if _, seen := before[e.ID]; !seen {
+			fresh++
+		}
+	}
+	lost := 0
+	if last != nil {
+		lost = last.Rows - rows
+	}
+	mass := fresh >= 2 && (2*fresh > len(expected) || fresh > MaxSheetWithdraw || (last != nil && 2*lost > last.Rows))
+	out := make([]nextup.SheetMissing, 0, len(gone))
+	perTx, withdrawn := s.Batch(len(gone), withdrawWrites), 0
+	for _, e := range gone {
+		m := nextup.SheetMissing{EntryID: e.ID, Name: e.Name}
+		prev, seen := before[e.ID]
+		switch {
+		case mass || prev == nextup.SheetMissingHeld:
+			m.State = nextup.SheetMissingHeld
+		case !seen:
+			m.State = nextup.SheetMissingPending
+		default: // missing on the read before too
+			if err := s.checkpointEvery(ctx, &withdrawn, perTx); err != nil {
+				return nil, err
+			}
+			st, err := s.withdrawGone(ctx, e.ID, nextup.ActorSystem, nil)
+			if err != nil {
+				return nil, err
+			}
+			m.State = st
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// withdrawWrites is the most one withdrawal writes on a bounded store:
+// the entry, its audit row (and its webhook message) and the counts of
+// its place in line.
+const withdrawWrites = 3 + core.RankWrites
+
+// checkpointEvery counts one more withdrawal in *n and, inside a request
+// on a bounded store, commits the request's writes every perTx of them
+// (as an import does between rows), so that many withdrawals never make
+// one transaction too large.
+func (s *Intake) checkpointEvery(ctx context.Context, n *int, perTx int) error {
+	if *n > 0 && *n%perTx == 0 {
+		if err := s.Checkpoint(ctx); err != nil {
+			return fmt.Errorf("withdraw the entries of deleted rows: %w", err)
+		}
+	}
+	*n++
+	return nil
+}
+
+// withdrawGone withdraws an entry whose row was deleted from the sheet, in
+// a transaction of its own, when it came from the sheet and is still
+// waiting: it leaves the list, audited with the reason, and is told
+// nothing (as when staff take someone off). It returns the entry's state
+// as the version records it: withdrawn, kept (it holds a live offer), or
+// withdrawn too for an entry that has ended meanwhile (nothing left to
+// do).
+func (s *Intake) withdrawGone(ctx context.Context, entryID, actor string, detail map[string]any) (nextup.SheetMissingState, error) {
+	state := nextup.SheetMissingWithdrawn
+	err := s.tx(ctx, func(w *work) error {
+		state = nextup.SheetMissingWithdrawn
+		w.Actor = actor
+		e, err := w.Tx.EntryGet(ctx, entryID)
+		if err != nil {
+			return fmt.Errorf("entry %s: %w", entryID, err)
+		}
+		switch {
+		case e.Source != nextup.SourceSheet || e.State != nextup.EntryWaiting && e.State != nextup.EntryOffered:
+			return nil // ended meanwhile: nothing to withdraw
+		case e.State == nextup.EntryOffered:
+			state = nextup.SheetMissingKept
+			return nil
+		}
+		if err := w.Tx.EntrySetState(ctx, e.ID, []nextup.EntryState{nextup.EntryWaiting}, nextup.EntryLeft, w.Now); err != nil {
+			if errors.Is(err, nextup.ErrConflict) {
+				return core.ErrRedecide
+			}
+			return fmt.Errorf("withdraw entry %s: %w", e.ID, err)
+		}
+		bi, err := w.Business(ctx, e.BusinessID)
+		if err != nil {
+			return err
+		}
+		d := map[string]any{"sheet": sheetSourceString(bi.Profile.Sheet)}
+		for k, v := range detail {
+			d[k] = v
+		}
+		return w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectEntry, SubjectID: e.ID,
+			From: string(nextup.EntryWaiting), To: string(nextup.EntryLeft), Reason: ReasonSheetRowDeleted, Detail: d})
+	})
+	return state, err
+}
+
+// backInSheet reports whether old, an ended entry with the very values of
+// the sheet row it, was withdrawn by the mirror because its row was
+// deleted: its row is back, and is a request again.
+func (w *work) backInSheet(ctx context.Context, old nextup.Entry, it importItem) (bool, error) {
+	if old.State != nextup.EntryLeft || old.Source != nextup.SourceSheet || it.p.Source != nextup.SourceSheet {
+		return false, nil
+	}
+	evs, err := w.Tx.AuditList(ctx, nextup.AuditFilter{BusinessID: old.BusinessID, SubjectType: nextup.SubjectEntry, SubjectID: old.ID})
+	if err != nil {
+		return false, fmt.Errorf("audit of entry %s: %w", old.ID, err)
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].To == string(nextup.EntryLeft) {
+			return evs[i].Reason == ReasonSheetRowDeleted, nil
+		}
+	}
+	return false, nil
+}
+
+// ConfirmSheetWithdrawals is the owner's word on a read that held rows
+// back (too many went at once): the held entries that are still waiting
+// are withdrawn now, audited as the owner's doing, and a version saying so
+// is kept (the same content as the version confirmed, which must be the
+// latest: after a newer read, look at that one). A version that held
+// nothing back is a conflict.
+func (s *Intake) ConfirmSheetWithdrawals(ctx context.Context, businessID, versionID string) (nextup.SheetVersion, error) {
+	var last nextup.SheetVersion
+	err := s.Read(ctx, func(tx nextup.Tx) error {
+		vs, err := tx.SheetVersionList(ctx, businessID, 1)
+		if err != nil {
+			return err
+		}
+		v, err := tx.SheetVersionGet(ctx, versionID)
+		if err != nil || v.BusinessID != businessID {
+			return core.NotFound("sheet version", versionID, err)
+		}
+		if len(vs) == 0 || vs[0].ID != v.ID {
+			return nextup.Errorf(nextup.ErrConflict, nextup.CodeConflict, "the sheet has been read again since this version: look at the latest one")
+		}
+		last = v
+		return nil
+	})
+	if err != nil {
+		return nextup.SheetVersion{}, err
+	}
+	if last.MissingIn(nextup.SheetMissingHeld) == 0 {
+		return nextup.SheetVersion{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeConflict, "this version held nothing back")
+	}
+	v := last
+	v.Imported, v.Updated, v.Unchanged = 0, 0, 0
+	v.Missing = make([]nextup.SheetMissing, 0, len(last.Missing))
+	perTx, withdrawn := s.Batch(len(last.Missing), withdrawWrites), 0
+	for _, m := range last.Missing {
+		if m.State == nextup.SheetMissingHeld {
+			if err := s.checkpointEvery(ctx, &withdrawn, perTx); err != nil {
+				return nextup.SheetVersion{}, err
+			}
+			st, err := s.withdrawGone(ctx, m.EntryID, nextup.ActorStaff, map[string]any{"confirmed": true, "version_id": last.ID})
+			if err != nil {
+				return nextup.SheetVersion{}, err
+			}
+			m.State = st
+		}
+		v.Missing = append(v.Missing, m)
+	}
+	err = s.tx(ctx, func(w *work) error {
+		v.ID, v.FetchedAt = w.s.Random.ID("shv"), after(&last, w.Now)
+		return w.Tx.SheetVersionAdd(ctx, v)
+	})
+	return v, err
 }
 
 // SheetVersions lists the business's mirrored versions, newest first.

@@ -238,6 +238,12 @@ func (s *Offers) claimByHash(ctx context.Context, hash string, pay *paymentMark)
 				return err
 			}
 		}
+		// A row of the business's Google Sheet is marked booked by a
+		// timer of its own, after the commit (the claim never waits for
+		// Google, nor fails with it).
+		if err := w.MarkSheetRow(ctx, bi, entry, b); err != nil {
+			return err
+		}
 		if awaiting {
 			// The confirmation waits for the booking system; this timer
 			// asks it again should the answer never be stored.

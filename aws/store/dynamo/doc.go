@@ -48,7 +48,8 @@
 //	idempotency record   idem#SCOPE#KEY    gsi1 expiry; ttl                                   timer.go
 //	staff, session,      staff#ID, sess#…  gsi2 by business / staff; gsi3 session expiry;     staff.go
 //	reset, proposal,     pwreset#…,        marker staffemail#EMAIL, propsrc#…; ttl on
-//	sheet version        prop#ID, shv#ID   sessions and resets
+//	sheet version        prop#ID, shv#ID,  sessions and resets; a version's rows, gzipped,
+//	                     shvrows#ID        in shvrows#ID (cut to fit 400 KB)
 //	job                  job#ID            gsi2 jobbiz#BID by creation (newest first)        job.go
 //	monthly summary      sum#BID#MONTH     gsi2 sumbiz#BID by month (newest first); the key  summary.go
 //	                                       keeps one per business and month

@@ -208,6 +208,10 @@ func (im *importer) items(ctx context.Context, rec any) ([]pkItem, error) {
 	case nextup.SheetVersion:
 		it, berr := shvItem(r)
 		one(shvPK(r.ID), it, berr)
+		if r.Content != nil {
+			rows, berr := shvRowsItem(*r.Content)
+			one(shvRowsPK(r.ID), rows, berr)
+		}
 	case nextup.Job:
 		it, berr := jobItem(r)
 		one(jobPK(r.ID), it, berr)

@@ -1,10 +1,15 @@
 package dynamo
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -40,7 +45,15 @@ import (
 //
 // A sheet version is the item shv#ID, in g2 (shvbiz#BID, sorted by
 // FETCHED#ID: SheetVersionList reads the business's versions, newest
-// first, up to its limit).
+// first, up to its limit), without its content: that is the item
+// shvrows#ID beside it (SheetVersionGet: two GetItems), in no index,
+// holding the content's JSON gzip-compressed in the binary attribute z.
+// A sheet of up to MaxRows rows can be megabytes of JSON; compressed, a
+// usual one is a few kilobytes, and one that still will not fit an item
+// keeps its first rows only: as many as fit in shvRowsBudget, the rest
+// counted in SheetContent.Cut (the version's hash, counts and missing
+// rows stay whole). It is written in the version's transaction: 2 write
+// units a compressed kilobyte.
 
 func staffPK(id string) string { return "staff#" + id }
 
@@ -57,6 +70,15 @@ func propSrcPK(p nextup.Proposal) string {
 }
 
 func shvPK(id string) string { return "shv#" + id }
+
+func shvRowsPK(id string) string { return "shvrows#" + id }
+
+// attrRows is the attribute of shvrows#ID holding the compressed content.
+const attrRows = "z"
+
+// shvRowsBudget is the most bytes of compressed content kept in one
+// item: the service's limit less room for the item's other attributes.
+const shvRowsBudget = MaxItemBytes - 8<<10
 
 // sessionPurgeMax bounds the sessions one SessionPurge removes, so that
 // its transaction stays within the service's limit of actions
@@ -349,8 +371,9 @@ func (t *Tx) ProposalDecide(ctx context.Context, id string, d nextup.ProposalDec
 	return p, t.putProposal(p)
 }
 
-// SheetVersionAdd records one read of a business's sheet; an id that
-// exists is ErrConflict, a missing business ErrNotFound.
+// SheetVersionAdd records one read of a business's sheet, its content in
+// an item of its own (cut to fit, see shvRowsBudget); an id that exists is
+// ErrConflict, a missing business ErrNotFound.
 func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
 	what := "add sheet version " + v.ID
 	if ok, err := t.exists(ctx, bizPK(v.BusinessID)); err != nil || !ok {
@@ -364,19 +387,108 @@ func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
 	if err != nil {
 		return err
 	}
-	return t.put(pk, it)
+	if err := t.put(pk, it); err != nil {
+		return err
+	}
+	if v.Content == nil {
+		return nil
+	}
+	rows, err := shvRowsItem(*v.Content)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return t.put(shvRowsPK(v.ID), rows)
 }
 
+// shvItem is the item of a version, without its content.
 func shvItem(v nextup.SheetVersion) (item, error) {
+	v.Content = nil
 	return newItem(v, "gsi2pk", "shvbiz#"+v.BusinessID, "gsi2sk", ts(v.FetchedAt)+"#"+v.ID)
 }
 
+// shvRowsItem is the item of a version's content: its JSON, compressed,
+// with as many rows as fit shvRowsBudget.
+func shvRowsItem(c nextup.SheetContent) (item, error) {
+	z, err := gzipJSON(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(z) > shvRowsBudget {
+		// The most rows that fit, found by bisection (each try compresses
+		// again: a few dozen milliseconds for the largest sheets).
+		all := c
+		fits := func(n int) ([]byte, bool) {
+			cut := all
+			cut.Rows = all.Rows[:n]
+			if len(all.Keys) > n {
+				cut.Keys = all.Keys[:n]
+			}
+			cut.Cut = all.Cut + len(all.Rows) - n
+			b, err := gzipJSON(cut)
+			return b, err == nil && len(b) <= shvRowsBudget
+		}
+		lo, hi := 0, len(all.Rows) // fits(lo); not fits(hi)
+		z, _ = fits(0)
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if b, ok := fits(mid); ok {
+				lo, z = mid, b
+			} else {
+				hi = mid
+			}
+		}
+		if len(z) > shvRowsBudget {
+			return nil, fmt.Errorf("%w: a sheet version's header alone is over %d bytes compressed", ErrTooLarge, shvRowsBudget)
+		}
+	}
+	return item{attrData: &types.AttributeValueMemberS{Value: "{}"}, attrRows: &types.AttributeValueMemberB{Value: z}}, nil
+}
+
+func gzipJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
 // SheetVersionList lists a business's sheet reads, newest first (then by
-// id, descending), at most limit (<= 0: all).
+// id, descending), at most limit (<= 0: all), without their content.
 func (t *Tx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
 	its, err := t.query(ctx, query{index: "gsi2", part: "shvbiz#" + businessID, desc: true, limit: max(limit, 0)})
 	if err != nil {
 		return nil, err
 	}
 	return loadAll[nextup.SheetVersion](its)
+}
+
+// SheetVersionGet reads one sheet version with its content.
+func (t *Tx) SheetVersionGet(ctx context.Context, id string) (nextup.SheetVersion, error) {
+	what := "get sheet version " + id
+	v, err := load[nextup.SheetVersion](ctx, t, shvPK(id), what)
+	if err != nil {
+		return v, err
+	}
+	it, err := t.get(ctx, shvRowsPK(id))
+	if err != nil || it == nil {
+		return v, err
+	}
+	z, ok := it[attrRows].(*types.AttributeValueMemberB)
+	if !ok {
+		return v, fmt.Errorf("dynamodb: %s: no content attribute", what)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z.Value))
+	if err != nil {
+		return v, fmt.Errorf("dynamodb: %s: %w", what, err)
+	}
+	var c nextup.SheetContent
+	if err := json.NewDecoder(zr).Decode(&c); err != nil {
+		return v, fmt.Errorf("dynamodb: %s: %w", what, err)
+	}
+	v.Content = &c
+	return v, nil
 }

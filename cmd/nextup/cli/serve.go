@@ -89,7 +89,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.Twilio.From, "twilio-from", "", "SMS: the Twilio number texts come from (E.164)")
 	fs.StringVar(&c.Twilio.MessagingServiceSID, "twilio-messaging-service", "", "SMS: a Twilio Messaging Service SID, instead of --twilio-from")
 	fs.StringVar(&c.Twilio.APIBase, "twilio-api-base", "", "SMS: another base URL for Twilio's API (a local fake; default https://api.twilio.com)")
-	fs.StringVar(&c.GoogleCredentialsFile, "google-credentials-file", "", "sheet mirror: a Google service account's JSON key, to read sheets shared with it")
+	fs.StringVar(&c.GoogleCredentialsFile, "google-credentials-file", "", "sheet mirror: a Google service account's JSON key, to read sheets shared with it (and mark claimed rows booked in those it may edit)")
 	fs.StringVar(&c.GoogleAPIKey, "google-api-key", "", "sheet mirror: a Google API key, to read sheets anyone with the link can view")
 	fs.StringVar(&c.SheetsEndpoint, "sheets-endpoint", "", "sheet mirror: another base URL for the Sheets API (a local fake)")
 	anthropicKeyFile := fs.String("anthropic-api-key-file", "", "inbox lane and the monthly summary's narrative: read forwarded requests and write the narrative with Anthropic's Messages API (key in this file; off by default, the deterministic parser and the narrative's template are the fallback)")

@@ -88,28 +88,83 @@ const (
 		WHERE id = ? AND state = 'open' RETURNING ` + ProposalCols
 )
 
-// SheetVersionCols are the columns ScanSheetVersion reads, in its order.
-const SheetVersionCols = `id, business_id, source, fetched_at, hash, row_count, imported, updated, unchanged, rejected`
+// SheetVersionCols are the columns ScanSheetVersion reads, in its order;
+// SheetVersionHeadCols leaves out the content (ScanSheetVersionHead).
+const (
+	SheetVersionHeadCols = `id, business_id, source, fetched_at, hash, row_count, imported, updated, unchanged, rejected, missing`
+	SheetVersionCols     = SheetVersionHeadCols + `, content`
+)
 
-// ScanSheetVersion reads a row of SheetVersionCols.
+// ScanSheetVersion reads a row of SheetVersionCols: a version with its
+// content (nil when the row has none).
 func ScanSheetVersion(r Scanner) (nextup.SheetVersion, error) {
-	var v nextup.SheetVersion
-	var fetched int64
-	err := r.Scan(&v.ID, &v.BusinessID, &v.Source, &fetched, &v.Hash, &v.Rows, &v.Imported, &v.Updated, &v.Unchanged, &v.Rejected)
+	return scanSheetVersion(r, true)
+}
+
+// ScanSheetVersionHead reads a row of SheetVersionHeadCols: a version
+// without its content.
+func ScanSheetVersionHead(r Scanner) (nextup.SheetVersion, error) {
+	return scanSheetVersion(r, false)
+}
+
+func scanSheetVersion(r Scanner, withContent bool) (nextup.SheetVersion, error) {
+	var (
+		v       nextup.SheetVersion
+		fetched int64
+		missing string
+		content *string
+	)
+	dest := []any{&v.ID, &v.BusinessID, &v.Source, &fetched, &v.Hash, &v.Rows, &v.Imported, &v.Updated, &v.Unchanged, &v.Rejected, &missing}
+	if withContent {
+		dest = append(dest, &content)
+	}
+	if err := r.Scan(dest...); err != nil {
+		return v, err
+	}
 	v.FetchedAt = FromTS(fetched)
-	return v, err
+	if err := json.Unmarshal([]byte(missing), &v.Missing); err != nil {
+		return v, fmt.Errorf("sheet version %s: missing: %w", v.ID, err)
+	}
+	if len(v.Missing) == 0 {
+		v.Missing = nil
+	}
+	if content != nil {
+		v.Content = &nextup.SheetContent{}
+		if err := json.Unmarshal([]byte(*content), v.Content); err != nil {
+			return v, fmt.Errorf("sheet version %s: content: %w", v.ID, err)
+		}
+	}
+	return v, nil
 }
 
 // Queries of the sheet versions.
 const (
-	SheetVersionInsert = `INSERT INTO sheet_versions (` + SheetVersionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	SheetVersionList   = `SELECT ` + SheetVersionCols + ` FROM sheet_versions WHERE business_id = ?
+	SheetVersionInsert = `INSERT INTO sheet_versions (` + SheetVersionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	SheetVersionList   = `SELECT ` + SheetVersionHeadCols + ` FROM sheet_versions WHERE business_id = ?
 		ORDER BY fetched_at DESC, id DESC LIMIT ?`
+	SheetVersionGet = `SELECT ` + SheetVersionCols + ` FROM sheet_versions WHERE id = ?`
 )
 
 // SheetVersionInsertArgs returns the arguments of SheetVersionInsert.
-func SheetVersionInsertArgs(v nextup.SheetVersion) []any {
-	return []any{v.ID, v.BusinessID, v.Source, TS(v.FetchedAt), v.Hash, v.Rows, v.Imported, v.Updated, v.Unchanged, v.Rejected}
+func SheetVersionInsertArgs(v nextup.SheetVersion) ([]any, error) {
+	missing, err := json.Marshal(v.Missing)
+	if err != nil {
+		return nil, err
+	}
+	if v.Missing == nil {
+		missing = []byte("[]")
+	}
+	var content *string
+	if v.Content != nil {
+		b, err := json.Marshal(v.Content)
+		if err != nil {
+			return nil, err
+		}
+		c := string(b)
+		content = &c
+	}
+	return []any{v.ID, v.BusinessID, v.Source, TS(v.FetchedAt), v.Hash, v.Rows, v.Imported, v.Updated, v.Unchanged, v.Rejected,
+		string(missing), content}, nil
 }
 
 // ProposalCreate stores a proposal; the same request proposed again (its
@@ -154,14 +209,26 @@ func (t *Tx) ProposalDecide(ctx context.Context, id string, d nextup.ProposalDec
 	return returning(ctx, t, op, "proposals", id, p, err)
 }
 
-// SheetVersionAdd records one read of a business's sheet.
+// SheetVersionAdd records one read of a business's sheet, with its
+// missing rows and its content.
 func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
-	_, err := t.r.Exec(ctx, SheetVersionInsert, SheetVersionInsertArgs(v)...)
+	args, err := SheetVersionInsertArgs(v)
+	if err != nil {
+		return fmt.Errorf("add sheet version %s: %w", v.ID, err)
+	}
+	_, err = t.r.Exec(ctx, SheetVersionInsert, args...)
 	return t.err("add sheet version "+v.ID, err)
 }
 
-// SheetVersionList lists a business's sheet reads, newest first.
+// SheetVersionList lists a business's sheet reads, newest first, without
+// their content.
 func (t *Tx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
-	out, err := all(ctx, t, ScanSheetVersion, SheetVersionList, businessID, t.limit(limit))
+	out, err := all(ctx, t, ScanSheetVersionHead, SheetVersionList, businessID, t.limit(limit))
 	return out, t.err("list sheet versions of business "+businessID, err)
+}
+
+// SheetVersionGet reads one sheet version with its content.
+func (t *Tx) SheetVersionGet(ctx context.Context, id string) (nextup.SheetVersion, error) {
+	v, err := ScanSheetVersion(t.r.QueryRow(ctx, SheetVersionGet, id))
+	return v, t.err("get sheet version "+id, err)
 }

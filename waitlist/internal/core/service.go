@@ -83,6 +83,15 @@ type SheetReader interface {
 	Read(ctx context.Context, src nextup.SheetSource) ([][]string, error)
 }
 
+// SheetWriter writes back to a mirrored Google Sheet: Update reads the
+// sheet, asks edit which cells to set by their place among the rows read,
+// and writes them (intake/sheet's Reader is one). Config.Sheets is asked
+// for it; a reader that is not one (a test's, a CSV-only server's) leaves
+// the sheet as it is and the write-back says so.
+type SheetWriter interface {
+	Update(ctx context.Context, src nextup.SheetSource, edit func(rows [][]string) ([]nextup.SheetCell, error)) error
+}
+
 // Service is what every use case builds on: the configuration, and the
 // transactions of the use cases (Tx, Read, and the Request a caller's
 // request runs in) with what a transaction does through its Work.
@@ -338,6 +347,25 @@ func ReleaseKey(offerID string) string { return nextup.TimerOfferRelease + ":" +
 // BookingSyncKey is the key of the timer that asks a business's booking
 // system about a claimed booking again (see package offers).
 func BookingSyncKey(bookingID string) string { return nextup.TimerBookingSync + ":" + bookingID }
+
+// SheetMarkKey is the key of the timer that marks a claimed booking's row
+// in the business's sheet (package intake, sheetmark.go).
+func SheetMarkKey(bookingID string) string { return nextup.TimerSheetMark + ":" + bookingID }
+
+// MarkSheetRow schedules, in w's transaction, the write-back of booking b
+// to the business's Google Sheet: a sheet_mark timer due at once, which
+// marks the row of entry e booked off the claim's path and tries again
+// later while the sheet cannot be written, so that a Sheets outage never
+// holds up or fails a claim (package intake, sheetmark.go). Only an entry
+// that came from the sheet, of a business whose sheet can be written (a
+// Google Sheet, not a published CSV), has a row to mark.
+func (w *Work) MarkSheetRow(ctx context.Context, bi *Biz, e nextup.Entry, b nextup.Booking) error {
+	if e.Source != nextup.SourceSheet || !bi.Profile.Sheet.Writable() {
+		return nil
+	}
+	return w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerSheetMark, SubjectID: b.ID,
+		Key: SheetMarkKey(b.ID), DueAt: w.Now})
+}
 
 // Invalid is the validation error naming fields.
 func Invalid(fields ...nextup.FieldError) error {

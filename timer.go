@@ -19,6 +19,7 @@ const (
 	TimerSlotDecide     = "slot_decide"     // a batch promotion split to fit a bounded store's transactions: decide the slot again
 	TimerJobRun         = "job_run"         // a job's next wave (and, until it ends, the guard that resumes it after a crash)
 	TimerMonthlySummary = "monthly_summary" // the first Monday of a month, 09:00 local: sum up the month before for the owner
+	TimerDedupe         = "dedupe"          // a booking made more of its person's entries pointless than one bounded transaction withdraws: the rest
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease

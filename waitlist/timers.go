@@ -84,6 +84,8 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 			err = messages.Remind(ctx, w, t.SubjectID)
 		case nextup.TimerSlotDecide:
 			err = w.DecideSlot(ctx, t.SubjectID)
+		case nextup.TimerDedupe:
+			err = w.DedupeTimer(ctx, t.SubjectID)
 		default:
 			err = fmt.Errorf("unknown timer kind %q", t.Kind)
 		}

@@ -381,3 +381,110 @@ func TestBookingEventsOnDynamo(t *testing.T) {
 		t.Fatalf("the repeat changed things: %d slots, %d offers", len(slots), len(offers))
 	}
 }
+
+// TestDedupeInParts: on DynamoDB (100 items a transaction) a person on
+// twelve lists books one with the dedupe rule at all: the claim withdraws
+// what its transaction has room for and a dedupe timer the rest, so every
+// other entry leaves, each once, and each is told.
+func TestDedupeInParts(t *testing.T) {
+	t.Parallel()
+	h := newSalon(t)
+	ctx, st, svc, biz := h.ctx, h.st, h.svc, h.biz
+	if _, err := svc.UpdateRules(ctx, biz.ID, []byte(`{"dedupe":"all"}`)); err != nil {
+		t.Fatal(err)
+	}
+	const lists = 12
+	var first string
+	var ids []string
+	for i := range lists {
+		res, err := svc.Join(ctx, biz.ID, waitlist.JoinParams{Name: "Ann", Email: "ann@example.com", Service: fmt.Sprintf("service %02d", i)})
+		if err != nil {
+			t.Fatalf("join %d: %v", i, err)
+		}
+		if i == 0 {
+			first = res.Entry.ID
+		}
+		ids = append(ids, res.Entry.ID)
+		// Each other list holds an offer, the costliest to withdraw.
+		if i > 0 {
+			start := h.clock.Now().Add(time.Duration(30+i) * time.Hour)
+			sl, _, err := svc.CreateSlot(ctx, biz.ID, waitlist.SlotParams{Service: fmt.Sprintf("service %02d", i), StartsAt: start, EndsAt: start.Add(time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, moves, err := svc.Release(ctx, biz.ID, sl.ID, 0, waitlist.ReasonCancellation); err != nil || len(moves) != 1 || moves[0].Move != nextup.MoveOffer {
+				t.Fatalf("offer on list %d: %v %v", i, moves, err)
+			}
+		}
+	}
+	start := h.clock.Now().Add(26 * time.Hour)
+	sl, _, err := svc.CreateSlot(ctx, biz.ID, waitlist.SlotParams{Service: "service 00", StartsAt: start, EndsAt: start.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, moves, err := svc.Release(ctx, biz.ID, sl.ID, 0, waitlist.ReasonCancellation)
+	if err != nil || len(moves) != 1 || moves[0].EntryID != first {
+		t.Fatalf("the offer to book: %v %v", moves, err)
+	}
+	if _, err := svc.Claim(ctx, h.token(t, moves[0].OfferID)); err != nil {
+		t.Fatalf("claim: %v", err)
+	}
+	var pending []nextup.Timer
+	if err := st.Read(ctx, func(tx nextup.Tx) error {
+		var err error
+		pending, err = tx.TimerList(ctx, nextup.TimerFilter{BusinessID: biz.ID, PendingOnly: true})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	split := false
+	for _, tm := range pending {
+		split = split || tm.Kind == nextup.TimerDedupe
+	}
+	if !split {
+		t.Fatalf("eleven offers withdrawn in the claim's own transaction (bound %d): no dedupe timer left for the rest", st.TxWrites())
+	}
+	if err := timer.Advance(ctx, h.clock, h.sweep, time.Second); err != nil {
+		t.Fatalf("the dedupe timers: %v", err)
+	}
+	var entries []nextup.Entry
+	var msgs []nextup.Message
+	if err := st.Read(ctx, func(tx nextup.Tx) error {
+		for _, id := range ids {
+			e, err := tx.EntryGet(ctx, id)
+			if err != nil {
+				return err
+			}
+			entries = append(entries, e)
+		}
+		var err error
+		msgs, err = tx.MessageList(ctx, nextup.MessageFilter{BusinessID: biz.ID, To: "ann@example.com"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	left, told := 0, map[string]int{}
+	for _, e := range entries {
+		switch {
+		case e.ID == first && e.State != nextup.EntryBooked:
+			t.Errorf("the booked entry is %s", e.State)
+		case e.ID != first && e.State != nextup.EntryLeft:
+			t.Errorf("entry %s (%s) is %s, want withdrawn", e.ID, e.Service, e.State)
+		case e.ID != first:
+			left++
+		}
+	}
+	for _, m := range msgs {
+		if m.Kind == waitlist.MessageDeduped {
+			told[m.EntryID]++
+		}
+	}
+	if left != lists-1 || len(told) != lists-1 {
+		t.Fatalf("%d of %d entries withdrawn, %d told (%v)", left, lists-1, len(told), told)
+	}
+	for id, n := range told {
+		if n != 1 {
+			t.Errorf("entry %s told %d times", id, n)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -25,6 +26,13 @@ const ReasonDeduped = "deduped"
 // offer has it withdrawn (the slot rolls on). Each is audited with the
 // booking that made it pointless, and the person is told, outside quiet
 // hours.
+//
+// On a bounded store (DynamoDB's 100 items a transaction) a person with
+// many lists could need more writes than the booking's transaction has
+// room for: Dedupe withdraws what fits and leaves the rest to a dedupe
+// timer, due at once, that runs it again in a transaction of its own
+// (DedupeTimer); what was withdrawn already is no longer active, so each
+// entry goes once.
 func (w *Work) Dedupe(ctx context.Context, bi *Biz, booked nextup.Entry, sl nextup.Slot) error {
 	mode := bi.Rules.Dedupe
 	if mode != nextup.DedupeSameService && mode != nextup.DedupeAll {
@@ -37,6 +45,10 @@ func (w *Work) Dedupe(ctx context.Context, bi *Biz, booked nextup.Entry, sl next
 	for _, x := range others {
 		if x.ID == booked.ID || (mode == nextup.DedupeSameService && !Pointless(x, sl, bi)) {
 			continue
+		}
+		if w.Room(dedupeWrites) == 0 {
+			return w.Schedule(ctx, nextup.Timer{BusinessID: bi.ID, Kind: nextup.TimerDedupe, SubjectID: dedupeSubject(booked, sl),
+				Key: nextup.TimerDedupe + ":" + sl.ID + ":" + booked.ContactKey(), DueAt: w.Now})
 		}
 		detail := map[string]any{"booked_entry_id": booked.ID, "booked_slot_id": sl.ID, "dedupe": mode}
 		switch x.State {
@@ -65,6 +77,37 @@ func (w *Work) Dedupe(ctx context.Context, bi *Biz, booked nextup.Entry, sl next
 		}
 	}
 	return nil
+}
+
+// dedupeWrites bounds what withdrawing one entry writes: for an entry
+// holding an offer, the offer, its seats, three timers, its messages, the
+// entry, two audit rows and the slot's roll-on (a new offer with its
+// message, timers and audit rows), with the person's notice.
+const dedupeWrites = 25
+
+// dedupeSubject names, in a dedupe timer, the booking's slot and the
+// person behind it (the entry booked, if any, and their addresses).
+func dedupeSubject(booked nextup.Entry, sl nextup.Slot) string {
+	return url.Values{"slot": {sl.ID}, "entry": {booked.ID}, "email": {booked.Email}, "phone": {booked.Phone}}.Encode()
+}
+
+// DedupeTimer withdraws, in w, the rest of what a booking made pointless
+// (a dedupe timer's subject): Dedupe again, which leaves the rest to
+// another timer if there is still more than w takes.
+func (w *Work) DedupeTimer(ctx context.Context, subject string) error {
+	v, err := url.ParseQuery(subject)
+	if err != nil {
+		return fmt.Errorf("dedupe timer subject %q: %w", subject, err)
+	}
+	sl, err := w.Tx.SlotGet(ctx, v.Get("slot"))
+	if err != nil {
+		return fmt.Errorf("slot of dedupe timer: %w", err)
+	}
+	bi, err := w.Business(ctx, sl.BusinessID)
+	if err != nil {
+		return err
+	}
+	return w.Dedupe(ctx, bi, nextup.Entry{ID: v.Get("entry"), BusinessID: sl.BusinessID, Email: v.Get("email"), Phone: v.Get("phone")}, sl)
 }
 
 // Pointless reports whether booking slot sl makes entry x pointless under

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/nextup-dev/nextup"
 )
 
@@ -33,4 +35,46 @@ func TestPointless(t *testing.T) {
 			t.Errorf("%s: Pointless = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestPointlessProperties: for any entry and booked slot, same_service
+// dedupe withdraws only an entry of the slot's service, never an event's,
+// exactly when the entry's dates (in the business's timezone, across
+// clock changes) share a local day with the slot's start; and widening
+// an entry's dates never makes it matter again.
+func TestPointlessProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		loc, _ := time.LoadLocation(rapid.SampledFrom([]string{"Europe/London", "America/New_York", "Australia/Sydney", "UTC"}).Draw(t, "tz"))
+		bi := &Biz{Loc: loc}
+		base := time.Date(2026, 3, 1, 0, 0, 0, 0, loc)
+		at := func(label string) time.Time {
+			return base.Add(time.Duration(rapid.IntRange(0, 120*24*60).Draw(t, label)) * time.Minute)
+		}
+		services := []string{"haircut", "colour"}
+		sl := nextup.Slot{Kind: nextup.KindSlot, Service: rapid.SampledFrom(services).Draw(t, "slot service"), StartsAt: at("start")}
+		e := nextup.Entry{Service: rapid.SampledFrom(services).Draw(t, "entry service")}
+		if rapid.Bool().Draw(t, "earliest") {
+			e.Earliest = at("from")
+		}
+		if rapid.Bool().Draw(t, "latest") {
+			e.Latest = at("until")
+		}
+		if rapid.Bool().Draw(t, "event") {
+			e.EventID = "slot_event"
+		}
+		got := Pointless(e, sl, bi)
+		// The slot's local day, by the calendar rather than by 24 hours.
+		y, m, d := sl.StartsAt.In(loc).Date()
+		dayStart, nextDay := time.Date(y, m, d, 0, 0, 0, 0, loc), time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+		want := e.EventID == "" && e.Service == sl.Service &&
+			(e.Earliest.IsZero() || e.Earliest.Before(nextDay)) && (e.Latest.IsZero() || !e.Latest.Before(dayStart))
+		if got != want {
+			t.Fatalf("Pointless(%+v, slot at %s) = %v, want %v", e, sl.StartsAt.In(loc), got, want)
+		}
+		wider := e
+		wider.Earliest, wider.Latest = time.Time{}, time.Time{}
+		if got && !Pointless(wider, sl, bi) && e.EventID == "" {
+			t.Fatalf("an entry with no dates stopped being pointless: %+v", wider)
+		}
+	})
 }

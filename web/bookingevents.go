@@ -33,8 +33,9 @@ func (s *Server) newBookingEventsSecret(w http.ResponseWriter, r *http.Request, 
 
 // bookingEventJSON is the booking tool's event on the wire.
 type bookingEventJSON struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
+	ID          string    `json:"id"`
+	Type        string    `json:"type"`
+	OccurredAt  time.Time `json:"occurred_at"`
 	Appointment struct {
 		ID       string         `json:"id"`
 		Service  string         `json:"service"`
@@ -92,7 +93,7 @@ func (s *Server) bookingEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := in.Appointment
-	ev := waitlist.BookingEvent{ID: in.ID, Type: in.Type, Appointment: waitlist.Appointment{ID: a.ID, Service: a.Service, Staff: a.Staff,
+	ev := waitlist.BookingEvent{ID: in.ID, Type: in.Type, OccurredAt: in.OccurredAt, Appointment: waitlist.Appointment{ID: a.ID, Service: a.Service, Staff: a.Staff,
 		StartsAt: a.StartsAt, EndsAt: a.EndsAt, Capacity: a.Capacity, Seating: a.Seating}}
 	if a.Customer != nil {
 		ev.Appointment.Email, ev.Appointment.Phone = a.Customer.Email, a.Customer.Phone

@@ -238,17 +238,18 @@ func testBookingEvents(t *testing.T, a *api) {
 	}
 
 	// The receptionist books the chair by phone while Ann's offer is
-	// out: the tool says so, Ann's offer ends (she keeps her place), the
-	// chair is full and offered to nobody.
-	booked := strings.NewReplacer(`"ev_1"`, `"ev_3"`, "appointment.cancelled", "appointment.created").Replace(body)
+	// out, and the tool calls it a new appointment: nextup finds its slot
+	// for that chair and time, Ann's offer ends (she keeps her place),
+	// the chair is full and offered to nobody — nobody is double-booked.
+	booked := `{"id":"ev_3","type":"appointment.created","occurred_at":"2026-12-01T10:02:00Z","appointment":{"id":"appt_2","service":"haircut","staff":"Ana","starts_at":"2026-12-01T15:00:00Z","ends_at":"2026-12-01T15:45:00Z"}}`
 	var took struct {
 		SlotID string        `json:"slot_id"`
 		Moves  []nextup.Move `json:"moves"`
 	}
 	a.must(a.bookingEvent(made.Secret, now, booked), 200, &took)
 	sl = a.slotByID(first.SlotID)
-	if sl.BookedSeats != 1 || sl.HeldSeats != 0 || sl.HandedBack || len(took.Moves) != 0 {
-		t.Fatalf("after the booking: slot %+v, moves %+v", sl, took.Moves)
+	if took.SlotID != first.SlotID || sl.BookedSeats != 1 || sl.HeldSeats != 0 || sl.HandedBack || len(took.Moves) != 0 {
+		t.Fatalf("after the booking: slot %s %+v, moves %+v", took.SlotID, sl, took.Moves)
 	}
 	if e := a.entry(annID); e.State != nextup.EntryWaiting {
 		t.Fatalf("Ann is %s, want waiting", e.State)
@@ -257,6 +258,39 @@ func testBookingEvents(t *testing.T, a *api) {
 	a.must(a.do("GET", "/v1/offers/"+first.Moves[0].OfferID, a.key, ""), 200, &offer)
 	if offer["state"] != string(nextup.OfferCancelled) {
 		t.Fatalf("Ann's offer %v", offer)
+	}
+	// The same appointment's cancellation, sent earlier but delivered
+	// late: older than the booking applied, it changes nothing.
+	before = a.footprint()
+	var late map[string]any
+	a.must(a.bookingEvent(made.Secret, now, `{"id":"ev_3a","type":"appointment.cancelled","occurred_at":"2026-12-01T10:01:00Z","appointment":{"id":"appt_2","service":"haircut","staff":"Ana","starts_at":"2026-12-01T15:00:00Z","ends_at":"2026-12-01T15:45:00Z"}}`), 200, &late)
+	if late["ignored"] == nil || a.slotByID(first.SlotID).BookedSeats != 1 {
+		t.Fatalf("a stale cancellation: %v, slot %+v", late, a.slotByID(first.SlotID))
+	}
+	if after := a.footprint(); after[0] != before[0] || after[1] != before[1] || after[2] != before[2] || after[4] != before[4] {
+		t.Fatalf("a stale event changed %v to %v", before, after)
+	}
+
+	// A shared class with two seats, both offered; the tool books one
+	// seat of it: only the newest offer ends.
+	for _, name := range []string{"Cy", "Di"} {
+		a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"`+name+`","email":"`+strings.ToLower(name)+`@example.com","service":"yoga"}`), 201, nil)
+	}
+	var class struct {
+		SlotID string        `json:"slot_id"`
+		Moves  []nextup.Move `json:"moves"`
+	}
+	a.must(a.bookingEvent(made.Secret, now, `{"id":"ev_c1","type":"opening.created","appointment":{"id":"class_1","service":"yoga","starts_at":"2026-12-02T18:00:00Z","ends_at":"2026-12-02T19:00:00Z","capacity":2,"seating":"shared"}}`), 200, &class)
+	if len(class.Moves) != 2 {
+		t.Fatalf("the class's opening: %+v", class.Moves)
+	}
+	a.must(a.bookingEvent(made.Secret, now, `{"id":"ev_c2","type":"appointment.created","appointment":{"id":"class_1","service":"yoga","starts_at":"2026-12-02T18:00:00Z","ends_at":"2026-12-02T19:00:00Z","capacity":1,"seating":"shared"}}`), 200, nil)
+	cl := a.slotByID(class.SlotID)
+	var o1, o2 map[string]any
+	a.must(a.do("GET", "/v1/offers/"+class.Moves[0].OfferID, a.key, ""), 200, &o1)
+	a.must(a.do("GET", "/v1/offers/"+class.Moves[1].OfferID, a.key, ""), 200, &o2)
+	if cl.BookedSeats != 1 || cl.HeldSeats != 1 || o1["state"] != string(nextup.OfferOffered) || o2["state"] != string(nextup.OfferCancelled) {
+		t.Fatalf("one seat booked in the tool: class %+v, offers %v / %v; want the older offer kept", cl, o1["state"], o2["state"])
 	}
 
 	// A new opening: a free slot, offered to Ann.

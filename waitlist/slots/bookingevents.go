@@ -47,6 +47,10 @@ type BookingEvent struct {
 	ID          string // the tool's event id: the idempotency key
 	Type        string
 	Appointment Appointment
+	// OccurredAt, when the tool says, is when the event happened in it:
+	// an event older than one applied already to its appointment (two
+	// delivered out of order) changes nothing.
+	OccurredAt time.Time
 }
 
 // Appointment is the booking tool's appointment (or opening) an event is
@@ -179,29 +183,45 @@ func (s *Slots) BookingEvent(ctx context.Context, businessID string, ev BookingE
 
 func (w *work) bookingEvent(ctx context.Context, bi *core.Biz, ev BookingEvent) (BookingEventResult, error) {
 	a := ev.Appointment
-	out := BookingEventResult{SlotID: AppointmentSlotID(bi.ID, a.ID)}
-	sl, err := w.Tx.SlotGet(ctx, out.SlotID)
-	known := err == nil
-	switch {
-	case errors.Is(err, nextup.ErrNotFound):
-	case err != nil:
+	var out BookingEventResult
+	m, rec, known, err := w.appointment(ctx, bi, a)
+	if err != nil {
 		return out, err
-	case sl.BusinessID != bi.ID:
-		return out, core.NotFound("slot", out.SlotID, nil)
 	}
-	if !a.EndsAt.After(w.Now) || (known && !sl.EndsAt.After(w.Now)) {
+	var sl nextup.Slot
+	adopted := false
+	if known {
+		if sl, err = w.Tx.SlotGet(ctx, m.SlotID); err != nil || sl.BusinessID != bi.ID {
+			return out, core.NotFound("slot", m.SlotID, err)
+		}
+		if !ev.OccurredAt.IsZero() && ev.OccurredAt.Before(m.OccurredAt) {
+			out.SlotID, out.Ignored = sl.ID, "a later event about this appointment was applied already"
+			return out, nil
+		}
+	} else if sl, adopted, err = w.chairOf(ctx, bi, a); err != nil {
+		return out, err
+	}
+	out.SlotID = sl.ID
+	if !a.EndsAt.After(w.Now) || (sl.ID != "" && !sl.EndsAt.After(w.Now)) {
 		out.Ignored = "the appointment has ended"
+		if rec.Status == 0 { // nothing to keep of an appointment that is over
+			return out, w.Tx.IdempotencyDelete(ctx, rec.Scope, rec.Key)
+		}
 		return out, nil
 	}
 	detail := map[string]any{"event_id": ev.ID, "event_type": ev.Type, "appointment_id": a.ID}
-	if !known {
-		// First sight: the slot as the tool had it before this event (an
-		// opening is free; any appointment was booked).
+	if adopted {
+		detail["adopted"] = true // a slot nextup had for the same chair and time
+	}
+	if sl.ID == "" {
+		// First sight, and no slot for this chair: made as the tool had it
+		// before this event (an opening is free; any appointment was
+		// booked).
 		booked := a.Capacity
 		if ev.Type == OpeningCreated {
 			booked = 0
 		}
-		sl = nextup.Slot{ID: out.SlotID, BusinessID: bi.ID, Kind: nextup.KindSlot, Service: a.Service, Staff: a.Staff,
+		sl = nextup.Slot{ID: AppointmentSlotID(bi.ID, a.ID), BusinessID: bi.ID, Kind: nextup.KindSlot, Service: a.Service, Staff: a.Staff,
 			StartsAt: a.StartsAt.UTC(), EndsAt: a.EndsAt.UTC(), Capacity: a.Capacity, Seating: a.Seating, MinParty: 1,
 			BookedSeats: booked, CreatedAt: w.Now}
 		if err := w.Tx.SlotCreate(ctx, sl); err != nil {
@@ -210,6 +230,7 @@ func (w *work) bookingEvent(ctx context.Context, bi *core.Biz, ev BookingEvent) 
 			}
 			return out, fmt.Errorf("create slot: %w", err)
 		}
+		out.SlotID = sl.ID
 		facts := core.SlotFacts(sl)
 		facts["appointment_id"] = a.ID
 		if err := w.Audit(ctx, bi, nextup.AuditEvent{SubjectType: nextup.SubjectSlot, SubjectID: sl.ID, SlotID: sl.ID,
@@ -234,7 +255,7 @@ func (w *work) bookingEvent(ctx context.Context, bi *core.Biz, ev BookingEvent) 
 			}
 		}
 	case AppointmentCreated:
-		if known {
+		if known || adopted {
 			if err := w.bookedElsewhere(ctx, bi, sl, a.Capacity); err != nil {
 				return out, err
 			}
@@ -250,32 +271,136 @@ func (w *work) bookingEvent(ctx context.Context, bi *core.Biz, ev BookingEvent) 
 		return out, err
 	}
 	out.Moves = w.Moves
-	return out, nil
+	m.SlotID = sl.ID
+	if ev.OccurredAt.After(m.OccurredAt) {
+		m.OccurredAt = ev.OccurredAt
+	}
+	return out, w.keepAppointment(ctx, rec, m, known)
+}
+
+// appointmentMap is what nextup keeps of a booking tool's appointment:
+// its slot, and the time of the latest event applied to it (when the tool
+// says when its events happened), kept as an idempotency record of the
+// business keyed by the appointment id, for as long as the slot lasts and
+// a month more.
+type appointmentMap struct {
+	SlotID     string    `json:"slot_id"`
+	OccurredAt time.Time `json:"occurred_at"`
+}
+
+func appointmentScope(businessID string) string { return "booking-appointments:" + businessID }
+
+// appointment reads what nextup keeps of appointment a, or says it is
+// its first sight (a slot made by an earlier version of this code, named
+// after the appointment, counts as known).
+func (w *work) appointment(ctx context.Context, bi *core.Biz, a Appointment) (appointmentMap, nextup.IdempotencyRecord, bool, error) {
+	rec := nextup.IdempotencyRecord{Scope: appointmentScope(bi.ID), Key: a.ID, CreatedAt: w.Now, ExpiresAt: a.EndsAt.Add(bookingEventsKept)}
+	var m appointmentMap
+	old, err := w.Tx.IdempotencyStart(ctx, rec)
+	switch {
+	case errors.Is(err, nextup.ErrConflict):
+		if err := json.Unmarshal(old.Body, &m); err != nil || m.SlotID == "" {
+			return m, rec, false, fmt.Errorf("appointment %s's record: %v", a.ID, err)
+		}
+		return m, old, true, nil
+	case err != nil:
+		return m, rec, false, fmt.Errorf("appointment %s: %w", a.ID, err)
+	}
+	if _, err := w.Tx.SlotGet(ctx, AppointmentSlotID(bi.ID, a.ID)); err == nil {
+		m.SlotID = AppointmentSlotID(bi.ID, a.ID)
+		return m, rec, true, nil
+	} else if !errors.Is(err, nextup.ErrNotFound) {
+		return m, rec, false, err
+	}
+	return m, rec, false, nil
+}
+
+// keepAppointment stores m as appointment rec's record: finishing the
+// record IdempotencyStart just made, or replacing the one there was.
+func (w *work) keepAppointment(ctx context.Context, rec nextup.IdempotencyRecord, m appointmentMap, existed bool) error {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if existed && rec.Status != 0 {
+		if err := w.Tx.IdempotencyDelete(ctx, rec.Scope, rec.Key); err != nil {
+			return err
+		}
+		rec.Status = 0
+		if _, err := w.Tx.IdempotencyStart(ctx, rec); err != nil {
+			return fmt.Errorf("appointment record: %w", err)
+		}
+	}
+	rec.Status, rec.Body = 200, body
+	return w.Tx.IdempotencyFinish(ctx, rec)
+}
+
+// chairOf finds the slot nextup already has for the chair and time of an
+// appointment it has never seen (a booking the tool made under a new id
+// into a slot it had freed, or a slot staff made by hand), so that one
+// chair is one slot: the same service and staff, kind slot, starting at
+// the same moment, or — for a named staff member, whose chair is theirs —
+// overlapping it. None is the zero slot.
+func (w *work) chairOf(ctx context.Context, bi *core.Biz, a Appointment) (nextup.Slot, bool, error) {
+	slots, err := w.Tx.SlotList(ctx, nextup.SlotFilter{BusinessID: bi.ID, From: a.StartsAt.Add(-24 * time.Hour), To: a.EndsAt})
+	if err != nil {
+		return nextup.Slot{}, false, err
+	}
+	var overlap nextup.Slot
+	for _, sl := range slots {
+		if sl.Kind != nextup.KindSlot || !strings.EqualFold(sl.Service, a.Service) || !strings.EqualFold(sl.Staff, a.Staff) ||
+			!sl.StartsAt.Before(a.EndsAt) || !a.StartsAt.Before(sl.EndsAt) {
+			continue
+		}
+		if sl.StartsAt.Equal(a.StartsAt) {
+			s, err := w.Tx.SlotGet(ctx, sl.ID) // locked, as the use cases read a slot they change
+			return s, err == nil, err
+		}
+		if a.Staff != "" && overlap.ID == "" {
+			overlap = sl
+		}
+	}
+	if overlap.ID == "" {
+		return nextup.Slot{}, false, nil
+	}
+	s, err := w.Tx.SlotGet(ctx, overlap.ID)
+	return s, err == nil, err
 }
 
 // bookedElsewhere takes n seats of a known slot (all of a unit slot) as
-// booked in the booking tool. Offers nextup has out on them end first,
-// their people back in line with their places: the slot is kept from the
-// engine meanwhile (handed back), so the seats they free are not offered
-// again, and an open hand-back of the slot is resolved, as staff filled
-// it.
+// booked in the booking tool. When fewer are free, offers nextup has out
+// on the slot end first, the newest first and only as many as the seats
+// need, their people back in line with their places: the slot is kept
+// from the engine meanwhile, within this transaction only, so the seats
+// they free are not offered again. An open hand-back of the slot is
+// resolved, as staff filled it.
 func (w *work) bookedElsewhere(ctx context.Context, bi *core.Biz, sl nextup.Slot, n int) error {
 	if sl.Seating == nextup.SeatingUnit {
 		n = sl.Capacity
 	}
-	if sl.FreeSeats() < n && sl.HeldSeats > 0 {
-		if err := w.Tx.SlotSetHandedBack(ctx, sl.ID, true); err != nil {
-			return err
+	wasHandedBack := sl.HandedBack
+	if need := min(n, sl.Capacity-sl.BookedSeats) - sl.FreeSeats(); need > 0 && sl.HeldSeats > 0 {
+		if !wasHandedBack {
+			if err := w.Tx.SlotSetHandedBack(ctx, sl.ID, true); err != nil {
+				return err
+			}
 		}
 		offers, err := w.Tx.OfferListBySlot(ctx, sl.ID)
 		if err != nil {
 			return err
 		}
-		for _, o := range offers {
+		for i := len(offers) - 1; i >= 0 && need > 0; i-- { // newest first
+			o := offers[i]
 			if !o.State.Live() {
 				continue
 			}
 			if _, err := w.EndOffer(ctx, o, nextup.OfferCancelled, ReasonBookedElsewhere, nextup.EntryWaiting); err != nil {
+				return err
+			}
+			need -= o.Seats
+		}
+		if !wasHandedBack {
+			if err := w.Tx.SlotSetHandedBack(ctx, sl.ID, false); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -240,5 +241,47 @@ func TestTemplatesVersions(t *testing.T) {
 	}
 	if _, err := b.svc.RevertTemplates(b.ctx, b.biz.ID, 9); !errors.Is(err, nextup.ErrNotFound) {
 		t.Fatalf("revert to a version that never was: %v", err)
+	}
+}
+
+// Owners saving different kinds at once both keep theirs: TemplateKinds
+// applies to the templates as the transaction reads them. All of a
+// business's templates together stay under 96 KiB (every version is kept
+// whole in one audit row).
+func TestTemplateKinds(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	offer := nextup.MessageTemplate{Subject: "Yours: {{.Service}}"}
+	conf := nextup.MessageTemplate{Subject: "Booked: {{.Service}}"}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, kind := range []string{waitlist.TemplateOffer, waitlist.TemplateConfirmation} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tmpl := map[string]*nextup.MessageTemplate{kind: &offer}
+			if i == 1 {
+				tmpl = map[string]*nextup.MessageTemplate{kind: &conf}
+			}
+			_, errs[i] = b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{TemplateKinds: tmpl})
+		}()
+	}
+	wg.Wait()
+	biz, err := b.svc.GetBusiness(b.ctx, b.biz.ID)
+	if errors.Join(append(errs, err)...) != nil || biz.Profile.Templates[waitlist.TemplateOffer] != offer ||
+		biz.Profile.Templates[waitlist.TemplateConfirmation] != conf || biz.Profile.TemplatesVersion != 2 {
+		t.Fatalf("two kinds saved at once: %+v (version %d), %v", biz.Profile.Templates, biz.Profile.TemplatesVersion, errs)
+	}
+	// Back to the default for one kind keeps the other.
+	if biz, err = b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{TemplateKinds: map[string]*nextup.MessageTemplate{waitlist.TemplateOffer: nil}}); err != nil ||
+		len(biz.Profile.Templates) != 1 || biz.Profile.TemplatesVersion != 3 {
+		t.Fatalf("offer back to the default: %+v, %v", biz.Profile, err)
+	}
+	big := map[string]*nextup.MessageTemplate{}
+	for _, k := range []string{waitlist.TemplateFilled, waitlist.TemplateExpired, waitlist.TemplateJoined, waitlist.TemplateReminder, waitlist.TemplateHandback, waitlist.TemplateUnconfirmed, waitlist.TemplateRefunded} {
+		big[k] = &nextup.MessageTemplate{Text: strings.Repeat("Hello {{.Name}}. ", 15<<10/17)}
+	}
+	if _, err := b.svc.UpdateProfile(b.ctx, b.biz.ID, waitlist.ProfilePatch{TemplateKinds: big}); !errors.Is(err, nextup.ErrInvalid) {
+		t.Fatalf("templates of 105 KiB together: %v, want refused", err)
 	}
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -179,27 +178,23 @@ func (s *Server) dashTemplatePost(w http.ResponseWriter, r *http.Request, sc sta
 	}
 	form := templateForm(r)
 	_, own := sc.Business.Profile.Templates[kind]
-	ts := maps.Clone(sc.Business.Profile.Templates)
-	if ts == nil {
-		ts = map[string]nextup.MessageTemplate{}
-	}
+	var change *nextup.MessageTemplate // nil: back to nextup's wording
 	switch r.PostFormValue("do") {
 	case "preview":
 		s.templateEditor(w, sc, kind, own, form, "Preview only: nothing is saved until you press Save.")
 		return
 	case "default":
-		delete(ts, kind)
 	case "save":
-		if form == templates.Default(kind) {
-			delete(ts, kind) // nextup's own wording, word for word
-		} else {
-			ts[kind] = form
+		if form != templates.Default(kind) { // nextup's own wording, word for word, is no wording of the business's
+			change = &form
 		}
 	default:
 		s.errorPage(w, r, nextup.Errorf(nextup.ErrInvalid, nextup.CodeValidation, "unknown action"))
 		return
 	}
-	b, err := s.Svc.UpdateProfile(r.Context(), sc.Business.ID, waitlist.ProfilePatch{Templates: &ts})
+	// This kind only, onto the templates as they stand when saved: a
+	// colleague's save of another kind meanwhile is kept.
+	b, err := s.Svc.UpdateProfile(r.Context(), sc.Business.ID, waitlist.ProfilePatch{TemplateKinds: map[string]*nextup.MessageTemplate{kind: change}})
 	if err != nil {
 		if statusOf(err) >= 500 {
 			s.errorPage(w, r, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/mail"
 	"net/url"
 	"regexp"
@@ -190,6 +191,11 @@ type ProfilePatch struct {
 	// RevertedFrom, with Templates, records that they restore that
 	// version (RevertTemplates).
 	RevertedFrom *int
+	// TemplateKinds changes the templates of some kinds only, applied to
+	// the templates as the transaction reads them (two owners saving
+	// different kinds at once both keep theirs): a nil template goes back
+	// to the default wording of its kind.
+	TemplateKinds map[string]*nextup.MessageTemplate
 	BookingURL   *string
 	WaitEstimate *bool
 }
@@ -242,6 +248,23 @@ func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p Pro
 			prof.WebhookURL = strings.TrimSpace(*p.WebhookURL)
 		}
 		templatesChanged := false
+		if p.TemplateKinds != nil {
+			next := maps.Clone(prof.Templates)
+			if next == nil {
+				next = map[string]nextup.MessageTemplate{}
+			}
+			for k, t := range p.TemplateKinds {
+				if t == nil {
+					delete(next, k)
+				} else {
+					next[k] = *t
+				}
+			}
+			if f := templates.ValidateTemplates(next); len(f) > 0 {
+				return core.Invalid(f...)
+			}
+			p.Templates = &next
+		}
 		if p.Templates != nil {
 			if same, err := sameJSON(prof.Templates, *p.Templates); err != nil {
 				return err

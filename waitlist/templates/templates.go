@@ -606,14 +606,27 @@ func Preview(businessName, kind string, t nextup.MessageTemplate) (subject, text
 // Default is the shipped wording of kind.
 func Default(kind string) nextup.MessageTemplate { return defaultTemplates[kind] }
 
-// maxTemplate bounds each template part's source.
-const maxTemplate = 16 << 10
+// maxTemplate bounds each template part's source, maxTemplates all of a
+// business's together.
+const (
+	maxTemplate  = 16 << 10
+	maxTemplates = 96 << 10
+)
 
 // ValidateTemplates checks a business's templates: known kinds, each part
 // parses and runs on sample data (so a template naming a field that does
 // not exist is refused when it is saved, not when a message is due).
 func ValidateTemplates(ts map[string]nextup.MessageTemplate) []nextup.FieldError {
 	var errs []nextup.FieldError
+	total := 0
+	for _, t := range ts {
+		total += len(t.Subject) + len(t.Text) + len(t.HTML) + len(t.SMS)
+	}
+	if total > maxTemplates {
+		// Every version is kept whole in one audit row (and the set in the
+		// business's own), which a store bounds (DynamoDB: 400 KB an item).
+		errs = append(errs, nextup.FieldError{Field: "templates", Message: "are longer than 96 KiB together"})
+	}
 	for _, kind := range slices.Sorted(maps.Keys(ts)) {
 		t := ts[kind]
 		if _, ok := defaultTemplates[kind]; !ok {

@@ -196,8 +196,8 @@ type ProfilePatch struct {
 	// different kinds at once both keep theirs): a nil template goes back
 	// to the default wording of its kind.
 	TemplateKinds map[string]*nextup.MessageTemplate
-	BookingURL   *string
-	WaitEstimate *bool
+	BookingURL    *string
+	WaitEstimate  *bool
 }
 
 var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)

@@ -196,6 +196,11 @@ func (s *Server) proposalPost(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "proposal", proposalPageData(p, b, r))
 }
 
+// unsureDates is the confidence below which the one-tap page warns that
+// the proposed dates are a guess; the parsers give about 0.3 to dates
+// they read with doubt.
+const unsureDates = 0.5
+
 func proposalPageData(p nextup.Proposal, b nextup.Business, r *http.Request) pageData {
 	f := p.Fields
 	d := pageData{Title: "A request for " + b.Name, Business: b.Name, Service: f.Service, Staff: f.Staff,
@@ -208,6 +213,11 @@ func proposalPageData(p nextup.Proposal, b nextup.Business, r *http.Request) pag
 		d.When = "any time"
 	} else {
 		d.When = waitlist.FormatWhen(f.Earliest, bizLoc(b))
+	}
+	// The dates as the parser read them, unless it said it was unsure:
+	// then the page says so before anyone confirms them.
+	if c, ok := p.Confidence["earliest"]; ok && c < unsureDates && !(f.Earliest.IsZero() && f.Latest.IsZero()) {
+		d.When += " (the dates were unclear; check them against the request below)"
 	}
 	switch p.State {
 	case nextup.ProposalApproved:

@@ -25,10 +25,15 @@ func TestProposalsOverHTTP(t *testing.T) {
 	for i, f := range []nextup.ProposalFields{
 		{Name: "Ann", Email: "ann@example.com", Service: "hiarcut", Earliest: a.clock.Now().Add(24 * time.Hour)},
 		{Name: "Bo", Phone: "+447700900123", Service: "haircut"},
+		{Name: "Cy", Phone: "+447700900124", Service: "haircut", Earliest: a.clock.Now().Add(48 * time.Hour)},
 	} {
+		conf := map[string]float64{"name": 0.9}
+		if f.Name == "Cy" { // dates the parser was unsure of
+			conf["earliest"], conf["latest"] = 0.3, 0.3
+		}
 		if _, _, err := svc.Propose(context.Background(), a.bid, waitlist.ProposeParams{Source: nextup.ProposalFromEmail,
 			SourceRef: "<" + string(rune('a'+i)) + "@x>", ReceivedAt: received.Add(time.Duration(i) * time.Minute),
-			Excerpt: "please", Fields: f, Confidence: map[string]float64{"name": 0.9}, Problems: []string{"service spelled oddly"}}); err != nil {
+			Excerpt: "please", Fields: f, Confidence: conf, Problems: []string{"service spelled oddly"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,10 +41,10 @@ func TestProposalsOverHTTP(t *testing.T) {
 		Proposals []map[string]any `json:"proposals"`
 	}
 	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/proposals?state=open", a.key, ""), 200, &list)
-	if len(list.Proposals) != 2 {
+	if len(list.Proposals) != 3 {
 		t.Fatalf("proposals %v", list.Proposals)
 	}
-	bo, ann := list.Proposals[0], list.Proposals[1] // newest first
+	bo, ann := list.Proposals[1], list.Proposals[2] // newest first
 	fields := ann["fields"].(map[string]any)
 	if ann["source"] != "email" || fields["name"] != "Ann" || fields["phone"] != nil || fields["earliest"] == nil ||
 		ann["confidence"].(map[string]any)["name"] != 0.9 || len(ann["problems"].([]any)) != 1 || ann["state"] != "open" {
@@ -63,13 +68,25 @@ func TestProposalsOverHTTP(t *testing.T) {
 		Messages []map[string]any `json:"messages"`
 	}
 	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/messages?to=owner@example.com", a.key, ""), 200, &msgs)
-	var link string
+	var link, annLink, cyLink string
 	for _, m := range msgs.Messages {
 		body := m["body"].(string)
-		if strings.Contains(body, "Name: Bo") {
-			i := strings.Index(body, "https://nextup.test/p/")
+		i := strings.Index(body, "https://nextup.test/p/")
+		switch {
+		case strings.Contains(body, "Name: Bo"):
 			link = strings.Fields(body[i:])[0]
+		case strings.Contains(body, "Name: Cy"):
+			cyLink = strings.Fields(body[i:])[0]
+		case strings.Contains(body, "Name: Ann"):
+			annLink = strings.Fields(body[i:])[0]
 		}
+	}
+	// Dates read with doubt are flagged on the page that confirms them.
+	if _, _, body := a.page("GET", strings.TrimPrefix(cyLink, "https://nextup.test")); !strings.Contains(body, "the dates were unclear") {
+		t.Errorf("the approve page for unsure dates does not say so:\n%s", body)
+	}
+	if _, _, body := a.page("GET", strings.TrimPrefix(annLink, "https://nextup.test")); !strings.Contains(body, "Approved") || strings.Contains(body, "the dates were unclear") {
+		t.Errorf("the approve page flags dates nobody doubted:\n%s", body)
 	}
 	path := strings.TrimPrefix(strings.Replace(link, "/approve", "/reject", 1), "https://nextup.test")
 	status, _, body := a.page("GET", path)
@@ -77,7 +94,7 @@ func TestProposalsOverHTTP(t *testing.T) {
 		t.Fatalf("reject page %d:\n%s", status, body)
 	}
 	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/proposals?state=open", a.key, ""), 200, &list)
-	if len(list.Proposals) != 1 {
+	if len(list.Proposals) != 2 {
 		t.Fatalf("opening the page decided it: %v", list.Proposals)
 	}
 	for range 2 { // a second press says how it stands

@@ -7,8 +7,13 @@ import (
 
 var (
 	// "On Tue, 3 Mar 2026 at 09:12, Jane <j@x> wrote:", possibly wrapped
-	// over up to three lines, and its French and German cousins.
-	replyIntro = regexp.MustCompile(`(?is)^\s*(on\b.{0,300}\bwrote|le\b.{0,300}\ba [ée]crit|am\b.{0,300}\bschrieb)\s*:\s*$`)
+	// over up to three lines, and its cousins: French "Le ..., Anne <a@x> a
+	// écrit :", Spanish "El ..., Ana (<a@x>) escribió:", and German and
+	// Dutch, which name the writer after the verb: "Am ... schrieb Jana
+	// <j@x>:", "Op ... schreef Eva <e@x>:". The newer ones want a digit
+	// (the date) before the verb, so that "Am Ende schrieb ich:" is no
+	// introduction.
+	replyIntro = regexp.MustCompile(`(?is)^\s*(on\b.{0,300}\bwrote|le\b.{0,300}\ba [ée]crit|am\b.{0,300}\bschrieb|el\b.{0,300}?\d.{0,300}\bescribi[óo]|(am\b.{0,300}?\d.{0,300}\bschrieb|op\b.{0,300}?\d.{0,300}\bschreef)\b.{0,300})\s*:\s*$`)
 	// The signature delimiter, with or without its trailing space.
 	sigDelim = regexp.MustCompile(`^--\s*$`)
 	// Footers mail apps add, and the disclaimers companies add.
@@ -73,16 +78,24 @@ func isQuoteStart(lines []string, i int) bool {
 				return true
 			}
 		}
-		return strings.Contains(strings.ToLower(l), "original message")
+		// A separator that names itself ("-----Original Message-----",
+		// "-----Ursprüngliche Nachricht-----") is Outlook's, in any language.
+		return strings.Trim(l, "-_ \t") != ""
 	}
 	if isBareHeaderStart(lines, i) {
 		return true
 	}
 	low := strings.ToLower(l)
-	if strings.HasPrefix(low, "on ") || strings.HasPrefix(low, "le ") || strings.HasPrefix(low, "am ") {
+	if strings.HasPrefix(low, "on ") || strings.HasPrefix(low, "le ") || strings.HasPrefix(low, "am ") || strings.HasPrefix(low, "el ") || strings.HasPrefix(low, "op ") {
+		// An introduction wraps over lines, never over a blank one: "On
+		// Tuesday, please" above a blank line and an introduction is the
+		// requester's.
 		joined := l
 		for j := i; j < len(lines) && j <= i+2; j++ {
 			if j > i {
+				if strings.TrimSpace(lines[j]) == "" {
+					break
+				}
 				joined += " " + strings.TrimSpace(lines[j])
 			}
 			if replyIntro.MatchString(joined) {

@@ -14,11 +14,12 @@ var (
 	forwardSubject = regexp.MustCompile(`(?i)^\s*((re|aw|sv)\s*:\s*)*(fwd?|fw|wg|tr)\s*(\[\d+\])?\s*:`)
 
 	// A marker that always introduces a forwarded message.
-	strongMarker = regexp.MustCompile(`(?i)^\s*(-{2,}\s*(forwarded message|weitergeleitete nachricht|message transf[ée]r[ée]|mensaje reenviado|messaggio inoltrato)\s*-*|begin forwarded message:?|anfang der weitergeleiteten nachricht:?|d[ée]but du message r[ée]exp[ée]di[ée]\s*:?)\s*$`)
+	strongMarker = regexp.MustCompile(`(?i)^\s*(-{2,}\s*(forwarded message|weitergeleitete nachricht|message transf[ée]r[ée]|mensaje reenviado|doorgestuurd bericht|messaggio inoltrato)\s*-*|begin forwarded message:?|anfang der weitergeleiteten nachricht:?|d[ée]but du message r[ée]exp[ée]di[ée]\s*:?|inicio del mensaje reenviado:?|begin doorgestuurd bericht:?)\s*$`)
 	// A marker that introduces either a forwarded message or the quoted
 	// message being replied to: Outlook writes the same for both.
-	weakMarker = regexp.MustCompile(`(?i)^\s*(-{3,}\s*original message\s*-{3,}|_{10,}|-{10,})\s*$`)
-	headerLine = regexp.MustCompile(`(?i)^\s*\*?(from|sent|date|to|cc|subject|reply-to|de|von|envoy[ée]|gesendet|datum|an|betreff|objet|[àa]|para|asunto|enviado|fecha)\s*\*?\s*:\s*\*?\s*(.*)$`)
+	// Outlook's separator in English, German, French, Spanish and Dutch.
+	weakMarker = regexp.MustCompile(`(?i)^\s*(-{3,}\s*(original message|urspr[üu]ngliche nachricht|message d'origine|mensaje original|oorspronkelijk bericht)\s*-{3,}|_{10,}|-{10,})\s*$`)
+	headerLine = regexp.MustCompile(`(?i)^\s*\*?(from|sent|date|to|cc|subject|reply-to|de|von|envoy[ée]|gesendet|datum|an|betreff|objet|[àa]|para|asunto|enviado|fecha|van|verzonden|aan|onderwerp)\s*\*?\s*:\s*\*?\s*(.*)$`)
 )
 
 // forward is one inline-forwarded message found in a text.
@@ -34,13 +35,13 @@ type forward struct {
 // headerKey folds localised header names onto the English ones.
 func headerKey(k string) string {
 	switch strings.ToLower(k) {
-	case "from", "de", "von":
+	case "from", "de", "von", "van":
 		return "from"
-	case "sent", "date", "envoyé", "envoye", "gesendet", "datum", "enviado", "fecha":
+	case "sent", "date", "envoyé", "envoye", "gesendet", "datum", "enviado", "fecha", "verzonden":
 		return "date"
-	case "subject", "betreff", "objet", "asunto":
+	case "subject", "betreff", "objet", "asunto", "onderwerp":
 		return "subject"
-	case "to", "an", "à", "a", "para":
+	case "to", "an", "à", "a", "para", "aan":
 		return "to"
 	}
 	return strings.ToLower(k)
@@ -226,10 +227,25 @@ var (
 	looseNumDate = regexp.MustCompile(`\b(\d{1,4})[/.-](\d{1,2})[/.-](\d{2,4})\b`)
 	looseZone    = regexp.MustCompile(`(?i)\b(?:gmt|utc)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?\b|([+-])(\d{2}):?(\d{2})\b|\b(gmt|utc|z|bst|cet|cest|eet|eest|wet|west|est|edt|cst|cdt|mst|mdt|pst|pdt|aest|aedt|nzst|nzdt)\b`)
 	looseNum     = regexp.MustCompile(`\b\d{1,4}(?:st|nd|rd|th)?\b`)
-	monthNames   = map[string]time.Month{
+	// monthNames are the first three or four letters of the month names
+	// forward headers write, in English, German, French, Spanish and Dutch.
+	monthNames = map[string]time.Month{
 		"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
 		"mär": 3, "mai": 5, "okt": 10, "dez": 12, "janv": 1, "févr": 2, "avr": 4, "juin": 6, "juil": 7, "août": 8, "déc": 12,
+		"ene": 1, "abr": 4, "ago": 8, "dic": 12, "mrt": 3, "maar": 3, "mei": 5,
 	}
+	// weekdayNames are the weekdays, whole and abbreviated, that forward
+	// headers write before the date ("mar, 3 nov 2026", "mardi 3
+	// novembre", "di 3 nov"). Such a word is never taken for its month
+	// ("mar" is Tuesday in Spanish and French, and March), unless the date
+	// names no other month ("3 mar 2026").
+	weekdayNames = wordSet(
+		"mon tue tues wed weds thu thur thurs fri sat sun monday tuesday wednesday thursday friday saturday sunday",
+		"mo di mi do fr sa so montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag",
+		"lun mar mer jeu ven sam dim lundi mardi mercredi jeudi vendredi samedi dimanche",
+		"mié mie jue vie sáb sab dom lunes martes miércoles miercoles jueves viernes sábado sabado domingo",
+		"ma wo vr za zo maandag dinsdag woensdag donderdag vrijdag zaterdag zondag",
+	)
 	zoneOffsets = map[string]int{
 		"gmt": 0, "utc": 0, "z": 0, "bst": 1, "cet": 1, "cest": 2, "eet": 2, "eest": 3, "wet": 0, "west": 1,
 		"est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6, "pst": -8, "pdt": -7,
@@ -328,16 +344,7 @@ func parseLooseDate(s string, loc *time.Location) (time.Time, bool) {
 			day, month, year = a, time.Month(b), c
 		}
 	} else {
-		for _, w := range monthWord.FindAllString(low, -1) {
-			for _, n := range []int{4, 3} {
-				r := []rune(w)
-				if len(r) >= n {
-					if mo, ok := monthNames[string(r[:n])]; ok && month == 0 {
-						month = mo
-					}
-				}
-			}
-		}
+		month = monthOf(monthWord.FindAllString(low, -1))
 		for _, n := range looseNum.FindAllString(low, -1) {
 			n = strings.TrimRight(n, "stndrh")
 			v, _ := strconv.Atoi(n)
@@ -360,4 +367,37 @@ func parseLooseDate(s string, loc *time.Location) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return t, true
+}
+
+func wordSet(lists ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lists {
+		for _, w := range strings.Fields(l) {
+			m[w] = true
+		}
+	}
+	return m
+}
+
+// monthOf finds the month among a date's words: the first whose first four
+// or three letters name one, a weekday coming second to any other word.
+func monthOf(words []string) time.Month {
+	var weekday time.Month
+	for _, w := range words {
+		var mo time.Month
+		r := []rune(w)
+		for _, n := range []int{4, 3} {
+			if len(r) >= n && mo == 0 {
+				mo = monthNames[string(r[:n])]
+			}
+		}
+		switch {
+		case mo == 0:
+		case !weekdayNames[w]:
+			return mo
+		case weekday == 0 && monthNames[w] == mo:
+			weekday = mo // "mar": March only if nothing else is a month
+		}
+	}
+	return weekday
 }

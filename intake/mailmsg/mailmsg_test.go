@@ -184,6 +184,32 @@ func TestExtractInlineShapes(t *testing.T) {
 		{"wrapped reply intro", "Re: hi", "Tuesday is fine\n\nOn Sun, 1 Mar 2026 at 16:05, Desk Person <\ndesk@salon.test> wrote:\n\n> Would Tuesday suit?\n",
 			"desk@salon.test", "2026-03-02T10:00:00Z", "Tuesday is fine", false, "wrote"},
 		{"signature delimiter", "hi", "A cut please\n-- \nJo\n07911 123456\n", "desk@salon.test", "2026-03-02T10:00:00Z", "A cut please", false, "07911"},
+		{"dutch gmail forward", "Fwd: hi", "---------- Doorgestuurd bericht ---------\nVan: Eva Visser <eva@x.test>\nDate: ma 5 okt 2026 om 09:10\nSubject: hi\nTo: <desk@salon.test>\n\nGraag een massage\n",
+			"eva@x.test", "2026-10-05T09:10:00Z", "Graag een massage", true, "Doorgestuurd"},
+		{"dutch outlook forward", "FW: hi", "________________________________\nVan: Eva Visser <eva@x.test>\nVerzonden: maandag 5 oktober 2026 09:10\nAan: Desk\nOnderwerp: hi\n\nGraag een massage\n",
+			"eva@x.test", "2026-10-05T09:10:00Z", "Graag een massage", true, "Verzonden"},
+		{"dutch apple mail forward", "Fwd: hi", "Begin doorgestuurd bericht:\n\n> Van: Eva Visser <eva@x.test>\n> Onderwerp: hi\n> Datum: 5 oktober 2026 om 09:10:00 CEST\n> Aan: desk@salon.test\n>\n> Graag een massage\n",
+			"eva@x.test", "2026-10-05T07:10:00Z", "Graag een massage", true, "Datum"},
+		{"spanish gmail forward dated on a tuesday", "Fwd: hi", "---------- Mensaje reenviado ---------\nDe: Ana Ruiz <ana@x.test>\nDate: mar, 3 nov 2026, 10:15\nSubject: hi\nTo: <desk@salon.test>\n\nUna mesa para dos\n",
+			"ana@x.test", "2026-11-03T10:15:00Z", "Una mesa para dos", true, ""},
+		{"spanish gmail forward in march", "Fwd: hi", "---------- Mensaje reenviado ---------\nDe: Ana Ruiz <ana@x.test>\nDate: mar, 3 mar 2026, 10:15\nSubject: hi\nTo: <desk@salon.test>\n\nUna mesa para dos\n",
+			"ana@x.test", "2026-03-03T10:15:00Z", "Una mesa para dos", true, ""},
+		{"spanish outlook forward", "RV: hi", "________________________________\nDe: Ana Ruiz <ana@x.test>\nEnviado: martes, 3 de noviembre de 2026 10:15\nPara: Desk\nAsunto: hi\n\nUna mesa para dos\n",
+			"ana@x.test", "2026-11-03T10:15:00Z", "Una mesa para dos", true, ""},
+		{"french gmail forward dated on a tuesday", "Fwd: hi", "---------- Forwarded message ---------\nDe : Anne Girard <anne@x.test>\nDate: mar. 3 nov. 2026 à 10:15\nSubject: hi\nTo: <desk@salon.test>\n\nUne coupe\n",
+			"anne@x.test", "2026-11-03T10:15:00Z", "Une coupe", true, ""},
+		{"german outlook reply", "AW: hi", "Dienstag passt\n\n-----Ursprüngliche Nachricht-----\nVon: Desk <desk@salon.test>\nGesendet: Montag, 2. November 2026 09:00\nBetreff: hi\n\nPasst Ihnen Dienstag?\n",
+			"desk@salon.test", "2026-03-02T10:00:00Z", "Dienstag passt", false, "Passt Ihnen"},
+		{"german gmail reply intro", "Re: hi", "Dienstag passt\n\nAm Di., 3. Nov. 2026 um 10:15 Uhr schrieb Jana Weber <\njana@x.test>:\n\n> Passt Ihnen Dienstag?\n",
+			"desk@salon.test", "2026-03-02T10:00:00Z", "Dienstag passt", false, "schrieb"},
+		{"dutch gmail reply intro", "Re: hi", "Dinsdag is goed\n\nOp ma 2 nov 2026 om 08:30 schreef Fysio Oost <info@x.test>:\n\n> Past dinsdag?\n",
+			"desk@salon.test", "2026-03-02T10:00:00Z", "Dinsdag is goed", false, "schreef"},
+		{"french gmail reply intro", "Re: hi", "Mardi me va\n\nLe mar. 3 nov. 2026 à 10:15, Anne Girard <anne@x.test> a écrit :\n\n> Mardi ?\n",
+			"desk@salon.test", "2026-03-02T10:00:00Z", "Mardi me va", false, "écrit"},
+		{"spanish gmail reply intro", "Re: hi", "El martes me va bien\n\nEl mar, 3 nov 2026 a las 10:15, Ana Ruiz (<ana@x.test>) escribió:\n\n> ¿El martes?\n",
+			"desk@salon.test", "2026-03-02T10:00:00Z", "El martes me va bien", false, "escribió"},
+		{"a line that only looks like a reply intro", "hi", "Am Ende schrieb ich:\nbitte Dienstag\n",
+			"desk@salon.test", "2026-03-02T10:00:00Z", "bitte Dienstag", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -218,6 +244,8 @@ func FuzzExtract(f *testing.F) {
 	}
 	f.Add([]byte("From: a@b.c\r\nContent-Type: message/rfc822\r\n\r\nFrom: d@e.f\r\n\r\nhi"))
 	f.Add([]byte("Content-Type: text/html\r\n\r\n<blockquote><blockquote><div>Begin forwarded message:</div>From: x <y@z.w></blockquote>"))
+	f.Add([]byte("From: a@b.c\r\nSubject: Fwd: x\r\n\r\n---------- Doorgestuurd bericht ---------\r\nVan: E <e@x.nl>\r\nDate: ma 5 okt 2026 om 09:10\r\n\r\nhoi\r\n\r\nOp ma 5 okt 2026 om 08:30 schreef F <f@x.nl>:\r\n> eerder\r\n"))
+	f.Add([]byte("From: a@b.c\r\nSubject: RV: x\r\n\r\n________________________________\r\nDe: A <a@x.es>\r\nEnviado: mar, 3 nov 2026 10:15\r\nAsunto: x\r\n\r\nhola\r\n\r\nEl mar, 3 nov 2026 a las 9:00, B (<b@x.es>) escribió:\r\n> antes\r\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		r, err := mailmsg.Extract(raw)
 		if err != nil {

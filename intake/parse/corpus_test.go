@@ -16,8 +16,16 @@ import (
 )
 
 const (
-	corpus  = "../testdata/inbox"
-	holdout = "../testdata/inbox-holdout"
+	corpus   = "../testdata/inbox"
+	holdout  = "../testdata/inbox-holdout"
+	holdout2 = "../testdata/inbox-holdout2"
+	// after is a smaller set written once the parser changes for the
+	// second held-out set were done; scored once unread, it has been
+	// tuning data since (inbox-holdout2/README.md).
+	after = "../testdata/inbox-holdout2/after"
+	// holdout3 was written blind, by someone who had not seen the
+	// parser's code or output, and scored once (its README).
+	holdout3 = "../testdata/inbox-holdout3"
 )
 
 type corpusBusiness struct {
@@ -138,12 +146,12 @@ func got(p parse.Proposal, field string) string {
 // compares each stated field exactly. It reports the accuracy per field
 // and fails below 90% of all fields right.
 func TestCorpusAccuracy(t *testing.T) {
-	acc, n := score(t, corpus)
-	if n < 60 {
-		t.Fatalf("corpus has %d emails, want at least 60", n)
+	s := score(t, corpus)
+	if s.cases < 60 {
+		t.Fatalf("corpus has %d emails, want at least 60", s.cases)
 	}
-	if acc < 0.90 {
-		t.Errorf("corpus accuracy %.1f%% is below 90%%", 100*acc)
+	if s.acc < 0.90 {
+		t.Errorf("corpus accuracy %.1f%% is below 90%%", 100*s.acc)
 	}
 }
 
@@ -154,12 +162,65 @@ func TestHoldoutAccuracy(t *testing.T) {
 	score(t, holdout)
 }
 
-func score(t *testing.T, dir string) (float64, int) {
+// TestHoldout2DateAccuracy scores the second held-out set, written before
+// the parser learnt the phrasings it uses and since read to tune it (see
+// its README), on what the parser most often gets wrong on mail it has not
+// seen: the dates. A mail counts when its earliest and its latest are both
+// right; below 90% fails.
+func TestHoldout2DateAccuracy(t *testing.T) {
+	s := score(t, holdout2)
+	if s.cases < 60 {
+		t.Fatalf("holdout2 has %d emails, want at least 60", s.cases)
+	}
+	dates := float64(s.datesRight) / float64(max(s.cases, 1))
+	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*dates)
+	if dates < 0.90 {
+		t.Errorf("date accuracy %.1f%% on the held-out set is below 90%%", 100*dates)
+	}
+}
+
+// TestHoldout2AfterAccuracy scores the mails written after the parser
+// changes (inbox-holdout2/README.md). They have been read to tune the
+// parser since, so its figure guards against regressions and says nothing
+// of unseen mail; it is reported, not enforced.
+func TestHoldout2AfterAccuracy(t *testing.T) {
+	s := score(t, after)
+	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*float64(s.datesRight)/float64(max(s.cases, 1)))
+}
+
+// TestHoldout3DateAccuracy scores the third held-out set: 64 requests
+// written without sight of the parser, after its last change, and never
+// used to tune it (inbox-holdout3/README.md). Its figure is the one that
+// says how the parser does on mail it has never seen. The target is 90%
+// of the mails with both dates right; the first and only scoring gave
+// 40/64 (62.5%), so the target is not met, and this test holds the
+// figure from falling below that while the parser is worked on against
+// other mail (reading these mails' misses to tune it would spend the set).
+func TestHoldout3DateAccuracy(t *testing.T) {
+	s := score(t, holdout3)
+	if s.cases < 60 {
+		t.Fatalf("holdout3 has %d emails, want at least 60", s.cases)
+	}
+	dates := float64(s.datesRight) / float64(max(s.cases, 1))
+	t.Logf("earliest and latest both right: %d/%d  %5.1f%% (the target is 90%%)", s.datesRight, s.cases, 100*dates)
+	if s.datesRight < 40 {
+		t.Errorf("date accuracy on the blind held-out set fell to %d/%d, below the 40 of its first scoring", s.datesRight, s.cases)
+	}
+}
+
+// scored is what score found over a directory of emails.
+type scored struct {
+	acc        float64 // share of all fields right
+	cases      int
+	datesRight int // emails with earliest and latest both right
+}
+
+func score(t *testing.T, dir string) scored {
 	businesses := loadBusinesses(t, dir)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	right, total := map[string]int{}, map[string]int{}
 	valued, valuedRight := 0, 0
-	cases := 0
+	cases, datesRight := 0, 0
 	for _, f := range files {
 		if filepath.Base(f) == "businesses.json" {
 			continue
@@ -187,6 +248,7 @@ func score(t *testing.T, dir string) (float64, int) {
 			continue
 		}
 		p := parse.Propose(input(req), biz)
+		dateMisses := 0
 		for _, field := range fields {
 			want, ok := c.Expect[field]
 			if !ok {
@@ -228,7 +290,13 @@ func score(t *testing.T, dir string) (float64, int) {
 				}
 			} else {
 				t.Logf("%s %-12s want %q, got %q  (%s)", strings.TrimSuffix(filepath.Base(f), ".json"), field, w, g, c.Note)
+				if field == "earliest" || field == "latest" {
+					dateMisses++
+				}
 			}
+		}
+		if dateMisses == 0 {
+			datesRight++
 		}
 	}
 	all, allRight := 0, 0
@@ -240,5 +308,5 @@ func score(t *testing.T, dir string) (float64, int) {
 	acc := float64(allRight) / float64(max(all, 1))
 	t.Logf("all fields   %3d/%3d  %5.1f%% over %d emails; fields with a value: %d/%d %5.1f%%",
 		allRight, all, 100*acc, cases, valuedRight, valued, 100*float64(valuedRight)/float64(max(valued, 1)))
-	return acc, cases
+	return scored{acc: acc, cases: cases, datesRight: datesRight}
 }

@@ -6,9 +6,16 @@
 //
 // It reads English as people write it in booking emails ("table for 4
 // this Friday around 7:30", "me and my sister", "any weekday next week",
-// "mornings, not Fridays", "with Anna"). What it cannot read it leaves
+// "mornings, not Fridays", "a week on Tuesday", "between now and Friday",
+// "with Anna"), and dates, times and party sizes in German, French,
+// Spanish and Dutch too ("nächste Woche", "du lundi 4 au vendredi 8
+// janvier", "el próximo martes", "volgende week dinsdag", "mesa para
+// cuatro", "met z'n drieën"). What it cannot read it leaves
 // empty and says so in Problems, with a low confidence, so that staff look
-// before they approve.
+// before they approve; dates it could read more than one way (04/05 where
+// the country does not settle the order, "Friday" written on a Friday, a
+// weekday that is not its date's) it reads as best it can, and says so the
+// same way.
 //
 // The package knows no MIME, store or HTTP: the inbox lane feeds it what
 // package mailmsg extracted, and any other lane can feed it text.

@@ -75,6 +75,244 @@ func TestProposePhrases(t *testing.T) {
 	}
 }
 
+// TestProposeGrammar covers the date phrasings beyond the issue's: other
+// languages, relative days, ranges and numeric dates. Sent on Thursday 5
+// March 2026 at 10:00, in the business's timezone.
+func TestProposeGrammar(t *testing.T) {
+	t.Parallel()
+	day := func(loc *time.Location, m time.Month, d, h, min int) time.Time {
+		return time.Date(2026, m, d, h, min, 0, 0, loc)
+	}
+	end := func(loc *time.Location, m time.Month, d int) time.Time {
+		return day(loc, m, d+1, 0, 0).Add(-time.Microsecond)
+	}
+	for _, tc := range []struct {
+		country, zone, text string
+		from, to            [3]int // month, day, hour:minute as h*100+m; to's -1 is the end of the day
+	}{
+		{"GB", "Europe/London", "Could I come the day after tomorrow?", [3]int{3, 7, 0}, [3]int{3, 7, -1}},
+		{"GB", "Europe/London", "In two weeks, any day.", [3]int{3, 16, 0}, [3]int{3, 22, -1}},
+		{"GB", "Europe/London", "The week after next please", [3]int{3, 16, 0}, [3]int{3, 22, -1}},
+		{"GB", "Europe/London", "Any morning next week", [3]int{3, 9, 0}, [3]int{3, 15, -1}},
+		{"GB", "Europe/London", "I'm free from Monday until Thursday", [3]int{3, 9, 0}, [3]int{3, 12, -1}},
+		{"GB", "Europe/London", "on 2026-03-20 before noon", [3]int{3, 20, 0}, [3]int{3, 20, 1200}},
+		{"GB", "Europe/London", "Is the twenty-first free?", [3]int{3, 21, 0}, [3]int{3, 21, -1}},
+		{"GB", "Europe/London", "Anything 12\u201315 March", [3]int{3, 12, 0}, [3]int{3, 15, -1}},
+		{"US", "America/New_York", "Can we do 3/20 at 7pm?", [3]int{3, 20, 1830}, [3]int{3, 20, 1930}},
+		{"DE", "Europe/Berlin", "Geht es nächste Woche, am liebsten abends?", [3]int{3, 9, 0}, [3]int{3, 15, -1}},
+		{"DE", "Europe/Berlin", "Ab dem 12. März hätte ich Zeit, nur nicht am 20.03.", [3]int{3, 12, 0}, [3]int{0, 0, 0}},
+		{"DE", "Europe/Berlin", "Vom 16. bis 18. März, ab 18 Uhr.", [3]int{3, 16, 0}, [3]int{3, 18, -1}},
+		{"FR", "Europe/Paris", "La semaine prochaine, sauf le mercredi.", [3]int{3, 9, 0}, [3]int{3, 15, -1}},
+		{"FR", "Europe/Paris", "Du 10 au 13 mars, après 17h30.", [3]int{3, 10, 0}, [3]int{3, 13, -1}},
+		{"ES", "Europe/Madrid", "El próximo martes por la noche, sobre las 21:00.", [3]int{3, 10, 2030}, [3]int{3, 10, 2130}},
+		{"ES", "Europe/Madrid", "Entre el 16 y el 19 de marzo.", [3]int{3, 16, 0}, [3]int{3, 19, -1}},
+		{"NL", "Europe/Amsterdam", "Volgende week dinsdag of donderdag, na 17:00 uur.", [3]int{3, 10, 0}, [3]int{3, 12, -1}},
+		{"NL", "Europe/Amsterdam", "Overmorgen 's ochtends?", [3]int{3, 7, 0}, [3]int{3, 7, 1200}},
+	} {
+		loc, err := time.LoadLocation(tc.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(x [3]int, latest bool) time.Time {
+			switch {
+			case x[0] == 0:
+				return time.Time{}
+			case x[2] < 0:
+				return end(loc, time.Month(x[0]), x[1])
+			case x[2] == 0 && latest:
+				return day(loc, time.Month(x[0]), x[1], 0, 0)
+			}
+			return day(loc, time.Month(x[0]), x[1], x[2]/100, x[2]%100)
+		}
+		p := parse.Propose(parse.Input{Text: tc.text, FromAddress: "jo@example.com", Sent: day(loc, 3, 5, 10, 0)},
+			parse.Business{Location: loc, Country: tc.country})
+		if want, want2 := at(tc.from, false), at(tc.to, true); !p.Earliest.Equal(want) || !p.Latest.Equal(want2) {
+			t.Errorf("%s %q: got %s..%s, want %s..%s", tc.country, tc.text, p.Earliest, p.Latest, want, want2)
+		}
+	}
+}
+
+// TestProposeWeeksAndRanges covers the phrasings that count weeks on from
+// a day ("a week on Tuesday", "Saturday week", "mardi en huit"), ranges
+// from now ("between now and Friday", "d'ici vendredi") and ranges whose
+// month is named only at their end ("du lundi 4 au vendredi 8 janvier"),
+// with the relatives already read beside them. Dates are written as the
+// corpus writes them: a day alone is its whole day.
+func TestProposeWeeksAndRanges(t *testing.T) {
+	t.Parallel()
+	const (
+		mon9Nov = "2026-11-09T10:00" // a Monday
+		wed2Dec = "2026-12-02T10:00" // a Wednesday
+	)
+	zones := map[string]string{"GB": "Europe/London", "US": "America/New_York", "DE": "Europe/Berlin", "FR": "Europe/Paris", "ES": "Europe/Madrid", "NL": "Europe/Amsterdam"}
+	for _, tc := range []struct {
+		country, sent, text string
+		earliest, latest    string
+		avail               string
+	}{
+		{"GB", mon9Nov, "Could I come a week on Tuesday? Mornings ideally.", "2026-11-17", "2026-11-17T12:00", ""},
+		{"GB", mon9Nov, "Saturday week if you can", "2026-11-21", "2026-11-21", ""},
+		{"GB", mon9Nov, "Tuesday week?", "2026-11-17", "2026-11-17", ""},
+		{"GB", mon9Nov, "A week today would be ideal", "2026-11-16", "2026-11-16", ""},
+		{"GB", mon9Nov, "a fortnight tomorrow", "2026-11-24", "2026-11-24", ""},
+		{"GB", mon9Nov, "two weeks on Friday", "2026-11-27", "2026-11-27", ""},
+		{"US", mon9Nov, "A week from Thursday works", "2026-11-19", "2026-11-19", ""},
+		{"GB", mon9Nov, "a fortnight from now", "2026-11-23", "2026-11-29", ""},
+		{"GB", mon9Nov, "I can come once a week on Tuesday", "2026-11-10", "2026-11-10", ""},
+		{"GB", mon9Nov, "Sometime between now and Friday? After 4pm works.", "2026-11-09", "2026-11-13", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 16:00-24:00"},
+		{"GB", mon9Nov, "any time from now until the end of the month", "2026-11-09", "2026-11-30", ""},
+		{"GB", mon9Nov, "from today until Friday", "2026-11-09", "2026-11-13", ""},
+		{"GB", mon9Nov, "in ten days", "2026-11-19", "2026-11-19", ""},
+		{"GB", mon9Nov, "any day until the 20th", "", "2026-11-20", ""},
+		{"GB", mon9Nov, "any day after the 15th", "2026-11-16", "", ""},
+		{"GB", mon9Nov, "this weekend", "2026-11-14", "2026-11-15", ""},
+		{"GB", mon9Nov, "end of the month", "2026-11-21", "2026-11-30", ""},
+		{"GB", mon9Nov, "the week after next", "2026-11-23", "2026-11-29", ""},
+		{"GB", wed2Dec, "Monday 4 to Friday 8 January", "2027-01-04", "2027-01-08", ""},
+		{"GB", wed2Dec, "between Monday 4th and Friday 8th January", "2027-01-04", "2027-01-08", ""},
+		{"FR", wed2Dec, "Je suis disponible du lundi 4 au vendredi 8 janvier, de préférence le matin.", "2027-01-04", "2027-01-08", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 00:00-12:00"},
+		{"FR", wed2Dec, "du 4 janvier au 8 janvier", "2027-01-04", "2027-01-08", ""},
+		{"DE", wed2Dec, "Ich kann von Montag, 4. bis Freitag, 8. Januar.", "2027-01-04", "2027-01-08", ""},
+		{"ES", wed2Dec, "Puedo del lunes 4 al viernes 8 de enero.", "2027-01-04", "2027-01-08", ""},
+		{"ES", wed2Dec, "del 4 de enero al 8 de enero", "2027-01-04", "2027-01-08", ""},
+		{"NL", wed2Dec, "Ik kan van maandag 4 tot vrijdag 8 januari.", "2027-01-04", "2027-01-08", ""},
+		{"FR", mon9Nov, "mardi en huit", "2026-11-17", "2026-11-17", ""},
+		{"DE", mon9Nov, "Dienstag in einer Woche", "2026-11-17", "2026-11-17", ""},
+		{"NL", mon9Nov, "dinsdag over een week", "2026-11-17", "2026-11-17", ""},
+		{"FR", mon9Nov, "d'ici vendredi si possible", "2026-11-09", "2026-11-13", ""},
+		{"DE", mon9Nov, "zwischen jetzt und Freitag", "2026-11-09", "2026-11-13", ""},
+		{"ES", mon9Nov, "de aquí al viernes", "2026-11-09", "2026-11-13", ""},
+		{"NL", mon9Nov, "tussen nu en vrijdag", "2026-11-09", "2026-11-13", ""},
+		{"GB", mon9Nov, "Between now and then I'm busy, but Thursday works", "2026-11-12", "2026-11-12", ""},
+	} {
+		loc, err := time.LoadLocation(zones[tc.country])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent, err := time.ParseInLocation("2006-01-02T15:04", tc.sent, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err1 := bound(tc.earliest, loc, false)
+		l, err2 := bound(tc.latest, loc, true)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%q: bad expectation: %v %v", tc.text, err1, err2)
+		}
+		p := parse.Propose(parse.Input{Text: tc.text, FromAddress: "jo@example.com", Sent: sent}, parse.Business{Location: loc, Country: tc.country})
+		var av []string
+		for _, a := range p.Availability {
+			var ds []string
+			for _, x := range a.Days {
+				ds = append(ds, x.String()[:3])
+			}
+			av = append(av, strings.Join(ds, ",")+" "+a.From.String()+"-"+a.To.String())
+		}
+		if !p.Earliest.Equal(e) || !p.Latest.Equal(l) || strings.Join(av, "; ") != tc.avail {
+			t.Errorf("%s %q sent %s:\n got %s..%s avail %q\nwant %s..%s avail %q", tc.country, tc.text, tc.sent,
+				p.Earliest, p.Latest, strings.Join(av, "; "), e, l, tc.avail)
+		}
+		for _, pr := range p.Problems {
+			if strings.HasPrefix(pr, "I wasn't sure") {
+				t.Errorf("%s %q: unsure without cause: %q", tc.country, tc.text, pr)
+			}
+		}
+	}
+}
+
+// TestProposePartySizeForeign covers counts written in German, French,
+// Spanish and Dutch, and numbers there that count something else.
+func TestProposePartySizeForeign(t *testing.T) {
+	t.Parallel()
+	b := salon(t)
+	sent := time.Date(2026, 3, 5, 10, 0, 0, 0, b.Location)
+	for _, tc := range []struct {
+		text string
+		n    int
+	}{
+		{"¿Tendríais mesa para cuatro el sábado?", 4},
+		{"Somos un grupo de 14 personas.", 14},
+		{"¿Tenéis sitio mañana? Somos tres.", 3},
+		{"Seríamos 6 personas, a partir de las 21h.", 6},
+		{"Mi marido y yo queremos cenar.", 2},
+		{"Une table pour deux samedi soir ?", 2},
+		{"Nous serons trois.", 3},
+		{"Un dîner pour deux personnes.", 2},
+		{"Je viendrai avec ma fille.", 2},
+		{"Einen Tisch für 4, bitte.", 4},
+		{"Wir sind zu dritt.", 3},
+		{"Ein Platz im Kurs für mich und meinen Mann.", 2},
+		{"Meine Freundin und ich würden gern kommen.", 2},
+		{"Een tafel voor twee personen graag.", 2},
+		{"We komen met z'n drieën.", 3},
+		{"Ik kom met mijn vriendin.", 2},
+		{"We zijn met vier personen.", 4},
+		{"Ich komme gern zu Ihnen, wir sind zu viert.", 4},
+		{"Ich komme mit meinem Auto und mit meiner Schwester.", 2},
+		{"Wir sind 5 Minuten entfernt.", 1},
+		{"Nous sommes le 3 mars.", 1},
+		{"Ich komme um zwölf.", 1},
+		{"Somos 2 horas de viaje.", 1},
+	} {
+		p := parse.Propose(parse.Input{Text: tc.text, FromAddress: "jo@example.com", Sent: sent}, b)
+		if p.PartySize != tc.n {
+			t.Errorf("%q: party %d, want %d", tc.text, p.PartySize, tc.n)
+		}
+	}
+}
+
+// TestProposeUnsureDates: where the dates could be read more than one way,
+// or not at all, the proposal says so in words and with a low confidence
+// instead of passing its guess off as read.
+func TestProposeUnsureDates(t *testing.T) {
+	t.Parallel()
+	b := salon(t)
+	sent := time.Date(2026, 3, 5, 10, 0, 0, 0, b.Location) // a Thursday
+	for _, tc := range []struct {
+		country, text string
+		unsure        string // the phrase quoted back, or "" when the dates are sure
+	}{
+		{"", "Could I come in on 04/05?", "04/05"},       // no country: day or month first?
+		{"CA", "Could I come in on 04/05?", "04/05"},     // Canada writes both
+		{"GB", "Could I come in on 04/05?", ""},          // the 4th of May
+		{"US", "Could I come in on 04/05?", ""},          // the 5th of April
+		{"GB", "Can I come in on Thursday?", "Thursday"}, // today, or a week today?
+		{"GB", "Can I come in on Friday?", ""},
+		{"GB", "next Saturday please", "next Saturday"}, // this Saturday is still to come
+		{"GB", "next Tuesday please", ""},
+		{"GB", "Friday 12th if you can", "Friday 12th"}, // the 12th is a Thursday
+		{"GB", "Thursday 12th if you can", ""},
+		{"GB", "on the 31st of April", "31st of April"},
+		{"GB", "any day before Easter", "Easter"},
+		{"GB", "Could I come on the 9th? The 30th would suit me too.", "the 9th"},
+		{"GB", "tomorrow after 2", ""},
+		{"GB", "a week on Thursday", "a week on Thursday"}, // written on a Thursday: which one?
+		{"GB", "Thursday week", "Thursday week"},
+		{"GB", "a week on Friday", ""},
+		{"GB", "Monday 4th to Friday 8th May", ""}, // the 4th is a Monday once May is read
+		{"DE", "von Montag, 4. bis Freitag, 8. Mai", ""},
+	} {
+		b.Country = tc.country
+		p := parse.Propose(parse.Input{Text: tc.text, FromAddress: "jo@example.com", Sent: sent}, b)
+		var said string
+		for _, pr := range p.Problems {
+			if strings.HasPrefix(pr, "I wasn't sure of the dates: ") && strings.HasSuffix(pr, "; please check them") {
+				said = pr
+			}
+		}
+		conf := p.Confidence[parse.FieldEarliest]
+		switch {
+		case tc.unsure == "" && said != "":
+			t.Errorf("%s %q: unsure without cause: %q", tc.country, tc.text, said)
+		case tc.unsure == "" && conf < 0.5:
+			t.Errorf("%s %q: confidence %v for sure dates", tc.country, tc.text, conf)
+		case tc.unsure != "" && !strings.Contains(said, tc.unsure):
+			t.Errorf("%s %q: want a problem quoting %q, got %q", tc.country, tc.text, tc.unsure, p.Problems)
+		case tc.unsure != "" && (conf > 0.3 || p.Confidence[parse.FieldLatest] > 0.3):
+			t.Errorf("%s %q: confidence %v/%v for unsure dates", tc.country, tc.text, conf, p.Confidence[parse.FieldLatest])
+		}
+	}
+}
+
 func TestProposeContact(t *testing.T) {
 	t.Parallel()
 	b := salon(t)
@@ -113,6 +351,16 @@ func FuzzPropose(f *testing.F) {
 		f.Add(r.Body, r.Signature, r.Subject, r.From.Name, r.From.Address, r.Sent.Unix())
 	}
 	f.Add("between the 31st and the 1st, 11-1, 9pm or after, except the 4th", "", "Re: x", "", "", int64(0))
+	// The other languages and the shapes canonical and keepTokens read.
+	f.Add("nächste Woche Dienstag, ab dem 5. Mai, nicht am 28.11., den 10. Geburtstag", "", "", "", "", int64(1773666120))
+	f.Add("du 12 au 15 octobre, l'après-midi, sinon la veille au soir; après-demain à 17h30", "", "", "", "", int64(1773666120))
+	f.Add("el próximo martes por la mañana, del 2 al 6 de enero, si no Nochevieja", "", "", "", "", int64(1773666120))
+	f.Add("tussen 2 en 6 november 's middags, volgende week dinsdag t/m donderdag", "", "", "", "", int64(1773666120))
+	f.Add("the twenty-first? 2026-10-10\nKind regards,\nJo\nOut of office 1-4 May\nP.S. or the day after tomorrow\nOn Mon, 5 Oct, X wrote:\n> 3rd", "", "", "", "", int64(1773666120))
+	f.Add("From: a\nDate: ma 5 okt 2026\nSubject: b\n\nin two weeks' time, that morning, the Friday before", "", "", "", "", int64(1773666120))
+	f.Add("a week on Tuesday, Saturday week, a fortnight from now, between now and Friday, now till the 20th; Monday 28 to Friday 1 January", "", "", "", "", int64(1773666120))
+	f.Add("du lundi 4 au vendredi 8 janvier, mardi en huit, d'ici vendredi; von Montag, 4. bis Freitag, 8. Januar, wir sind zu dritt", "", "", "", "", int64(1773666120))
+	f.Add("del lunes 4 al viernes 8 de enero, mesa para cuatro, somos 20; van maandag 4 tot vrijdag 8 januari, met z'n drieën", "", "", "", "", int64(1773666120))
 	b := salon(f)
 	f.Fuzz(func(t *testing.T, text, sig, subject, name, addr string, sent int64) {
 		in := parse.Input{Text: text, Signature: sig, Subject: subject, FromName: name, FromAddress: addr, Sent: time.Unix(sent%(1<<35), 0)}

@@ -37,6 +37,102 @@ var (
 	partyBoth      = regexp.MustCompile(`\bus both\b|\bboth of us\b|\bthe two of us\b|\bwe both\b`)
 )
 
+// The other languages' counts: a number, or one written as a word, in the
+// phrases that say it counts people ("mesa para cuatro", "nous serons
+// trois", "für 4 Personen", "met z'n drieën"). Their number words are
+// read only inside such phrases, where "once" is Spanish eleven and "sept"
+// French seven.
+var foreignNumWords = map[string]int{
+	"zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12,
+	"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12,
+	"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12,
+	"twee": 2, "drie": 3, "vijf": 5, "zes": 6, "zeven": 7, "negen": 9, "tien": 10, "twaalf": 12,
+}
+
+// foreignGroups are the Dutch and German words for "as a group of n":
+// "met z'n drieën", "zu viert".
+var foreignGroups = map[string]int{
+	"tweeën": 2, "tweeen": 2, "drieën": 3, "drieen": 3, "vieren": 4, "vijven": 5, "zessen": 6, "zevenen": 7, "achten": 8,
+	"tweetjes": 2, "zweit": 2, "dritt": 3, "viert": 4, "fünft": 5, "sechst": 6, "siebt": 7, "acht": 8, "neunt": 9, "zehnt": 10,
+}
+
+const fnumRE = `(\d{1,3}|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|twee|drie|vijf|zes|zeven|negen|tien|twaalf)`
+
+var (
+	partyForeign = regexp.MustCompile(
+		// es
+		`\b(?:mesa|sitio|reserva)\s+para\s+` + fnumRE + `\b|\b(?:somos|seremos|seríamos|seriamos)\s+(?:un grupo de\s+)?` + fnumRE + `\b|\bun grupo de\s+` + fnumRE + `\b` +
+			// fr
+			`|\b(?:table|réservation|reservation)\s+pour\s+` + fnumRE + `\b|\b(?:nous|on)\s+(?:serons|sommes|serions|sera)\s+` + fnumRE + `\b|\bun groupe de\s+` + fnumRE + `\b` +
+			// de
+			`|\b(?:tisch|platz|plätze|reservierung)\s+für\s+` + fnumRE + `\b|\bwir\s+(?:sind|wären|werden)\s+(?:zu\s+)?` + fnumRE + `\b|\bgruppe von\s+` + fnumRE + `\b` +
+			// nl
+			`|\b(?:tafel|reservering|plek|plekken)\s+voor\s+` + fnumRE + `\b|\b(?:we|wij)\s+zijn\s+(?:met\s+)?` + fnumRE + `\b|\bgroep van\s+` + fnumRE + `\b` +
+			// all: n people
+			`|\b` + fnumRE + `\s+(?:personas|personnes|personen|pers|leute|mensen|comensales|couverts|gäste|invitados)\b`)
+	partyGroupWord = regexp.MustCompile(`\bmet\s+(?:z'n|zijn|ons)\s+(\pL+)|\bzu\s+(\pL+)`)
+	// foreignUnit after a number says it counts something else: "wir sind
+	// 5 Minuten entfernt", "somos 2 horas".
+	foreignUnit = regexp.MustCompile(`^\s*(?:h\b|uhr|uur|heures?|horas?|minut|:|\.\d|tage|wochen|jours|semaines|días|dias|semanas|dagen|weken|jahre|ans|años|jaar)`)
+	// Company in the other languages, as partyCompanion reads English:
+	// "meine Freundin und ich", "für mich und meinen Mann", "avec mon
+	// mari", "mi marido y yo", "met mijn vriendin".
+	partyCompanionForeign = regexp.MustCompile(`\b(?:ich|mich|mir)\s+und\s+mein(?:e|en|em|er)?\s+(\pL+)|\bmein(?:e)?\s+(\pL+)\s+und\s+ich\b|\bmit\s+mein(?:em|er)\s+(\pL+)` +
+		`|\bmoi\s+et\s+(?:mon|ma)\s+(\pL+)|\b(?:mon|ma)\s+(\pL+)\s+et\s+moi\b|\bavec\s+(?:mon|ma)\s+(\pL+)` +
+		`|\b(?:yo|mí)\s+y\s+mi\s+(\pL+)|\bmi\s+(\pL+)\s+y\s+yo\b|\bcon\s+mi\s+(\pL+)` +
+		`|\b(?:ik|mij|mezelf)\s+en\s+mijn\s+(\pL+)|\bmijn\s+(\pL+)\s+en\s+ik\b|\bmet\s+mijn\s+(\pL+)`)
+)
+
+// foreignPersonNouns are the companions partyCompanionForeign counts.
+var foreignPersonNouns = map[string]bool{
+	"mann": true, "frau": true, "freund": true, "freundin": true, "partner": true, "partnerin": true, "tochter": true,
+	"sohn": true, "mutter": true, "vater": true, "schwester": true, "bruder": true, "kollegin": true, "kollege": true,
+	"mari": true, "femme": true, "copain": true, "copine": true, "ami": true, "amie": true, "fille": true, "fils": true,
+	"mère": true, "père": true, "sœur": true, "soeur": true, "frère": true, "compagnon": true, "compagne": true,
+	"marido": true, "mujer": true, "esposo": true, "esposa": true, "novio": true, "novia": true, "amigo": true,
+	"amiga": true, "hija": true, "hijo": true, "madre": true, "padre": true, "hermana": true, "hermano": true, "pareja": true,
+	"man": true, "vrouw": true, "vriend": true, "vriendin": true, "dochter": true, "zoon": true, "moeder": true,
+	"vader": true, "zus": true, "broer": true,
+}
+
+// foreignParty reads the counts and company partyForeign and
+// partyCompanionForeign know.
+func foreignParty(src string) (partyMatch, bool) {
+	for _, m := range partyForeign.FindAllStringSubmatchIndex(src, 4) {
+		var g string
+		end := m[1]
+		for k := 2; k < len(m); k += 2 {
+			if m[k] >= 0 {
+				g, end = src[m[k]:m[k+1]], m[k+1]
+				break
+			}
+		}
+		if foreignUnit.MatchString(src[end:]) {
+			continue
+		}
+		n, err := strconv.Atoi(g)
+		if err != nil {
+			n = foreignNumWords[g]
+		}
+		if n > 0 && n <= 500 {
+			return partyMatch{n: n, conf: 0.9}, true
+		}
+	}
+	// "zu" and "mit meinem" say much else first ("bis zu", "mit meinem
+	// Auto"), so a few matches are read, not only the first.
+	for _, m := range partyGroupWord.FindAllStringSubmatch(src, 8) {
+		if n := foreignGroups[firstGroup(m)]; n > 0 {
+			return partyMatch{n: n, conf: 0.85}, true
+		}
+	}
+	for _, m := range partyCompanionForeign.FindAllStringSubmatch(src, 8) {
+		if foreignPersonNouns[firstGroup(m)] {
+			return partyMatch{n: 2, conf: 0.75}, true
+		}
+	}
+	return partyMatch{}, false
+}
+
 type partyMatch struct {
 	n        int
 	conf     float64
@@ -97,6 +193,9 @@ func findPartySize(text, subject string) partyMatch {
 					return partyMatch{n: n, conf: 0.9}
 				}
 			}
+		}
+		if m, ok := foreignParty(src); ok {
+			return m
 		}
 		if m := partyMeAnd.FindStringSubmatch(src); m != nil && personNouns[m[2]] {
 			if n := toNum(m[1]); n > 0 && n < 100 {

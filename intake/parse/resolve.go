@@ -2,6 +2,7 @@ package parse
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/nextup-dev/nextup"
@@ -39,6 +40,23 @@ func (r *reader) link(items []*item) []*item {
 				k++
 				continue
 			}
+			// "from today until Friday", "the 4th to Friday": a weekday
+			// ending a range is the first one after its start. A dash set
+			// apart by spaces starts a clause instead ("we fly home on the
+			// 18th - Friday afternoon would be best").
+			spacedDash := between == "-" && r.toks[it.end].space && it.end+1 < len(r.toks) && r.toks[it.end+1].space
+			if isRange && !spacedDash && !it.weekday && !it.recurring && !it.week && !it.month && !it.from.IsZero() &&
+				nx.weekday && !nx.recurring && !nx.wdRange && (nx.anchor == "" || nx.anchor == "coming" || nx.anchor == "this") {
+				d := addDays(it.to, 1)
+				for d.Weekday() != nx.wd {
+					d = addDays(d, 1)
+				}
+				it.to, it.end = d, nx.end
+				it.context = it.context && nx.context
+				out = append(out, it)
+				k++
+				continue
+			}
 			if isRange && !it.weekday && !nx.weekday && !it.recurring && !nx.recurring && !it.from.IsZero() && !nx.from.IsZero() {
 				if it.anchor == "month?" && nx.anchor != "month?" {
 					// A day without a month takes the month written after it.
@@ -63,7 +81,14 @@ func (r *reader) link(items []*item) []*item {
 			switch between {
 			case "or", "and", ",", ", or", "or on", "/", ", and", "or the", "and the", "or on the", "or next":
 				nx.group = it.group
+			case "of":
+				if it.weekday && nx.weekday {
+					nx.group = it.group // Dutch "dinsdag of donderdag"
+				}
 			}
+		}
+		if it.now {
+			continue // "between now and then": no range, so no day
 		}
 		out = append(out, it)
 	}
@@ -72,26 +97,48 @@ func (r *reader) link(items []*item) []*item {
 
 // anchor gives weekdays their dates, or makes them weekly patterns. A
 // weekday falls in the week its sentence names ("Thursday and Friday next
-// week"), else in a short range its sentence names ("15-17 May, the
-// Saturday afternoon"), else becomes a pattern when the sentence speaks of
-// any week or a month ("a Thursday or Friday in June", "only Saturday
-// mornings"), else in the week an earlier sentence named, else it is the
-// next such day.
+// week"), else on the date its sentence names that falls on it ("the 18th,
+// or the 19th if Friday is full"), else in a short span its sentence names
+// ("15-17 May, the Saturday afternoon"; "we arrive on the 15th and fly home
+// on the 18th - Friday afternoon"), else becomes a pattern when the
+// sentence speaks of any week or a month ("a Thursday or Friday in June",
+// "only Saturday mornings"), else in the week or weekend an earlier
+// sentence named, else it is the next such day.
 func (r *reader) anchor(a, b int, items []*item) {
 	var week, rng *item
+	var dates []*item // single days and short ranges the sentence dates
 	sentAnchor := ""
 	hasMonth := false
 	for _, it := range items {
 		switch {
-		case it.week:
+		case it.week || it.span:
 			week = it
 		case it.month:
 			hasMonth = true
 		case !it.weekday && !it.recurring && !it.from.IsZero() && it.to.After(it.from) && it.to.Sub(it.from) <= 6*24*time.Hour:
 			rng = it
 		}
+		if !it.weekday && !it.recurring && !it.from.IsZero() && !it.week && !it.span && !it.month && !it.relative {
+			dates = append(dates, it)
+		}
 		if it.anchor == "this week" || it.anchor == "next week" {
 			sentAnchor = it.anchor
+		}
+	}
+	if rng == nil && len(dates) > 1 {
+		// The sentence's dates, taken together, as a span ("we arrive on
+		// the 15th and fly home on the 18th").
+		f, t := dates[0].from, dates[0].to
+		for _, it := range dates {
+			if it.from.Before(f) {
+				f = it.from
+			}
+			if it.to.After(t) {
+				t = it.to
+			}
+		}
+		if t.Sub(f) <= 6*24*time.Hour {
+			rng = &item{from: f, to: t}
 		}
 	}
 	patterned := false
@@ -127,6 +174,19 @@ func (r *reader) anchor(a, b int, items []*item) {
 				}
 			}
 		}
+		// inSpan places the weekday in a span when the span holds it.
+		inSpan := func(sp *item) bool {
+			inWeek(sp.from)
+			return !it.to.After(sp.to)
+		}
+		named := 0
+		var same *item
+		for _, d := range dates {
+			if d.from.Equal(d.to) && d.from.Weekday() == it.wd {
+				named++
+				same = d
+			}
+		}
 		switch {
 		case it.anchor == "next week" || it.anchor == "" && sentAnchor == "next week":
 			s, _ := r.nextWeek()
@@ -137,9 +197,12 @@ func (r *reader) anchor(a, b int, items []*item) {
 			if it.from.Before(r.today) {
 				inWeek(r.today)
 			}
-		case week != nil && it.anchor != "next":
-			inWeek(week.from)
+		case week != nil && it.anchor != "next" && inSpan(week):
 			week.refined = true
+		case it.anchor == "" && named == 1 && !it.wdRange:
+			// "if Friday is full": the weekday of a date just given.
+			it.from, it.to = same.from, same.to
+			it.refined = true
 		case recurringGroup[it.group] || hasMonth || patterned && it.anchor == "":
 			it.recurring = true
 			if it.wdRange {
@@ -147,21 +210,28 @@ func (r *reader) anchor(a, b int, items []*item) {
 			} else {
 				it.days = map[time.Weekday]bool{it.wd: true}
 			}
-		case rng != nil && it.anchor != "next":
-			inWeek(rng.from)
-			if it.from.After(rng.to) {
-				inWeek(r.today)
-			} else {
-				rng.refined = true
+		case rng != nil && it.anchor != "next" && inSpan(rng):
+			rng.refined = true
+			for _, d := range dates {
+				if !d.from.Before(rng.from) && !d.to.After(rng.to) {
+					d.refined = true
+				}
 			}
-		case r.lastWeek != nil && it.anchor == "":
-			inWeek(r.lastWeek.from)
+		case r.lastWeek != nil && it.anchor == "" && inSpan(r.lastWeek):
 			r.lastWeek.refined = true
 		case it.anchor == "next":
 			s, _ := r.nextWeek()
 			inWeek(s)
+			// "next Friday" said early in a week may mean this week's.
+			if up := r.upcoming(it.wd); up.After(r.today) && up.Before(s) {
+				r.doubt(it.pos, it.end)
+			}
 		default:
 			inWeek(r.today)
+			if it.anchor == "" && r.today.Weekday() == it.wd && !it.wdRange {
+				// "Friday", written on a Friday: today, or a week today?
+				r.doubt(it.pos, it.end)
+			}
 		}
 	}
 	if week != nil {
@@ -243,6 +313,15 @@ func (r *reader) attach(a, b int, items []*item, wins []tw) {
 				all = false
 			}
 		}
+		// "next Tuesday, or Thursday the 10th in the morning": an
+		// alternative set apart by a comma and said differently from the
+		// rest keeps its part of the day to itself.
+		for k, it := range items {
+			if it == target && k > 0 && items[k-1].group == it.group && shape(items[k-1]) != shape(it) &&
+				strings.Contains(r.span(items[k-1].end, it.pos), ",") {
+				all = false
+			}
+		}
 		for _, it := range items {
 			if it == target || all && it.group == target.group {
 				it.tods = andAll(it.tods, m.ws)
@@ -256,6 +335,17 @@ func (r *reader) attach(a, b int, items []*item, wins []tw) {
 			}
 		}
 	}
+}
+
+// shape is how an item was said: a weekday, a date, or a weekly pattern.
+func shape(it *item) byte {
+	switch {
+	case it.recurring:
+		return 'r'
+	case it.weekday:
+		return 'w'
+	}
+	return 'd'
 }
 
 // andAll narrows parts of the day already known by new ones (tonight, 8ish).
@@ -295,7 +385,14 @@ func (r *reader) result() when {
 		}
 	}
 	if len(dated) == 0 {
-		dated = context
+		// Background dates stand in when nothing else is dated, but not
+		// those the bounds said rule out ("closed over Christmas ... from
+		// the 4th of January").
+		for _, it := range context {
+			if (r.lower.IsZero() || !it.to.Before(r.lower)) && (r.upper.IsZero() || !it.from.After(r.upper)) {
+				dated = append(dated, it)
+			}
+		}
 	}
 	out := when{problems: r.probs}
 	// Parts of the day said on their own apply to every day asked for.
@@ -346,8 +443,10 @@ func (r *reader) result() when {
 	}
 
 	contiguousDays := false
+	withHours := false // the dates' hours already made the pattern's windows
 	if len(dated) > 0 {
 		sort.SliceStable(dated, func(i, j int) bool { return dated[i].from.Before(dated[j].from) })
+		r.conflicts(dated)
 		first, last := dated[0].from, dated[0].to
 		covered := map[day]bool{}
 		for _, it := range dated {
@@ -412,6 +511,16 @@ func (r *reader) result() when {
 			}
 			addAvail(dayDays, firstIt.tods)
 			dayDays = nil
+		case common:
+			// "Any weekday in the week of the 7th, lunchtimes": the
+			// pattern's days, at the hours the dates were said with.
+			ds := map[time.Weekday]bool{}
+			for _, d := range days {
+				ds[d.Weekday()] = true
+			}
+			addAvail(ds, firstIt.tods)
+			dayDays = nil
+			withHours = true
 		default:
 			if len(firstIt.tods) == 1 && firstIt.from.Equal(start) {
 				out.earliest = at(start, firstIt.tods[0].from)
@@ -441,7 +550,7 @@ func (r *reader) result() when {
 	// already say which days (the weekdays of next week), a pattern
 	// without hours adds nothing.
 	for _, it := range recurring {
-		if len(dated) > 0 && contiguousDays && len(it.tods) == 0 {
+		if len(dated) > 0 && (contiguousDays || withHours) && len(it.tods) == 0 {
 			continue
 		}
 		days := map[time.Weekday]bool{}
@@ -459,10 +568,45 @@ func (r *reader) result() when {
 	if out.conf > 0 && len(out.problems) > 0 {
 		out.conf -= 0.2
 	}
+	if len(r.unsure) > 0 {
+		// Say so rather than pass a guess off as read: staff look at a
+		// low confidence and the problem before they approve.
+		out.conf = min(out.conf, unsureConfidence)
+		if out.conf == 0 {
+			out.conf = unsureConfidence
+		}
+		qs := make([]string, len(r.unsure))
+		for i, u := range r.unsure {
+			qs[i] = `"` + u + `"`
+		}
+		out.problems = append(out.problems, "I wasn't sure of the dates: "+strings.Join(qs, ", ")+"; please check them")
+	}
 	if out.conf == 0 {
 		out.problems = append(out.problems, "no date or time preference found")
 	}
 	return out
+}
+
+// unsureConfidence is the confidence of dates read with doubt.
+const unsureConfidence = 0.3
+
+// conflicts doubts dates said in different sentences that lie weeks
+// apart with nothing asked for between them ("on the 3rd ... the 28th
+// would be best"): one of them is likely not meant.
+func (r *reader) conflicts(dated []*item) {
+	for k := 1; k < len(dated); k++ {
+		a, b := dated[k-1], dated[k]
+		last := a.to
+		for _, it := range dated[:k] {
+			if it.to.After(last) {
+				last = it.to
+			}
+		}
+		if a.sentence != b.sentence && b.from.Sub(last) > 14*24*time.Hour {
+			r.doubt(a.pos, a.end)
+			r.doubt(b.pos, b.end)
+		}
+	}
 }
 
 func sameWindows(a, b []window) bool {

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -42,7 +43,12 @@ type item struct {
 	context   bool     // said as background ("our anniversary is on the 21st")
 	week      bool     // "this week", "next week", "the week of the 20th"
 	month     bool     // "in June", "early May"
-	refined   bool     // a week or range the weekdays said in it narrowed
+	refined   bool     // a span the weekdays said in it narrowed, or a weekday naming a date already said
+	span      bool     // "this weekend": a short span later weekdays may fall in
+	soft      bool     // named by an occasion ("Christmas Eve"), read as background
+	relative  bool     // said relative to another day ("the day before")
+	now       bool     // "now", which is a day only as the start of a range
+	sentence  int      // which sentence said it
 }
 
 // when is the outcome of reading dates and times.
@@ -54,21 +60,27 @@ type when struct {
 }
 
 type reader struct {
-	toks     []tok
-	today    day
-	ref      time.Time
-	us       bool // month/day order for numeric dates
-	items    []*item
-	windows  []window // parts of the day said in a sentence naming no day
-	exclude  map[time.Weekday]bool
-	lower    day // "from the 5th of May on"
-	upper    day // "before Friday"
-	probs    []string
-	groups   int
-	lastTODs []window // for "at the same time"
-	lastWeek *item    // the week a later sentence's weekdays fall in
-	lastDay  *item    // for "the day before", "the weekend after"
-	evening  bool     // dinner, tonight: a bare "8" is 20:00
+	toks      []tok
+	today     day
+	ref       time.Time
+	us        bool // month/day order for numeric dates
+	items     []*item
+	windows   []window // parts of the day said in a sentence naming no day
+	exclude   map[time.Weekday]bool
+	lower     day // "from the 5th of May on"
+	upper     day // "before Friday"
+	probs     []string
+	groups    int
+	lastTODs  []window // for "at the same time"
+	lastWeek  *item    // the week or weekend a later sentence's weekdays fall in
+	lastDay   *item    // for "the day before", "the weekend after"
+	evening   bool     // dinner, tonight: a bare "8" is 20:00
+	settled   bool     // the country settles the order of 04/05
+	src       []rune   // the text, for quoting a phrase back
+	keep      []bool   // tokens outside quoted history, headers and the sign-off
+	unsure    []string // date phrases read with doubt, as written
+	sentences int      // sentences read so far
+	prev      []*item  // the items of the last sentence that had any
 }
 
 type tw struct {
@@ -83,37 +95,157 @@ func findWhen(text, subject string, ref time.Time, country string) when {
 	r := newReader(text, ref, country)
 	r.read()
 	if len(r.items) == 0 && len(r.windows) == 0 && len(r.exclude) == 0 && r.lower.IsZero() && r.upper.IsZero() {
+		unsure := r.unsure
 		r = newReader(subject, ref, country)
 		r.read()
+		r.unsure = append(unsure, r.unsure...)
 	}
 	return r.result()
 }
 
+// eveningWords make a bare hour ("at 8") an evening one.
+var eveningWords = map[string]bool{
+	"dinner": true, "tonight": true, "tonite": true, "night": true, "evening": true, "evenings": true,
+	"supper": true, "drinks": true, "cena": true, "cenar": true, "dîner": true, "diner": true,
+	"abendessen": true, "avondeten": true,
+}
+
 func newReader(text string, ref time.Time, country string) *reader {
-	c := strings.ToUpper(country)
-	toks := lex(text)
+	toks := canonical(lex(text))
 	evening := false
 	for _, t := range toks {
-		switch t.w {
-		case "dinner", "tonight", "tonite", "night", "evening", "evenings", "supper", "drinks":
+		if eveningWords[t.w] {
 			evening = true
 		}
 	}
+	src := []rune(text)
+	us, settled := orderOf(country)
 	return &reader{
 		evening: evening,
 		toks:    toks,
 		today:   dayOf(ref),
 		ref:     ref,
-		us:      c == "US" || c == "CA" || c == "PH",
+		us:      us,
+		settled: settled,
+		src:     src,
+		keep:    keepTokens(toks, src),
 		exclude: map[time.Weekday]bool{},
 	}
+}
+
+// orderOf says how a country (ISO 3166-1 alpha-2) writes 04/05: month
+// first (the United States and the countries that follow its usage, as
+// intake/csvrows lists them) or day first, and whether the country settles
+// it at all: Canada writes both, and an unknown country says nothing.
+// Canada is read month first, an unknown country day first.
+func orderOf(country string) (monthFirst, settled bool) {
+	switch strings.ToUpper(country) {
+	case "US", "PR", "GU", "VI", "AS", "MP", "UM", "PH", "FM", "MH", "PW":
+		return true, true
+	case "CA":
+		return true, false
+	case "":
+		return false, false
+	}
+	return false, true
+}
+
+// Lines that are not the request: a mail header block left in the text
+// (a forward the mail reader did not recognise), a reply's introduction
+// ("On Tue, 3 Mar 2026, Jane wrote:", "Op ma 14 dec 2026 schreef ...:")
+// and everything after it, and the sign-off block under a closing ("Kind
+// regards,") down to a postscript. Dates there (the quoted offer, the
+// forward's date, "Out of office 31 Aug - 4 Sep") are not asked for.
+var (
+	headerLine     = regexp.MustCompile(`(?i)^\s*\*?(from|sent|date|to|cc|subject|von|gesendet|datum|an|betreff|de|envoyé|objet|à|para|asunto|enviado|fecha|van|verzonden|aan|onderwerp)\s*\*?\s*:`)
+	replyIntroLine = regexp.MustCompile(`(?i)^\s*(on|am|le|el|op|il)\b.*\b(wrote|schrieb|schreef|a écrit|escribió|ha escrito|scrisse)\b.*:\s*$`)
+	postscript     = regexp.MustCompile(`(?i)^\s*p\.?\s*s\b`)
+)
+
+// closings are the lines that end a message, as people write them.
+var closings = map[string]bool{
+	"thanks": true, "thank you": true, "thanks so much": true, "thank you so much": true, "many thanks": true,
+	"thanks a million": true, "thanks again": true, "cheers": true, "regards": true, "kind regards": true,
+	"best regards": true, "warm regards": true, "warmest regards": true, "best": true, "best wishes": true,
+	"all the best": true, "sincerely": true, "yours sincerely": true, "yours faithfully": true, "ta": true,
+	"thx": true, "love": true, "many thanks in advance": true, "thanks in advance": true,
+	"mit freundlichen grüßen": true, "mit freundlichen grüssen": true, "freundliche grüße": true,
+	"viele grüße": true, "liebe grüße": true, "beste grüße": true, "herzliche grüße": true, "grüße": true,
+	"gruß": true, "danke": true, "danke und gruß": true, "vielen dank": true, "lg": true, "vg": true, "mfg": true,
+	"cordialement": true, "bien cordialement": true, "bien à vous": true, "merci": true, "merci beaucoup": true,
+	"merci d'avance": true, "bonne journée": true, "bonne soirée": true, "bises": true, "amicalement": true,
+	"saludos": true, "un saludo": true, "un abrazo": true, "gracias": true, "muchas gracias": true,
+	"atentamente": true, "besos": true, "groet": true, "groetjes": true, "met vriendelijke groet": true,
+	"vriendelijke groet": true, "hartelijke groet": true, "bedankt": true, "alvast bedankt": true, "mvg": true,
+}
+
+// keepTokens marks the tokens that stand outside such lines.
+func keepTokens(toks []tok, src []rune) []bool {
+	type line struct {
+		from, to int
+		text     string
+	}
+	var lines []line
+	for i, st := 0, 0; i <= len(src); i++ {
+		if i == len(src) || src[i] == '\n' {
+			lines = append(lines, line{st, i, strings.TrimSpace(string(src[st:i]))})
+			st = i + 1
+		}
+	}
+	skip := make([]bool, len(lines))
+	header := func(i int) string {
+		if i < 0 || i >= len(lines) {
+			return ""
+		}
+		if m := headerLine.FindStringSubmatch(lines[i].text); m != nil {
+			return strings.ToLower(m[1])
+		}
+		return ""
+	}
+	signed, content := false, false
+lines:
+	for i, l := range lines {
+		closing := closings[strings.ToLower(strings.TrimRight(l.text, " ,.!"))]
+		switch {
+		case replyIntroLine.MatchString(l.text):
+			for k := i; k < len(lines); k++ {
+				skip[k] = true
+			}
+			break lines
+		case signed:
+			if postscript.MatchString(l.text) {
+				signed = false
+			} else {
+				skip[i] = true
+			}
+		case closing && content:
+			signed = true
+		case header(i) != "":
+			k := header(i)
+			for _, j := range []int{i - 2, i - 1, i + 1, i + 2} {
+				if h := header(j); h != "" && h != k {
+					skip[i] = true
+				}
+			}
+		}
+		content = content || l.text != "" && !closing
+	}
+	keep := make([]bool, len(toks))
+	li := 0
+	for i, t := range toks {
+		for li < len(lines)-1 && t.from > lines[li].to {
+			li++
+		}
+		keep[i] = len(lines) == 0 || !skip[li]
+	}
+	return keep
 }
 
 // read goes sentence by sentence.
 func (r *reader) read() {
 	start := 0
 	for i := 0; i <= len(r.toks); i++ {
-		if i == len(r.toks) || isSentenceEnd(r.toks, i) {
+		if i == len(r.toks) || !r.keep[i] || isSentenceEnd(r.toks, i) {
 			if i > start {
 				r.sentence(start, i)
 			}
@@ -142,11 +274,17 @@ const maxItems = 48
 var pastWords = map[string]bool{
 	"ago": true, "last": true, "since": true, "broke": true, "had": true, "tweaked": true, "saw": true, "did": true,
 	"was": true, "happened": true, "hurt": true, "injured": true, "booked": true, "sold": true, "nothing": true,
-	"went": true, "came": true, "cancelled": true, "canceled": true, "moved": true,
+	"went": true, "came": true, "cancelled": true, "canceled": true, "moved": true, "yesterday": true,
+	// What someone else said is not what the requester asks for.
+	"said": true, "told": true, "mentioned": true, "suggested": true, "recommended": true, "advised": true,
 }
 
+// contextWords mark a clause as background: an occasion, a trip, a new
+// job. Its dates are read only when nothing else is.
 var contextWords = map[string]bool{
 	"birthday": true, "married": true, "wedding": true, "visiting": true, "anniversary": true, "staying": true,
+	"start": true, "starts": true, "job": true, "interview": true, "exam": true, "fly": true, "flying": true,
+	"flight": true, "arrive": true, "arriving": true, "arrives": true, "trip": true, "conference": true,
 }
 
 // clauses splits a sentence at commas, brackets and dashes set apart by
@@ -179,6 +317,7 @@ func (r *reader) clauses(a, b int) [][2]int {
 }
 
 func (r *reader) sentence(a, b int) {
+	r.sentences++
 	var items []*item
 	var wins []tw
 	for _, c := range r.clauses(a, b) {
@@ -191,8 +330,8 @@ func (r *reader) sentence(a, b int) {
 			if contextWords[w] {
 				ctx = true
 			}
-			// "I am in London from ...", "I'm around from the 30th"
-			if (w == "in" || w == "here" || w == "around" || w == "there") && i > c[0] && (r.toks[i-1].w == "am" || r.toks[i-1].w == "i'm" || r.toks[i-1].w == "we're" || r.toks[i-1].w == "are") {
+			// "I am in London from ...", "I'm around from the 30th", "we'll be in Madrid"
+			if (w == "in" || w == "here" || w == "around" || w == "there") && i > c[0] && (r.toks[i-1].w == "am" || r.toks[i-1].w == "i'm" || r.toks[i-1].w == "we're" || r.toks[i-1].w == "are" || r.toks[i-1].w == "be") {
 				ctx = true
 			}
 		}
@@ -209,7 +348,10 @@ func (r *reader) sentence(a, b int) {
 			continue
 		}
 		for _, it := range is {
-			it.context = it.context || ctx
+			// A day said relative to another ("the day before") is what is
+			// asked for, even when the day it counts from is an occasion.
+			it.context = !it.relative && (it.context || ctx || it.soft)
+			it.sentence = r.sentences
 		}
 		items = append(items, is...)
 		wins = append(wins, ws...)
@@ -220,10 +362,26 @@ func (r *reader) sentence(a, b int) {
 		}
 		return
 	}
+	// "Otherwise the 2nd": an alternative to what the sentence before
+	// asked for, so what it named was asked for, not background.
+	if w := r.word(a, b); (w == "otherwise" || w == "or" || w == "if" && r.word(a+1, b) == "not") && len(r.prev) > 0 {
+		all := true
+		for _, it := range r.prev {
+			all = all && it.context
+		}
+		for _, it := range r.prev {
+			if all {
+				it.context = false
+			}
+		}
+	}
 	items = r.link(items)
 	r.anchor(a, b, items)
 	r.attach(a, b, items, wins)
 	r.items = append(r.items, items...)
+	if len(items) > 0 {
+		r.prev = items
+	}
 }
 
 // clause reads the items and time windows of one clause. A past clause
@@ -236,13 +394,21 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 			i = n
 			continue
 		}
-		if n, ok := r.bound(i, b); ok {
+		// "Monday until Thursday" is a range for link to join, not a bound.
+		if k := len(items); k == 0 || items[k-1].end != i || !rangeWords[r.word(i, b)] {
+			if n, ok := r.bound(i, b); ok {
+				i = n
+				continue
+			}
+		}
+		if it, n := r.relative(i, b); it != nil {
+			it.relative = true
+			items = append(items, it)
 			i = n
 			continue
 		}
-		if it, n := r.relative(i, b); it != nil {
-			items = append(items, it)
-			i = n
+		if !past && r.unplaced(i, b) {
+			i++
 			continue
 		}
 		if n := len(items); n > 0 && !items[n-1].from.IsZero() && !items[n-1].weekday && items[n-1].from.Equal(items[n-1].to) {
@@ -250,7 +416,11 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 			switch r.word(i, b) {
 			case "or", "and", "to", "until", "till", "-":
 				if i+1 < b && r.toks[i+1].kind == 'n' && r.toks[i+1].clock < 0 && r.toks[i+1].ampm == 0 && !r.toks[i+1].ish && len(r.toks[i+1].w) <= 2 && r.toks[i+1].n >= 1 && r.toks[i+1].n <= 31 {
-					if _, ok := months[r.word(i+2, b)]; !ok && !unitWord[r.word(i+2, b)] {
+					_, ok := months[r.word(i+2, b)]
+					if ofWords[r.word(i+2, b)] {
+						_, ok = months[r.word(i+3, b)] // "o 8 de enero"
+					}
+					if !ok && !unitWord[r.word(i+2, b)] {
 						if d, ok := r.resolveDM(r.toks[i+1].n, 0, 0); ok {
 							items = append(items, r.newItem(d, d, i+1, i+2))
 							i += 2
@@ -262,7 +432,7 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 		}
 		if its, n := r.dateAt(i, b); its != nil {
 			for _, it := range its {
-				if !it.from.IsZero() && !it.recurring && !past {
+				if !it.from.IsZero() && !it.recurring && !past && !it.now {
 					r.lastDay = it
 				}
 			}
@@ -282,17 +452,51 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 	return items, wins
 }
 
-// bound reads "before Friday", "until the 12th", "after the 20th" and
-// "from the 5th of May on".
+// occasions are days people name that move from year to year, or differ
+// by place, so the parser does not place them; a request naming one says
+// it was unsure.
+var occasions = map[string]bool{
+	"easter": true, "ostern": true, "pâques": true, "paques": true, "pascua": true, "pasen": true,
+	"pinksteren": true, "pfingsten": true, "pentecôte": true, "whitsun": true, "thanksgiving": true,
+	"ramadan": true, "eid": true, "diwali": true, "hanukkah": true, "passover": true, "karneval": true,
+	"carnaval": true, "fasching": true,
+}
+
+var occasionPairs = map[[2]string]bool{
+	{"half", "term"}: true, {"bank", "holiday"}: true, {"memorial", "day"}: true, {"labor", "day"}: true,
+	{"labour", "day"}: true, {"spring", "break"}: true, {"mother's", "day"}: true, {"father's", "day"}: true,
+	{"mothers", "day"}: true, {"fathers", "day"}: true, {"semana", "santa"}: true, {"school", "holidays"}: true,
+}
+
+// unplaced doubts an occasion at i that the parser cannot date.
+func (r *reader) unplaced(i, b int) bool {
+	w := r.word(i, b)
+	switch {
+	case occasionPairs[[2]string{w, r.word(i+1, b)}]:
+		r.doubt(i, i+2)
+	case occasions[w]:
+		r.doubt(i, i+1)
+	default:
+		return false
+	}
+	return true
+}
+
+// rangeWords join two days into a range.
+var rangeWords = map[string]bool{"to": true, "until": true, "till": true, "til": true, "through": true, "thru": true, "-": true}
+
+// bound reads "before Friday", "until the 12th", "after the 20th", "from
+// the 5th of May on" and "starting the 5th" ("ab dem 5.", "à partir du
+// 5"). Of several bounds the tightest holds.
 func (r *reader) bound(i, b int) (int, bool) {
 	w := r.word(i, b)
 	switch w {
-	case "before", "until", "till", "til", "after", "from":
+	case "before", "until", "till", "til", "after", "from", "starting":
 	default:
 		return i, false
 	}
 	its, n := r.dateAt(i+1, b)
-	if len(its) != 1 || its[0].recurring || its[0].week || its[0].month && w != "from" {
+	if len(its) != 1 || its[0].recurring || its[0].week || its[0].month && w != "from" && w != "starting" {
 		return i, false
 	}
 	it := its[0]
@@ -300,32 +504,61 @@ func (r *reader) bound(i, b int) (int, bool) {
 		it.from = r.upcoming(it.wd)
 		it.to = it.from
 	}
+	lower := func(d day) {
+		if r.lower.IsZero() || d.After(r.lower) {
+			r.lower = d
+		}
+	}
+	upper := func(d day) {
+		if r.upper.IsZero() || d.Before(r.upper) {
+			r.upper = d
+		}
+	}
 	switch w {
 	case "before":
-		r.upper = addDays(it.from, -1)
+		upper(addDays(it.from, -1))
 	case "until", "till", "til":
-		r.upper = it.to
+		upper(it.to)
 	case "after":
-		r.lower = addDays(it.to, 1)
-	case "from":
+		lower(addDays(it.to, 1))
+	case "from", "starting":
 		nx := r.word(n, b)
-		if nx != "on" && nx != "onwards" && nx != "onward" && nx != "forward" {
+		onward := nx == "on" || nx == "onwards" || nx == "onward" || nx == "forward"
+		if !onward && w == "from" {
 			return i, false
 		}
-		r.lower = it.from
-		n++
+		lower(it.from)
+		if onward {
+			n++
+		}
 	}
 	return n, true
 }
 
 // relative reads days said relative to the last date: "the day before",
-// "the morning of", "the weekend after".
+// "the morning of", "the weekend after", "the Friday before", "the
+// evening before", "that morning".
 func (r *reader) relative(i, b int) (*item, int) {
-	if r.word(i, b) != "the" || r.lastDay == nil {
+	if r.lastDay == nil || r.word(i, b) != "the" && r.word(i, b) != "that" {
 		return nil, i
 	}
 	last := r.lastDay
 	what, rel := r.word(i+1, b), r.word(i+2, b)
+	partOfDay := what == "morning" || what == "afternoon" || what == "evening" || what == "night"
+	if r.word(i, b) == "that" {
+		// "that morning", "that night", "that day": the day just named.
+		switch {
+		case what == "day":
+			return r.newItem(last.from, last.from, i, i+2), i + 2
+		case partOfDay:
+			it := r.newItem(last.from, last.from, i, i+2)
+			w, _ := r.timeAt(i+1, b)
+			it.tods = []window{w}
+			return it, i + 2
+		}
+		return nil, i
+	}
+	wd, _, isWd := weekdayOf(what)
 	switch {
 	case what == "day" && rel == "before":
 		d := addDays(last.from, -1)
@@ -333,7 +566,26 @@ func (r *reader) relative(i, b int) (*item, int) {
 	case what == "day" && rel == "after":
 		d := addDays(last.to, 1)
 		return r.newItem(d, d, i, i+3), i + 3
-	case (what == "morning" || what == "afternoon" || what == "evening") && rel == "of":
+	case isWd && (rel == "before" || rel == "after"):
+		d := addDays(last.from, -1)
+		step := -1
+		if rel == "after" {
+			d, step = addDays(last.to, 1), 1
+		}
+		for d.Weekday() != wd {
+			d = addDays(d, step)
+		}
+		return r.newItem(d, d, i, i+3), i + 3
+	case partOfDay && (rel == "before" || rel == "after"):
+		d := addDays(last.from, -1)
+		if rel == "after" {
+			d = addDays(last.to, 1)
+		}
+		it := r.newItem(d, d, i, i+3)
+		w, _ := r.timeAt(i+1, b)
+		it.tods = []window{w}
+		return it, i + 3
+	case partOfDay && rel == "of":
 		it := r.newItem(last.from, last.from, i, i+3)
 		w, _ := r.timeAt(i+1, b)
 		it.tods = []window{w}
@@ -357,6 +609,8 @@ var unitWord = map[string]bool{
 	"people": true, "persons": true, "guests": true, "of": true, "weeks": true, "week": true, "days": true, "day": true,
 	"min": true, "mins": true, "minutes": true, "hours": true, "hour": true, "years": true, "kids": true, "children": true,
 	"adults": true, "months": true, "pm": true, "am": true, "o'clock": true,
+	"personen": true, "personas": true, "personnes": true, "pers": true, "kinder": true, "kindern": true,
+	"kinderen": true, "niños": true, "enfants": true, "gäste": true, "invitados": true,
 }
 
 func (r *reader) upcoming(wd time.Weekday) day {
@@ -377,7 +631,7 @@ func (r *reader) skipNegated(i, b int) (int, bool) {
 	w := r.word(i, b)
 	j := i + 1
 	switch w {
-	case "except", "excluding", "not":
+	case "except", "excluding", "not", "no":
 		if w == "not" && r.word(i-1, b) == "if" {
 			// "If not Friday, Saturday": skip the repeated day.
 			if _, _, ok := weekdayOf(r.word(j, b)); ok {
@@ -388,15 +642,22 @@ func (r *reader) skipNegated(i, b int) (int, bool) {
 		if r.word(j, b) == "on" || r.word(j, b) == "for" {
 			j++
 		}
+		if _, _, ok := weekdayOf(r.word(j+1, b)); ok && r.word(j, b) == "the" {
+			j++ // "sauf le mercredi", "menos el miércoles"
+		}
 	case "can't", "cannot", "cant":
 		if r.word(j, b) == "do" || r.word(j, b) == "make" || r.word(j, b) == "manage" {
 			j++
 		}
 	case "but":
-		if r.word(j, b) != "not" {
+		// "but not Fridays"; "any day but Friday"
+		switch {
+		case r.word(j, b) == "not":
+			j++
+		case r.word(i-1, b) == "day" || r.word(i-1, b) == "time" || r.word(i-1, b) == "anytime" || r.word(i-1, b) == "anything" || r.word(i-1, b) == "whenever":
+		default:
 			return i, false
 		}
-		j++
 	case "apart":
 		if r.word(j, b) != "from" {
 			return i, false
@@ -417,8 +678,12 @@ func (r *reader) skipNegated(i, b int) (int, bool) {
 			}
 			break
 		}
-		if r.word(j, b) == "the" && j+1 < b && r.toks[j+1].kind == 'n' || j < b && r.toks[j].kind == 'n' && r.toks[j].ord {
-			r.probs = append(r.probs, "a date to avoid was named ("+r.span(i, min(j+2, b))+"); check it by hand")
+		if r.word(j, b) == "the" && j+1 < b && r.toks[j+1].kind == 'n' || j < b && (r.toks[j].kind == 'n' && r.toks[j].ord || r.toks[j].kind == 'd') {
+			if r.toks[j].kind == 'd' {
+				r.probs = append(r.probs, "a date to avoid was named ("+r.quote(i, j+1)+"); check it by hand")
+				return j + 1, true
+			}
+			r.probs = append(r.probs, "a date to avoid was named ("+r.quote(i, min(j+2, b))+"); check it by hand")
 			k := j
 			for k < b && r.toks[k].kind != 'n' {
 				k++
@@ -441,11 +706,46 @@ func (r *reader) span(a, b int) string {
 	return strings.Join(s, " ")
 }
 
+// quote is the text tokens a..b-1 were read from, as the requester wrote
+// it, for a problem that names it.
+func (r *reader) quote(a, b int) string {
+	if a < 0 || b > len(r.toks) || a >= b {
+		return ""
+	}
+	from, to := r.toks[a].from, r.toks[b-1].to
+	if from < 0 || to > len(r.src) || from >= to {
+		return r.span(a, b)
+	}
+	q := strings.Join(strings.Fields(string(r.src[from:to])), " ")
+	if len(q) > 80 {
+		q = clipText(q, 80) + "…"
+	}
+	return q
+}
+
+// doubt records a date phrase read with doubt, so that the proposal says
+// so instead of passing a guess off as read.
+func (r *reader) doubt(a, b int) {
+	if q := r.quote(a, b); q != "" && len(r.unsure) < 8 {
+		for _, u := range r.unsure {
+			if u == q {
+				return
+			}
+		}
+		r.unsure = append(r.unsure, q)
+	}
+}
+
 func (r *reader) newItem(from, to day, pos, end int) *item {
 	return &item{from: from, to: to, pos: pos, end: end}
 }
 
-// dayNumAt reads a day of the month: "19th", "the 15", "3rd of".
+// ofWords stand between a day and its month: "the 3rd of May", "14 de
+// octubre".
+var ofWords = map[string]bool{"of": true, "de": true, "del": true, "van": true}
+
+// dayNumAt reads a day of the month: "19th", "the 15", "3rd of", "the
+// twenty-first".
 func (r *reader) dayNumAt(i, b int) (int, int, bool) {
 	j := i
 	if r.word(j, b) == "the" {
@@ -455,11 +755,21 @@ func (r *reader) dayNumAt(i, b int) (int, int, bool) {
 		return 0, i, false
 	}
 	t := r.toks[j]
-	if t.n < 1 || t.n > 31 || len(t.w) > 2 {
+	if t.n < 1 || t.n > 31 || len(t.w) > 2 && !t.word {
 		return 0, i, false
 	}
 	if !t.ord && j == i {
 		return 0, i, false // a bare number needs "the" or a month beside it
+	}
+	if t.word {
+		// "first" is a date only as "the first" or "first of May".
+		_, monthNext := months[r.word(j+1, b)]
+		if j == i && !monthNext && !(ofWords[r.word(j+1, b)] && months[r.word(j+2, b)] > 0) {
+			return 0, i, false
+		}
+		if nx := r.word(j+1, b); j > i && len(nx) > 1 && r.toks[j+1].kind == 'w' && !monthNext && !ofWords[nx] && !dayFollowers[nx] {
+			return 0, i, false // "the first appointment"
+		}
 	}
 	switch r.word(j+1, b) {
 	case "anniversary", "birthday", "century", "floor", "time", "times", "street", "st", "avenue", "grade", "year", "week", "weeks", "day", "days", "minute", "minutes", "hour", "hours", "of":
@@ -473,12 +783,23 @@ func (r *reader) dayNumAt(i, b int) (int, int, bool) {
 	return t.n, j + 1, true
 }
 
+// dayFollowers may follow a day of the month written as a word.
+var dayFollowers = map[string]bool{
+	"or": true, "and": true, "to": true, "until": true, "till": true, "through": true, "at": true, "in": true,
+	"if": true, "please": true, "would": true, "works": true, "is": true, "ideally": true, "preferably": true,
+	"after": true, "before": true, "between": true, "from": true, "around": true, "morning": true,
+	"afternoon": true, "evening": true, "night": true, "lunchtime": true, "for": true, "any": true,
+	"free": true, "available": true, "ok": true, "okay": true, "good": true, "fine": true, "suit": true,
+	"suits": true, "work": true, "possible": true, "be": true, "could": true, "too": true, "instead": true,
+}
+
 func (r *reader) monthAt(i, b int) (time.Month, bool) {
 	m, ok := months[r.word(i, b)]
 	if !ok {
 		return 0, false
 	}
-	if r.word(i, b) == "may" || r.word(i, b) == "mar" || r.word(i, b) == "jan" || r.word(i, b) == "sun" {
+	switch r.word(i, b) {
+	case "may", "mar", "jan", "sun", "mars", "mai":
 		// "may" is also a verb: take it when a day, "in", "of", "early" and
 		// the like stand beside it.
 		prev := r.word(i-1, b)
@@ -547,17 +868,102 @@ func (r *reader) thisWeek() (day, day) {
 }
 
 func (r *reader) nextWeek() (day, day) {
-	s := addDays(r.weekStart(r.today), 7)
+	return r.weekAhead(1)
+}
+
+// weekAhead is the Monday-to-Sunday week n weeks after this one.
+func (r *reader) weekAhead(n int) (day, day) {
+	s := addDays(r.weekStart(r.today), 7*n)
 	return s, addDays(s, 6)
 }
 
-var numberWords = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple": 2, "few": 3, "several": 3}
+var numberWords = map[string]int{
+	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+	"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "couple": 2, "few": 3, "several": 3,
+}
+
+// countAt reads how many of something: "2", "two", "a couple of".
+func (r *reader) countAt(j, b int) (int, int, bool) {
+	if j < b && r.toks[j].kind == 'n' && !r.toks[j].word && r.toks[j].clock < 0 && r.toks[j].ampm == 0 {
+		return r.toks[j].n, j + 1, true
+	}
+	if v, ok := numberWords[r.word(j, b)]; ok {
+		j++
+		if r.word(j, b) == "of" {
+			j++
+		}
+		return v, j, true
+	}
+	return 0, j, false
+}
+
+// weeksOn reads a day whole weeks on from another: "a week on Tuesday"
+// (the British way: a week after the coming Tuesday), "a week from
+// Tuesday" (the American way of saying the same), "a week today", "a
+// fortnight tomorrow", "two weeks on Friday". "A week from now" is "in a
+// week": the week it falls in. The day counted from is read as a weekday
+// alone is, so "a week on Tuesday" written on a Tuesday is doubted as
+// "Tuesday" is.
+func (r *reader) weeksOn(i, b int) ([]*item, int) {
+	switch r.word(i-1, b) {
+	case "once", "twice", "times", "per", "every", "for":
+		return nil, i // "once a week on Tuesdays", "away for a week from Friday"
+	}
+	n, j, ok := r.countAt(i, b)
+	if !ok {
+		return nil, i
+	}
+	weeks := n
+	switch r.word(j, b) {
+	case "week", "weeks":
+	case "fortnight", "fortnights":
+		weeks = 2 * n
+	default:
+		return nil, i
+	}
+	if weeks < 1 || weeks > 12 {
+		return nil, i
+	}
+	k := j + 1
+	on := r.word(k, b) == "on" || r.word(k, b) == "from"
+	if on {
+		k++
+	}
+	var base day
+	switch w := r.word(k, b); {
+	case w == "today":
+		base = r.today
+	case w == "tomorrow":
+		base = addDays(r.today, 1)
+	case w == "now" && r.word(k-1, b) == "from":
+		f, t := r.weekAhead(weeks)
+		it := r.newItem(f, t, i, k+1)
+		it.week = true
+		return []*item{it}, k + 1
+	default:
+		d, plural, ok := weekdayOf(w)
+		if !on || !ok || plural {
+			return nil, i
+		}
+		base = r.upcoming(d)
+		if base.Equal(r.today) {
+			r.doubt(i, k+1)
+		}
+	}
+	d := addDays(base, 7*weeks)
+	return []*item{r.newItem(d, d, i, k+1)}, k + 1
+}
 
 // dateAt reads a date expression at i.
 func (r *reader) dateAt(i, b int) ([]*item, int) {
 	w := r.word(i, b)
 	one := func(from, to day, end int) ([]*item, int) {
 		return []*item{r.newItem(from, to, i, end)}, end
+	}
+	week := func(f, t day, end int) ([]*item, int) {
+		its, n := one(f, t, end)
+		its[0].week = true
+		return its, n
 	}
 	switch w {
 	case "today":
@@ -566,8 +972,28 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 		it := r.newItem(r.today, r.today, i, i+1)
 		it.tods = []window{{17 * 60, 1440}}
 		return []*item{it}, i + 1
-	case "tomorrow", "tmrw", "tmr", "tomorow", "tommorow", "tommorrow", "tomoz", "tomo", "2moro", "morgen":
+	case "tomorrow", "tmrw", "tmr", "tomorow", "tommorow", "tommorrow", "tomoz", "tomo", "2moro":
 		return one(addDays(r.today, 1), addDays(r.today, 1), i+1)
+	case "overmorrow":
+		return one(addDays(r.today, 2), addDays(r.today, 2), i+1)
+	case "weekafter":
+		f, t := r.weekAhead(2)
+		return week(f, t, i+1)
+	case "now":
+		// "now" is a day only as the start of a range: "between now and
+		// Friday", "from now until the 20th", "now till Christmas". link
+		// drops it when no range follows.
+		p, nx := r.word(i-1, b), r.word(i+1, b)
+		if p == "between" && nx == "and" || nx == "until" || nx == "till" || nx == "til" || nx == "through" || nx == "thru" ||
+			p == "from" && nx == "to" {
+			its, n := one(r.today, r.today, i+1)
+			its[0].now = true
+			return its, n
+		}
+		return nil, i
+	}
+	if its, n := r.weeksOn(i, b); its != nil {
+		return its, n
 	}
 	// in the next two weeks / within 2 weeks / next fortnight
 	if w == "in" || w == "within" || w == "over" {
@@ -580,15 +1006,8 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 				j++
 			}
 			n := 1
-			if j < b && r.toks[j].kind == 'n' {
-				n = r.toks[j].n
-				j++
-			} else if v, ok := numberWords[r.word(j, b)]; ok {
-				n = v
-				j++
-				if r.word(j, b) == "of" {
-					j++
-				}
+			if v, k, ok := r.countAt(j, b); ok {
+				n, j = v, k
 			}
 			switch r.word(j, b) {
 			case "week", "weeks":
@@ -600,6 +1019,29 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			case "month", "months":
 				return one(r.today, r.today.AddDate(0, n, 0), j+1)
 			}
+		} else if w == "in" {
+			// "in two weeks": the week that many weeks on; "in 3 days":
+			// that day.
+			if n, k, ok := r.countAt(i+1, b); ok && n >= 1 && n <= 52 {
+				end := k + 1
+				if r.word(end, b) == "'" && r.word(end+1, b) == "s" {
+					end += 2
+				}
+				if r.word(end, b) == "time" {
+					end++
+				}
+				switch r.word(k, b) {
+				case "week", "weeks":
+					f, t := r.weekAhead(n)
+					return week(f, t, end)
+				case "fortnight":
+					f, t := r.weekAhead(2 * n)
+					return week(f, t, end)
+				case "day", "days":
+					d := addDays(r.today, n)
+					return one(d, d, end)
+				}
+			}
 		}
 	}
 	if w == "next" && r.word(i+1, b) == "fortnight" {
@@ -609,22 +1051,23 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 	j := i
 	mod := ""
 	switch w {
-	case "this", "next", "the", "that", "any", "every", "a", "on":
+	case "this", "next", "the", "that", "any", "every", "a", "on", "coming":
 		mod = w
 		j++
+		if r.word(j, b) == "coming" {
+			j++ // "this coming week" is the next one, "this coming weekend" the coming one
+			if mod == "this" && r.word(j, b) == "week" {
+				mod = "next"
+			}
+		}
 	}
 	switch r.word(j, b) {
 	case "week":
-		week := func(f, t day, end int) ([]*item, int) {
-			its, n := one(f, t, end)
-			its[0].week = true
-			return its, n
-		}
 		switch mod {
 		case "this":
 			f, t := r.thisWeek()
 			return week(f, t, j+1)
-		case "next":
+		case "next", "coming":
 			f, t := r.nextWeek()
 			return week(f, t, j+1)
 		}
@@ -638,8 +1081,13 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			return nil, i // "any week in May": the month says it
 		}
 	case "weekend":
+		weekend := func(s day, end int) ([]*item, int) {
+			its, n := one(s, addDays(s, 1), end)
+			its[0].span = true
+			return its, n
+		}
 		switch mod {
-		case "this", "the", "on":
+		case "this", "the", "on", "coming":
 			if mod == "the" {
 				if p := r.word(i-1, b); p != "at" && p != "over" && p != "on" && p != "for" && p != "this" {
 					return nil, i // "the weekend we're there", "the weekend after"
@@ -649,13 +1097,10 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			if r.today.Weekday() == time.Sunday {
 				return one(r.today, r.today, j+1)
 			}
-			return one(addDays(s, 5), addDays(s, 6), j+1)
+			return weekend(addDays(s, 5), j+1)
 		case "next":
 			s := addDays(r.weekStart(r.today), 7)
-			if r.today.Weekday() == time.Sunday || r.today.Weekday() == time.Saturday {
-				s = addDays(s, 0)
-			}
-			return one(addDays(s, 5), addDays(s, 6), j+1)
+			return weekend(addDays(s, 5), j+1)
 		case "any", "every", "a":
 			it := &item{recurring: true, days: map[time.Weekday]bool{time.Saturday: true, time.Sunday: true}, pos: i, end: j + 1}
 			return []*item{it}, j + 1
@@ -701,7 +1146,7 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			return its, n
 		}
 	}
-	// Weekday: [this|next|on|any|every|a] Friday[s] [the 20th] [next week]
+	// Weekday: [this|next|on|any|every|a|coming] Friday[s] [the 20th] [next week]
 	j = i
 	mod = ""
 	switch w {
@@ -709,42 +1154,12 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 		mod = w
 		j++
 		if r.word(j, b) == "coming" {
+			mod = "coming"
 			j++
 		}
 	}
 	if d, plural, ok := weekdayOf(r.word(j, b)); ok {
-		k := j + 1
-		if r.word(k, b) == "," {
-			k++
-		}
-		// "Thursday 16th", "Saturday 25 April", "Thursday March 26"
-		if its, n := r.numericDate(k, b); its != nil {
-			its[0].pos = i
-			return its, n
-		}
-		if r.word(k, b) == "the" {
-			if its, n := r.numericDate(k, b); its != nil {
-				its[0].pos = i
-				return its, n
-			}
-		}
-		it := &item{weekday: true, wd: d, pos: i, end: j + 1}
-		switch {
-		case plural || mod == "any" || mod == "every" || mod == "a" || mod == "an":
-			it.recurring = true
-			it.days = map[time.Weekday]bool{d: true}
-		case mod == "next":
-			it.anchor = "next"
-		case mod == "this" || mod == "coming":
-			it.anchor = "this"
-		}
-		end := j + 1
-		if (r.word(end, b) == "next" || r.word(end, b) == "this") && r.word(end+1, b) == "week" {
-			it.anchor = r.word(end, b) + " week"
-			end += 2
-		}
-		it.end = end
-		return []*item{it}, end
+		return r.weekdayAt(i, j, b, d, plural, mod)
 	}
 	if its, n := r.numericDate(i, b); its != nil {
 		return its, n
@@ -766,6 +1181,150 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 	return nil, i
 }
 
+// weekdayAt reads the weekday at j (its modifier from i): "Thursday 16th",
+// "Saturday 25 April", "mardi 15", "next Friday", "Tuesdays", "Friday
+// next week". A weekday written with a date is that date; when the two
+// disagree the date wins and the proposal says it was unsure.
+func (r *reader) weekdayAt(i, j, b int, d time.Weekday, plural bool, mod string) ([]*item, int) {
+	k := j + 1
+	if r.word(k, b) == "," {
+		k++
+	}
+	dated := func(its []*item, n int) ([]*item, int) {
+		its[0].pos = i
+		if its[0].from.Weekday() != d || !its[0].to.Equal(its[0].from) {
+			r.doubt(i, n)
+		}
+		return its, n
+	}
+	if its, n := r.numericDate(k, b); its != nil {
+		return dated(its, n)
+	}
+	// "mardi 15", "maandag 12": a bare day of the month beside its weekday,
+	// when it falls on that weekday (otherwise "Friday 7" is a time).
+	if k < b && r.toks[k].kind == 'n' && !r.toks[k].ord && r.toks[k].clock < 0 && r.toks[k].ampm == 0 && !r.toks[k].ish &&
+		len(r.toks[k].w) <= 2 && r.toks[k].n >= 1 && r.toks[k].n <= 31 && !unitWord[r.word(k+1, b)] && r.word(k+1, b) != ":" && !plural {
+		// "du lundi 4 au vendredi 8 janvier": the month comes at the end
+		// of the range.
+		if x, ok := r.dayInLaterMonth(r.toks[k].n, k+1, b, r.afterBetween(i)); ok && x.Weekday() == d {
+			return []*item{r.newItem(x, x, i, k+1)}, k + 1
+		}
+		if x, ok := r.resolveDM(r.toks[k].n, 0, 0); ok && x.Weekday() == d {
+			it := r.newItem(x, x, i, k+1)
+			it.anchor = "month?"
+			return []*item{it}, k + 1
+		}
+	}
+	// "Saturday week": a week after the coming Saturday.
+	if !plural && (mod == "" || mod == "on") && r.word(j+1, b) == "week" && !weekFollowers[r.word(j+2, b)] &&
+		!(j+2 < b && r.toks[j+2].kind == 'n') {
+		x := r.upcoming(d)
+		if x.Equal(r.today) {
+			r.doubt(i, j+2)
+		}
+		x = addDays(x, 7)
+		return []*item{r.newItem(x, x, i, j+2)}, j + 2
+	}
+	it := &item{weekday: true, wd: d, pos: i, end: j + 1}
+	switch {
+	case plural || mod == "any" || mod == "every" || mod == "a" || mod == "an":
+		it.recurring = true
+		it.days = map[time.Weekday]bool{d: true}
+	case mod == "next":
+		it.anchor = "next"
+	case mod == "this":
+		it.anchor = "this"
+	case mod == "coming":
+		it.anchor = "coming"
+	}
+	end := j + 1
+	if (r.word(end, b) == "next" || r.word(end, b) == "this") && r.word(end+1, b) == "week" {
+		it.anchor = r.word(end, b) + " week"
+		end += 2
+	}
+	it.end = end
+	return []*item{it}, end
+}
+
+// weekFollowers make "week" after a weekday the start of another phrase
+// ("Friday, week of the 5th"), not "Friday week".
+var weekFollowers = map[string]bool{
+	"of": true, "commencing": true, "starting": true, "beginning": true, "after": true, "before": true,
+	"end": true, "ending": true, "long": true, "off": true, "'": true,
+}
+
+// laterMonth reads, at k just after the first day of a range, the rest of
+// it when only its last day names the month: "to Friday 8 January", "-
+// 8th May", "until Friday, the 8th of January" ("bis Freitag, den 8.
+// Januar", "al viernes 8 de enero"); with between set, "and Friday 8
+// January" too. It returns the month, the last day and the year written
+// with it (0 when none).
+func (r *reader) laterMonth(k, b int, between bool) (time.Month, int, int, bool) {
+	if !rangeWords[r.word(k, b)] && !(between && r.word(k, b) == "and") {
+		return 0, 0, 0, false
+	}
+	k++
+	if _, plural, ok := weekdayOf(r.word(k, b)); ok && !plural {
+		k++
+		if r.word(k, b) == "," {
+			k++
+		}
+	}
+	if r.word(k, b) == "the" {
+		k++
+	}
+	if k >= b || r.toks[k].kind != 'n' || r.toks[k].clock >= 0 || r.toks[k].ampm != 0 || r.toks[k].n < 1 || r.toks[k].n > 31 ||
+		len(r.toks[k].w) > 2 && !r.toks[k].word {
+		return 0, 0, 0, false
+	}
+	last := r.toks[k].n
+	k++
+	if ofWords[r.word(k, b)] {
+		k++
+	}
+	m, ok := months[r.word(k, b)]
+	if !ok {
+		return 0, 0, 0, false
+	}
+	y := 0
+	if k+1 < b && r.toks[k+1].kind == 'n' && len(r.toks[k+1].w) == 4 {
+		y = r.toks[k+1].n
+	}
+	return m, last, y, true
+}
+
+// afterBetween reports whether the day at i, or the weekday written before
+// it ("between Monday, 4th and ..."), follows "between".
+func (r *reader) afterBetween(i int) bool {
+	j := i - 1
+	if r.word(j, len(r.toks)) == "," {
+		j--
+	}
+	if _, _, ok := weekdayOf(r.word(j, len(r.toks))); ok {
+		j--
+	}
+	return r.word(j, len(r.toks)) == "between"
+}
+
+// dayInLaterMonth places day d, the first of a range whose month is named
+// only after its last day (laterMonth): in that month, or the one before
+// when d is past the last day ("Monday 28 to Friday 1 January").
+func (r *reader) dayInLaterMonth(d, k, b int, between bool) (day, bool) {
+	m, last, y, ok := r.laterMonth(k, b, between)
+	if !ok {
+		return day{}, false
+	}
+	if d > last {
+		if m--; m == 0 {
+			m = 12
+			if y > 0 {
+				y--
+			}
+		}
+	}
+	return r.resolveDM(d, m, y)
+}
+
 func weekdaySet(from, to time.Weekday) map[time.Weekday]bool {
 	m := map[time.Weekday]bool{}
 	for d := from; ; d = (d + 1) % 7 {
@@ -778,23 +1337,10 @@ func weekdaySet(from, to time.Weekday) map[time.Weekday]bool {
 }
 
 // numericDate reads "the 19th", "19th of June", "14 April", "April 14th",
-// "15-17 May", "04/02/2026".
+// "15-17 May", "12 to 15 November", "04/02/2026", "2026-10-10", "28.11.".
 func (r *reader) numericDate(i, b int) ([]*item, int) {
 	if i < b && r.toks[i].kind == 'd' {
-		t := r.toks[i]
-		d, m := t.d1, t.d2
-		if r.us {
-			d, m = t.d2, t.d1
-		} else if t.d2 > 12 && t.d1 <= 12 {
-			d, m = t.d2, t.d1
-		}
-		if m < 1 || m > 12 {
-			return nil, i
-		}
-		if x, ok := r.resolveDM(d, time.Month(m), t.d3); ok {
-			return []*item{r.newItem(x, x, i, i+1)}, i + 1
-		}
-		return nil, i
+		return r.writtenDate(i)
 	}
 	// <month> [the] <n>[th]
 	if m, ok := months[r.word(i, b)]; ok {
@@ -802,7 +1348,7 @@ func (r *reader) numericDate(i, b int) ([]*item, int) {
 		if r.word(j, b) == "the" {
 			j++
 		}
-		if j < b && r.toks[j].kind == 'n' && r.toks[j].clock < 0 && r.toks[j].ampm == 0 && r.toks[j].n >= 1 && r.toks[j].n <= 31 && len(r.toks[j].w) <= 2 {
+		if j < b && r.toks[j].kind == 'n' && r.toks[j].clock < 0 && r.toks[j].ampm == 0 && r.toks[j].n >= 1 && r.toks[j].n <= 31 && (len(r.toks[j].w) <= 2 || r.toks[j].word) {
 			d := r.toks[j].n
 			k := j + 1
 			y := 0
@@ -818,51 +1364,77 @@ func (r *reader) numericDate(i, b int) ([]*item, int) {
 			if x, ok := r.resolveDM(d, m, y); ok {
 				return []*item{r.newItem(x, x, i, k)}, k
 			}
+			r.doubt(i, k)
 		}
 		return nil, i
+	}
+	bare := func(k int) bool {
+		return k < b && r.toks[k].kind == 'n' && r.toks[k].clock < 0 && r.toks[k].ampm == 0 && r.toks[k].n >= 1 && r.toks[k].n <= 31 && len(r.toks[k].w) <= 2
+	}
+	monthAfter := func(k int) (time.Month, int) {
+		if ofWords[r.word(k, b)] {
+			k++
+		}
+		m, ok := months[r.word(k, b)]
+		if !ok {
+			return 0, k
+		}
+		return m, k + 1
 	}
 	d, j, ok := r.dayNumAt(i, b)
 	if !ok {
 		// "14 April": a bare number with a month after it.
-		if i < b && r.toks[i].kind == 'n' && r.toks[i].clock < 0 && r.toks[i].ampm == 0 && r.toks[i].n >= 1 && r.toks[i].n <= 31 && len(r.toks[i].w) <= 2 {
-			if _, isMonth := months[r.word(i+1, b)]; isMonth || r.word(i+1, b) == "-" || r.word(i+1, b) == "of" && months[r.word(i+2, b)] > 0 {
+		if bare(i) {
+			if m, _ := monthAfter(i + 1); m != 0 || r.word(i+1, b) == "-" {
 				d, j, ok = r.toks[i].n, i+1, true
+			}
+			// "12 to 15 November", "2 and 6 november": a range of bare days.
+			if !ok && (rangeWords[r.word(i+1, b)] || r.word(i+1, b) == "and") && bare(i+2) {
+				if m, k := monthAfter(i + 3); m != 0 {
+					d, j, ok = r.toks[i].n, i+1, true
+					_ = k
+				}
 			}
 		}
 		if !ok {
 			return nil, i
 		}
 	}
-	// "15-17 May"
-	if r.word(j, b) == "-" && j+1 < b && r.toks[j+1].kind == 'n' && r.toks[j+1].n >= 1 && r.toks[j+1].n <= 31 && !r.toks[j].space {
+	// "15-17 May", "12 to 15 November"
+	if (r.word(j, b) == "-" && !r.toks[j].space || rangeWords[r.word(j, b)] || r.word(j, b) == "and" && r.word(i-1, b) == "between") && j+1 < b && r.toks[j+1].kind == 'n' && r.toks[j+1].n >= 1 && r.toks[j+1].n <= 31 && r.toks[j+1].clock < 0 && r.toks[j+1].ampm == 0 {
 		d2 := r.toks[j+1].n
-		k := j + 2
-		if m, ok := months[r.word(k, b)]; ok {
+		if m, k := monthAfter(j + 2); m != 0 {
 			f, ok1 := r.resolveDM(d, m, 0)
 			t, ok2 := r.resolveDM(d2, m, 0)
 			if ok1 && ok2 && !t.Before(f) {
-				return []*item{r.newItem(f, t, i, k+1)}, k + 1
+				return []*item{r.newItem(f, t, i, k)}, k
 			}
 		}
 	}
 	k := j
-	if r.word(k, b) == "of" {
-		k++
-	}
 	var m time.Month
-	if mm, ok := months[r.word(k, b)]; ok {
-		m = mm
-		k++
-	} else {
-		k = j
+	if mm, kk := monthAfter(j); mm != 0 {
+		m, k = mm, kk
 	}
 	y := 0
-	if m != 0 && k < b && r.toks[k].kind == 'n' && len(r.toks[k].w) == 4 {
-		y = r.toks[k].n
-		k++
+	if m != 0 {
+		kk := k
+		if ofWords[r.word(kk, b)] {
+			kk++
+		}
+		if kk < b && r.toks[kk].kind == 'n' && len(r.toks[kk].w) == 4 {
+			y = r.toks[kk].n
+			k = kk + 1
+		}
+	}
+	if m == 0 {
+		if x, ok := r.dayInLaterMonth(d, j, b, r.afterBetween(i)); ok {
+			return []*item{r.newItem(x, x, i, j)}, j
+		}
 	}
 	x, ok := r.resolveDM(d, m, y)
 	if !ok {
+		r.doubt(i, k)
 		return nil, i
 	}
 	it := r.newItem(x, x, i, k)
@@ -870,6 +1442,43 @@ func (r *reader) numericDate(i, b int) ([]*item, int) {
 		it.anchor = "month?"
 	}
 	return []*item{it}, k
+}
+
+// writtenDate reads a numeric date token: 04/02/2026, 14.03., 2026-10-10
+// or a holiday. 04/05 is read as the business's country writes it; when
+// the country does not settle the order and either reading is a date, the
+// proposal says it was unsure.
+func (r *reader) writtenDate(i int) ([]*item, int) {
+	t := r.toks[i]
+	d, m := t.d1, t.d2
+	switch {
+	case t.ymd:
+	case r.us:
+		d, m = t.d2, t.d1
+		if m > 12 && d <= 12 {
+			d, m = m, d // 14/3 from someone writing day first
+		}
+	case t.d2 > 12 && t.d1 <= 12:
+		d, m = t.d2, t.d1
+	}
+	if t.d1 > 31 || t.d2 > 31 || t.d3 > 0 && (t.d3 > 2200 || t.d3 >= 100 && t.d3 < 1900) {
+		return nil, i // a phone number or a reference, not a date
+	}
+	if !t.ymd && !r.settled && t.d1 <= 12 && t.d2 <= 12 && t.d1 != t.d2 {
+		r.doubt(i, i+1)
+	}
+	if m < 1 || m > 12 {
+		r.doubt(i, i+1)
+		return nil, i
+	}
+	x, ok := r.resolveDM(d, time.Month(m), t.d3)
+	if !ok {
+		r.doubt(i, i+1)
+		return nil, i
+	}
+	it := r.newItem(x, x, i, i+1)
+	it.soft = t.soft
+	return []*item{it}, i + 1
 }
 
 // timeAt reads a time of day or a part of the day at i.
@@ -901,7 +1510,7 @@ func (r *reader) timeAt(i, b int) (window, int) {
 		return window{12 * 60, 14 * 60}, i + 1
 	case "noon", "midday":
 		return window{11*60 + 30, 12*60 + 30}, i + 1
-	case "after", "from", "since", "before", "until", "till", "til", "between", "at", "around", "about", "approx", "approximately", "circa", "ca", "by":
+	case "after", "from", "starting", "since", "before", "until", "till", "til", "between", "at", "around", "about", "approx", "approximately", "circa", "ca", "by":
 		j := i + 1
 		if w == "after" && (r.word(j, b) == "school" || r.word(j, b) == "work") {
 			if r.word(j, b) == "school" {
@@ -912,6 +1521,9 @@ func (r *reader) timeAt(i, b int) (window, int) {
 		if w == "by" {
 			return window{}, i
 		}
+		if its, _ := r.dateAt(j, b); its != nil {
+			return window{}, i // "from 12 to 15 November" is days, not hours
+		}
 		t1, approx1, k, ok := r.clockAt(j, b, true)
 		if !ok {
 			return window{}, i
@@ -919,7 +1531,7 @@ func (r *reader) timeAt(i, b int) (window, int) {
 		switch w {
 		case "before", "until", "till", "til":
 			return window{0, r.hour(j, t1)}, k
-		case "between", "from":
+		case "between", "from", "starting":
 			sep := r.word(k, b)
 			if sep == "and" || sep == "to" || sep == "-" || sep == "till" || sep == "until" {
 				if t2, _, k2, ok := r.clockAt(k+1, b, true); ok {
@@ -965,6 +1577,9 @@ func (r *reader) timeAt(i, b int) (window, int) {
 // "o'clock". The minutes returned keep am/pm unresolved for bare hours
 // (hour() settles them).
 func (r *reader) clockAt(i, b int, loose bool) (int, bool, int, bool) {
+	if loose && (r.word(i, b) == "noon" || r.word(i, b) == "midday") {
+		return 12 * 60, false, i + 1, true // "before noon"
+	}
 	if i >= b || r.toks[i].kind != 'n' || r.toks[i].ord {
 		return 0, false, i, false
 	}
@@ -972,6 +1587,11 @@ func (r *reader) clockAt(i, b int, loose bool) (int, bool, int, bool) {
 	next := r.word(i+1, b)
 	switch next {
 	case "people", "persons", "guests", "of", "weeks", "week", "days", "day", "min", "mins", "minutes", "hours", "hour", "hrs", "years", "year", "kids", "children", "adults", "months", "month", "people's", "%", "/":
+		if t.clock < 0 && t.ampm == 0 || next == "%" || next == "/" {
+			return 0, false, i, false // "4 of us", "2 weeks"; not "14:00 of zondag"
+		}
+	}
+	if unitWord[next] && next != "pm" && next != "am" && next != "o'clock" && t.clock < 0 && t.ampm == 0 {
 		return 0, false, i, false
 	}
 	if _, ok := months[next]; ok {

@@ -1,0 +1,620 @@
+package parse
+
+import (
+	"strings"
+)
+
+// The date grammar (when.go) reads one vocabulary: English words, each
+// meaning one thing. canonical rewrites what people write in the other
+// languages of the businesses nextup serves (German, French, Spanish,
+// Dutch), and the phrasings English says in several words, into that
+// vocabulary before the grammar sees them: "nächste Woche" and "la semaine
+// prochaine" become "next week", "à partir de 14h" becomes "starting 14h",
+// "el próximo martes" becomes "coming tuesday". A word is rewritten alone
+// only when it means the same in every language the table knows; words
+// that differ ("en" is "in" in Spanish and "and" in Dutch, "de" is "of"
+// and "the", "am" is German "on the" and English "am") are rewritten only
+// inside a phrase that settles them.
+//
+// Words the grammar reads that English lacks:
+//
+//	coming     the next such day, whatever week it falls in (the foreign
+//	           "next Tuesday"; English "next Tuesday" is next week's)
+//	starting   from that day or time on ("ab", "à partir de", "vanaf")
+//	overmorrow the day after tomorrow
+//	weekafter  the week after next
+//	otherwise  an alternative to what the sentence before asked for
+
+// A phrase rule: the words at a position, and what replaces them. A
+// pattern word "#wd" matches a weekday, "#mon" a month, "#n" a number and
+// "#d" a numeric date; "$k" in the replacement copies the k-th token
+// matched; "@MM-DD" is the date of a fixed holiday.
+type phrase struct {
+	pat, out []string
+}
+
+// phrases are tried longest first at every token.
+var phrases = buildPhrases([][2]string{
+	// English
+	{"the day after tomorrow", "overmorrow"},
+	{"day after tomorrow", "overmorrow"},
+	{"the week after next", "weekafter"},
+	{"week after next", "weekafter"},
+	{"as of", "starting"},
+	{"starting from", "starting"},
+	{"end of month", "end of the month"},
+	{"failing that", "otherwise"},
+	{"or else", "otherwise"},
+	{"the same day", "that day"},
+	{"new year's eve", "@12-31"},
+	{"new years eve", "@12-31"},
+	{"nye", "@12-31"},
+	{"new year's day", "@01-01"},
+	{"new years day", "@01-01"},
+	{"new year's", "@01-01"},
+	{"new year", "@01-01"},
+	{"christmas eve", "@12-24"},
+	{"christmas day", "@12-25"},
+	{"christmas", "@12-25"},
+	{"boxing day", "@12-26"},
+	{"valentine's day", "@02-14"},
+	{"valentines day", "@02-14"},
+	{"halloween", "@10-31"},
+	{"st patrick's day", "@03-17"},
+	{"paddy's day", "@03-17"},
+
+	// Greetings and wishes that name a part of the day or the weekend.
+	{"buenos días", "hello"},
+	{"buenos dias", "hello"},
+	{"buenas tardes", "hello"},
+	{"buenas noches", "hello"},
+	{"bonne soirée", "hello"},
+	{"bonne journée", "hello"},
+	{"bon après - midi", "hello"},
+	{"bon week - end", "hello"},
+	{"bon weekend", "hello"},
+	{"schönen abend", "hello"},
+	{"schönes wochenende", "hello"},
+	{"goede morgen", "hello"},
+	{"fijn weekend", "hello"},
+	{"fijne avond", "hello"},
+
+	// German
+	{"guten morgen", "hello"},
+	{"guten tag", "hello"},
+	{"guten abend", "hello"},
+	{"morgen früh", "tomorrow morning"},
+	{"morgen vormittag", "tomorrow morning"},
+	{"morgen nachmittag", "tomorrow afternoon"},
+	{"morgen abend", "tomorrow evening"},
+	{"heute abend", "tonight"},
+	{"am morgen", "morning"},
+	{"am vormittag", "morning"},
+	{"am nachmittag", "afternoon"},
+	{"am abend", "evening"},
+	{"am wochenende", "this weekend"},
+	{"am #wd", "on $1"},
+	{"am #n", "the $1"},
+	{"am #d", "$1"},
+	{"am nächsten #wd", "coming $2"},
+	{"am kommenden #wd", "coming $2"},
+	{"nächste woche", "next week"},
+	{"nächsten woche", "next week"},
+	{"nächster woche", "next week"},
+	{"kommende woche", "next week"},
+	{"kommenden woche", "next week"},
+	{"übernächste woche", "weekafter"},
+	{"übernächsten woche", "weekafter"},
+	{"diese woche", "this week"},
+	{"dieser woche", "this week"},
+	{"diesen woche", "this week"},
+	{"nächstes wochenende", "next weekend"},
+	{"nächsten wochenende", "next weekend"},
+	{"kommendes wochenende", "next weekend"},
+	{"dieses wochenende", "this weekend"},
+	{"diesem wochenende", "this weekend"},
+	{"nächsten #wd", "coming $1"},
+	{"nächster #wd", "coming $1"},
+	{"nächste #wd", "coming $1"},
+	{"kommenden #wd", "coming $1"},
+	{"kommender #wd", "coming $1"},
+	{"diesen #wd", "this $1"},
+	{"ende des monats", "end of the month"},
+	{"ende diesen monats", "end of the month"},
+	{"monatsende", "end of the month"},
+	{"woche vom", "week of"},
+	{"bis zum", "until the"},
+	{"ab dem", "starting the"},
+	{"ab #n", "starting $1"},
+	{"ab #wd", "starting $1"},
+	{"ab #d", "starting $1"},
+	{"nach dem", "after the"},
+	{"vor dem", "before the"},
+	{"vom #n", "from $1"},
+	{"von #n", "from $1"},
+	{"von #wd", "from $1"},
+	{"unter der woche", "weekdays"},
+	{"den ganzen tag", "anytime"},
+	{"egal wann", "anytime"},
+	{"jeden tag", "any day"},
+	{"an dem tag", "that day"},
+	{"am tag davor", "the day before"},
+	{"den tag davor", "the day before"},
+	{"am vortag", "the day before"},
+	{"am abend davor", "the evening before"},
+	{"am tag danach", "the day after"},
+	{"in vierzehn tagen", "in two weeks"},
+	{"in 14 tagen", "in two weeks"},
+	{"in acht tagen", "in one week"},
+	{"in einer woche", "in one week"},
+	{"heute in einer woche", "a week today"},
+	{"heute in acht tagen", "a week today"},
+	{"morgen in einer woche", "a week tomorrow"},
+	{"morgen in acht tagen", "a week tomorrow"},
+	{"#wd in einer woche", "$0 week"},
+	{"#wd in acht tagen", "$0 week"},
+	{"zwischen jetzt und", "between now and"},
+	{"von jetzt bis", "from now until"},
+	{"ab jetzt bis", "from now until"},
+	{"silvester", "@12-31"},
+	{"heiligabend", "@12-24"},
+	{"erster weihnachtstag", "@12-25"},
+	{"zweiter weihnachtstag", "@12-26"},
+	{"neujahr", "@01-01"},
+
+	// French
+	{"après - demain", "overmorrow"},
+	{"apres - demain", "overmorrow"},
+	{"après - midi", "afternoon"},
+	{"apres - midi", "afternoon"},
+	{"aujourd'hui", "today"},
+	{"ce soir", "tonight"},
+	{"demain matin", "tomorrow morning"},
+	{"demain soir", "tomorrow evening"},
+	{"la semaine prochaine", "next week"},
+	{"semaine prochaine", "next week"},
+	{"la semaine d' après", "weekafter"},
+	{"cette semaine", "this week"},
+	{"ce week - end", "this weekend"},
+	{"ce weekend", "this weekend"},
+	{"le week - end prochain", "next weekend"},
+	{"week - end prochain", "next weekend"},
+	{"le weekend prochain", "next weekend"},
+	{"weekend prochain", "next weekend"},
+	{"week - end", "weekend"},
+	{"week - ends", "weekends"},
+	{"#wd prochain", "coming $0"},
+	{"#wd prochaine", "coming $0"},
+	{"le #wd", "on $1"},
+	{"les #wd", "every $1"},
+	{"tous les #wd", "every $2"},
+	{"ce #wd", "this $1"},
+	{"en semaine", "weekdays"},
+	{"n' importe quel jour", "any day"},
+	{"n' importe quand", "anytime"},
+	{"toute la journée", "anytime"},
+	{"dans quinze jours", "in two weeks"},
+	{"dans huit jours", "in one week"},
+	{"aujourd'hui en huit", "a week today"},
+	{"demain en huit", "a week tomorrow"},
+	{"#wd en huit", "$0 week"},
+	{"le #wd en huit", "on $1 week"},
+	{"#wd en quinze", "a fortnight on $0"},
+	{"le #wd en quinze", "a fortnight on $1"},
+	{"entre maintenant et", "between now and"},
+	{"d' ici #wd", "between now and $2"},
+	{"d' ici à #wd", "between now and $3"},
+	{"d' ici le", "between now and the"},
+	{"d' ici au", "between now and the"},
+	{"d' ici la fin du mois", "between now and end of the month"},
+	// "au" between two days of a range is "to": "du lundi 4 au vendredi
+	// 8", "du 4 janvier au 8 janvier".
+	{"#n au #wd", "$0 to $2"},
+	{"#n au #n", "$0 to $2"},
+	{"#mon au #wd", "$0 to $2"},
+	{"#mon au #n", "$0 to $2"},
+	{"fin du mois", "end of the month"},
+	{"fin de mois", "end of the month"},
+	{"début du mois", "early of the month"},
+	{"jusqu' au", "until the"},
+	{"jusqu' à", "until"},
+	{"à partir du", "starting the"},
+	{"à partir de", "starting"},
+	{"a partir du", "starting the"},
+	{"dès le", "starting the"},
+	{"avant le", "before the"},
+	{"après le", "after the"},
+	{"entre le", "between the"},
+	{"du #n au #n", "from $1 to $3"},
+	{"du #wd au #wd", "from $1 to $3"},
+	{"de #wd à #wd", "from $1 to $3"},
+	{"du #n", "from $1"},
+	{"du #wd", "from $1"},
+	{"le #n", "the $1"},
+	{"la veille au soir", "the evening before"},
+	{"la veille", "the day before"},
+	{"le lendemain", "the day after"},
+	{"le matin même", "that morning"},
+	{"le soir même", "that evening"},
+	{"le jour même", "that day"},
+	{"ce jour - là", "that day"},
+	{"le matin", "morning"},
+	{"en soirée", "evening"},
+	{"mi - #mon", "mid $2"},
+	{"me marie", "married"},
+	{"se marie", "married"},
+	{"nous marions", "married"},
+	{"la saint - sylvestre", "@12-31"},
+	{"saint - sylvestre", "@12-31"},
+	{"réveillon de noël", "@12-24"},
+	{"réveillon du nouvel an", "@12-31"},
+	{"noël", "@12-25"},
+	{"jour de l' an", "@01-01"},
+	{"nouvel an", "@01-01"},
+	{"la saint - valentin", "@02-14"},
+
+	// Spanish
+	{"pasado mañana", "overmorrow"},
+	{"esta noche", "tonight"},
+	{"mañana por la mañana", "tomorrow morning"},
+	{"mañana por la tarde", "tomorrow afternoon"},
+	{"mañana por la noche", "tomorrow evening"},
+	{"por la mañana", "morning"},
+	{"por las mañanas", "morning"},
+	{"de la mañana", "morning"},
+	{"la mañana", "morning"},
+	{"las mañanas", "morning"},
+	{"por la tarde", "afternoon"},
+	{"por las tardes", "afternoon"},
+	{"de la tarde", "afternoon"},
+	{"por la noche", "evening"},
+	{"por las noches", "evening"},
+	{"de la noche", "evening"},
+	{"la semana que viene", "next week"},
+	{"semana que viene", "next week"},
+	{"la próxima semana", "next week"},
+	{"próxima semana", "next week"},
+	{"la semana próxima", "next week"},
+	{"semana próxima", "next week"},
+	{"esta semana", "this week"},
+	{"este fin de semana", "this weekend"},
+	{"el fin de semana que viene", "next weekend"},
+	{"el próximo fin de semana", "next weekend"},
+	{"próximo fin de semana", "next weekend"},
+	{"el fin de semana", "this weekend"},
+	{"fin de semana", "weekend"},
+	{"fines de semana", "weekends"},
+	{"entre semana", "weekdays"},
+	{"el próximo #wd", "coming $2"},
+	{"el #wd que viene", "coming $1"},
+	{"el #wd próximo", "coming $1"},
+	{"próximo #wd", "coming $1"},
+	{"este #wd", "this $1"},
+	{"todos los #wd", "every $2"},
+	{"los #wd", "every $1"},
+	{"el #wd", "on $1"},
+	{"el #n", "the $1"},
+	{"cualquier día", "any day"},
+	{"cada mañana", "every morning"},
+	{"todo el día", "anytime"},
+	{"dentro de", "in"},
+	{"en dos semanas", "in two weeks"},
+	{"en una semana", "in one week"},
+	{"dentro de una semana", "in one week"},
+	{"entre hoy y", "between today and"},
+	{"de aquí al", "between now and the"},
+	{"de aqui al", "between now and the"},
+	{"del #wd al #wd", "from $1 to $3"},
+	// "al" between two days of a range is "to": "del lunes 4 al viernes
+	// 8", "del 4 de enero al 8 de enero".
+	{"#n al #wd", "$0 to $2"},
+	{"#n al #n", "$0 to $2"},
+	{"#mon al #wd", "$0 to $2"},
+	{"#mon al #n", "$0 to $2"},
+	{"a principios de", "early of"},
+	{"a mediados de", "mid of"},
+	{"a finales de", "end of"},
+	{"a fin de mes", "end of the month"},
+	{"a final de mes", "end of the month"},
+	{"a finales de mes", "end of the month"},
+	{"fin de mes", "end of the month"},
+	{"final de mes", "end of the month"},
+	{"del #n al #n", "from $1 to $3"},
+	{"de #wd a #wd", "from $1 to $3"},
+	{"del #n", "from $1"},
+	{"a partir del", "starting the"},
+	{"a partir de las", "starting"},
+	{"a partir de", "starting"},
+	{"hasta el", "until the"},
+	{"hasta las", "until"},
+	{"antes del", "before the"},
+	{"antes de las", "before"},
+	{"antes de", "before"},
+	{"después del", "after the"},
+	{"después de las", "after"},
+	{"después de", "after"},
+	{"entre el", "between the"},
+	{"entre las", "between"},
+	{"y el", "and the"},
+	{"y las", "and"},
+	{"o el", "or the"},
+	{"sobre las", "around"},
+	{"hacia las", "around"},
+	{"a las", "at"},
+	{"ese día", "that day"},
+	{"esa noche", "that night"},
+	{"el día antes", "the day before"},
+	{"el día anterior", "the day before"},
+	{"la víspera", "the day before"},
+	{"la noche anterior", "the evening before"},
+	{"la noche antes", "the evening before"},
+	{"el día siguiente", "the day after"},
+	{"el día después", "the day after"},
+	{"si no", "otherwise"},
+	{"año nuevo", "@01-01"},
+
+	// Dutch
+	{"morgenochtend", "tomorrow morning"},
+	{"morgenmiddag", "tomorrow afternoon"},
+	{"morgenavond", "tomorrow evening"},
+	{"' s ochtends", "morning"},
+	{"' s morgens", "morning"},
+	{"' s middags", "afternoon"},
+	{"' s avonds", "evening"},
+	{"' s nachts", "night"},
+	{"tussen de middag", "lunchtime"},
+	{"volgende week", "next week"},
+	{"komende week", "next week"},
+	{"volgend week", "next week"},
+	{"deze week", "this week"},
+	{"dit weekend", "this weekend"},
+	{"volgend weekend", "next weekend"},
+	{"volgende weekend", "next weekend"},
+	{"komend weekend", "next weekend"},
+	{"volgende #wd", "coming $1"},
+	{"komende #wd", "coming $1"},
+	{"aanstaande #wd", "coming $1"},
+	{"deze #wd", "this $1"},
+	{"op #wd", "on $1"},
+	{"door de week", "weekdays"},
+	{"de hele dag", "anytime"},
+	{"elke dag", "any day"},
+	{"over twee weken", "in two weeks"},
+	{"over veertien dagen", "in two weeks"},
+	{"over een week", "in one week"},
+	{"vandaag over een week", "a week today"},
+	{"morgen over een week", "a week tomorrow"},
+	{"#wd over een week", "$0 week"},
+	{"op #wd over een week", "on $1 week"},
+	{"tussen nu en", "between now and"},
+	{"van nu tot", "from now until"},
+	{"vanaf nu tot", "from now until"},
+	{"eind van de maand", "end of the month"},
+	{"einde van de maand", "end of the month"},
+	{"eind deze maand", "end of the month"},
+	{"begin #mon", "early $1"},
+	{"half #mon", "mid $1"},
+	{"midden #mon", "mid $1"},
+	{"eind #mon", "end $1"},
+	{"einde #mon", "end $1"},
+	{"in de week van", "in the week of"},
+	{"de week van", "the week of"},
+	{"week van", "week of"},
+	{"tussen #n en #n", "between $1 and $3"},
+	{"tussen #wd en #wd", "between $1 and $3"},
+	{"tot en met", "through"},
+	{"t / m", "through"},
+	{"van #n", "from $1"},
+	{"van #wd", "from $1"},
+	{"voor #n", "before $1"},
+	{"voor #d", "before $1"},
+	{"voor #wd", "before $1"},
+	{"na #n", "after $1"},
+	{"na #wd", "after $1"},
+	{"de #ord", "the $1"},
+	{"die dag", "that day"},
+	{"de dag ervoor", "the day before"},
+	{"de avond ervoor", "the evening before"},
+	{"de dag erna", "the day after"},
+	{"zo niet", "otherwise"},
+	{"oudejaarsavond", "@12-31"},
+	{"kerstavond", "@12-24"},
+	{"eerste kerstdag", "@12-25"},
+	{"tweede kerstdag", "@12-26"},
+	{"kerstmis", "@12-25"},
+	{"nieuwjaarsdag", "@01-01"},
+	{"koningsdag", "@04-27"},
+})
+
+// words are the single words rewritten wherever they stand.
+var words1 = map[string]string{
+	// German
+	"heute": "today", "morgen": "tomorrow", "übermorgen": "overmorrow", "gestern": "yesterday",
+	"woche": "week", "wochen": "weeks", "wochenende": "weekend", "wochenenden": "weekends",
+	"wochentags": "weekdays", "werktags": "weekdays", "tag": "day", "tage": "days", "tagen": "days",
+	"monat": "month", "monats": "month", "und": "and", "oder": "or", "bis": "until", "zwischen": "between",
+	"nach": "after", "vor": "before", "vom": "from", "ab": "starting", "außer": "except", "ausser": "except",
+	"nicht": "not", "jeden": "every", "jedem": "every", "jede": "every", "jeder": "every",
+	"anfang": "early", "mitte": "mid", "ende": "end", "vormittag": "morning", "vormittags": "morning",
+	"morgens": "morning", "nachmittag": "afternoon", "nachmittags": "afternoon", "abend": "evening",
+	"abends": "evening", "mittags": "lunchtime", "mittag": "noon", "um": "at", "gegen": "around",
+	"dem": "the", "den": "the", "der": "the", "letzte": "last", "letzten": "last", "letzter": "last",
+	"letztes": "last", "vorige": "last", "vorigen": "last", "vergangene": "last", "vergangenen": "last",
+	"seit": "since", "war": "was", "waren": "was", "hatte": "had", "hatten": "had",
+	"geburtstag": "birthday", "hochzeit": "wedding", "urlaub": "holiday", "sonst": "otherwise",
+	"ansonsten": "otherwise", "zwei": "two", "drei": "three", "vier": "four",
+	// French
+	"demain": "tomorrow", "hier": "yesterday", "semaine": "week", "semaines": "weeks", "weekend": "weekend",
+	"jour": "day", "jours": "days", "mois": "month", "et": "and", "ou": "or", "entre": "between",
+	"avant": "before", "après": "after", "apres": "after", "sauf": "except", "pas": "not", "chaque": "every",
+	"début": "early", "debut": "early", "fin": "end", "matin": "morning", "matinée": "morning",
+	"matinee": "morning", "soir": "evening", "soirée": "evening", "soiree": "evening", "midi": "noon",
+	"vers": "around", "à": "at", "dès": "starting", "dernier": "last", "dernière": "last", "derniere": "last",
+	"depuis": "since", "était": "was", "étais": "was", "avais": "had", "avait": "had",
+	"anniversaire": "birthday", "mariage": "wedding", "vacances": "holiday", "sinon": "otherwise",
+	"dans": "in", "deux": "two", "trois": "three", "quatre": "four",
+	// Spanish
+	"hoy": "today", "mañana": "tomorrow", "manana": "tomorrow", "ayer": "yesterday", "semana": "week",
+	"semanas": "weeks", "día": "day", "dia": "day", "días": "days", "dias": "days", "mes": "month",
+	"y": "and", "o": "or", "hasta": "until", "excepto": "except", "salvo": "except", "menos": "except",
+	"cada": "every", "principios": "early", "mediados": "mid", "finales": "end", "tarde": "afternoon",
+	"tardes": "afternoon", "noche": "evening", "noches": "evening", "mediodía": "noon", "mediodia": "noon",
+	"pasado": "last", "pasada": "last", "hace": "ago", "fue": "was", "estuve": "was",
+	"cumpleaños": "birthday", "boda": "wedding", "aniversario": "anniversary", "vacaciones": "holiday",
+	"nochevieja": "@12-31", "nochebuena": "@12-24", "navidad": "@12-25", "dos": "two", "tres": "three",
+	"cuatro": "four",
+	// Dutch
+	"vandaag": "today", "overmorgen": "overmorrow", "gisteren": "yesterday", "vanavond": "tonight",
+	"weken": "weeks", "dag": "day", "dagen": "days", "maand": "month", "tot": "until", "tussen": "between",
+	"vanaf": "starting", "behalve": "except", "niet": "not", "elke": "every", "iedere": "every",
+	"ochtend": "morning", "ochtends": "morning", "ochtenden": "morning", "middag": "afternoon",
+	"middags": "afternoon", "avond": "evening", "avonds": "evening", "avonden": "evening", "om": "at",
+	"rond": "around", "omstreeks": "around", "doordeweeks": "weekdays",
+	"afgelopen": "last", "sinds": "since", "geleden": "ago", "verjaardag": "birthday", "jarig": "birthday",
+	"bruiloft": "wedding", "vakantie": "holiday", "anders": "otherwise", "twee": "two", "drie": "three",
+}
+
+func buildPhrases(rules [][2]string) map[string][]phrase {
+	out := map[string][]phrase{}
+	for _, r := range rules {
+		p := phrase{pat: strings.Fields(r[0]), out: strings.Fields(r[1])}
+		out[p.pat[0]] = append(out[p.pat[0]], p)
+	}
+	for k, ps := range out {
+		// Longest first, so that "la semaine prochaine" wins over "semaine".
+		for i := 1; i < len(ps); i++ {
+			for j := i; j > 0 && len(ps[j].pat) > len(ps[j-1].pat); j-- {
+				ps[j], ps[j-1] = ps[j-1], ps[j]
+			}
+		}
+		out[k] = ps
+	}
+	return out
+}
+
+// class names the pattern word a token can match besides its own word.
+func class(t tok) string {
+	switch {
+	case t.kind == 'n' && t.ord && !t.word:
+		return "#ord"
+	case t.kind == 'd':
+		return "#d"
+	case t.kind == 'n' && !t.word:
+		return "#n"
+	case t.kind == 'w':
+		if _, _, ok := weekdayOf(t.w); ok {
+			return "#wd"
+		}
+		if _, ok := months[t.w]; ok {
+			return "#mon"
+		}
+	}
+	return ""
+}
+
+func (p phrase) matches(ts []tok, i int) bool {
+	if i+len(p.pat) > len(ts) {
+		return false
+	}
+	for k, w := range p.pat {
+		t := ts[i+k]
+		if c := class(t); t.w != w && c != w && !(w == "#n" && c == "#ord") {
+			return false
+		}
+	}
+	return true
+}
+
+// canonical rewrites ts into the grammar's vocabulary (see the top of
+// this file). Every token made keeps the text span of what it replaced.
+func canonical(ts []tok) []tok {
+	out := make([]tok, 0, len(ts))
+	for i := 0; i < len(ts); {
+		t := ts[i]
+		cands := phrases[t.w]
+		if c := class(t); c != "" {
+			cands = append(append([]phrase(nil), cands...), phrases[c]...)
+			if c == "#ord" {
+				cands = append(cands, phrases["#n"]...)
+			}
+		}
+		done := false
+		for _, p := range cands {
+			if !p.matches(ts, i) {
+				continue
+			}
+			span := tok{from: ts[i].from, to: ts[i+len(p.pat)-1].to, space: t.space}
+			for _, o := range p.out {
+				out = append(out, rewritten(o, ts[i:i+len(p.pat)], span))
+			}
+			i += len(p.pat)
+			done = true
+			break
+		}
+		if done {
+			continue
+		}
+		if w, ok := words1[t.w]; ok && t.kind == 'w' {
+			out = append(out, rewritten(w, ts[i:i+1], tok{from: t.from, to: t.to, space: t.space}))
+		} else {
+			out = append(out, t)
+		}
+		i++
+	}
+	return reorderWeekWeekday(compoundOrdinals(out))
+}
+
+// compoundOrdinals joins "twenty-first" and "thirty first" into one day
+// of the month.
+func compoundOrdinals(ts []tok) []tok {
+	out := ts[:0]
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		if tens := map[string]int{"twenty": 20, "thirty": 30}[t.w]; tens > 0 {
+			j := i + 1
+			if j < len(ts) && ts[j].w == "-" {
+				j++
+			}
+			if j < len(ts) && ts[j].word && ts[j].n < 10 && tens+ts[j].n <= 31 {
+				o := ts[j]
+				o.n, o.from, o.space = tens+o.n, t.from, t.space
+				out = append(out, o)
+				i = j
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// rewritten makes the token o stands for.
+func rewritten(o string, matched []tok, span tok) tok {
+	if len(o) == 2 && o[0] == '$' {
+		t := matched[o[1]-'0']
+		return t
+	}
+	t := tok{w: o, kind: 'w', clock: -1, space: span.space, from: span.from, to: span.to}
+	if len(o) == 6 && o[0] == '@' {
+		// A fixed holiday: a date whose order nothing can upset.
+		t.kind, t.ymd, t.soft = 'd', true, true
+		t.d2, t.d1 = atoi(o[1:3]), atoi(o[4:6])
+	}
+	return t
+}
+
+// reorderWeekWeekday turns "next week Tuesday" ("volgende week dinsdag",
+// "nächste Woche Dienstag") into the English order "Tuesday next week".
+func reorderWeekWeekday(ts []tok) []tok {
+	for i := 0; i+2 < len(ts); i++ {
+		if (ts[i].w == "next" || ts[i].w == "this") && ts[i+1].w == "week" {
+			if _, plural, ok := weekdayOf(ts[i+2].w); ok && !plural {
+				wd := ts[i+2]
+				copy(ts[i+1:i+3], ts[i:i+2])
+				ts[i] = wd
+				i += 2
+			}
+		}
+	}
+	return ts
+}

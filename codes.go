@@ -170,6 +170,11 @@ const (
 	// CodeSheetUnreadable is 503: the mirrored sheet could not be read
 	// (or this server reads no sheets); nothing changed.
 	CodeSheetUnreadable = "sheet_unreadable"
+	// CodeSheetNotVerified is 409: a Google Sheet none of whose cells (in
+	// the range read) holds the business's connection code, so nextup does
+	// not read it, store it or write to it: put the code in any cell of the
+	// sheet and read it again. A published CSV needs no code.
+	CodeSheetNotVerified = "sheet_not_verified"
 
 	// Businesses, messages and staff.
 

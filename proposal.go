@@ -90,7 +90,8 @@ type SheetVersion struct {
 	Missing []SheetMissing
 	// Content is the sheet as this read found it. SheetVersionList leaves
 	// it nil (a version's rows can run to megabytes); SheetVersionGet
-	// reads it. It is nil too for versions kept before rows were.
+	// reads it. It is nil too for versions kept before rows were, and
+	// for versions older than the newest few (SheetVersionTrim).
 	Content *SheetContent
 }
 
@@ -111,6 +112,10 @@ type SheetMissing struct {
 	EntryID string            `json:"entry_id"`
 	Name    string            `json:"name"`
 	State   SheetMissingState `json:"state"`
+	// Since is when a read first found the row gone (the grace rule
+	// withdraws the entry only on a read a while after it); zero in
+	// versions kept before it was recorded.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // SheetMissingState is what a read did with an entry whose row was gone.
@@ -118,16 +123,17 @@ type SheetMissingState string
 
 // What a read did with an entry whose row was gone.
 const (
-	// SheetMissingPending: gone for the first time; the entry is
-	// withdrawn if the next read does not find its row either.
+	// SheetMissingPending: gone for the first time (or again, too soon
+	// after); the entry is withdrawn if a read a while later does not
+	// find its row either.
 	SheetMissingPending SheetMissingState = "pending"
 	// SheetMissingKept: gone again, but the entry holds a live offer,
 	// which is left to run; it is withdrawn by a later read once it is
 	// only waiting.
 	SheetMissingKept SheetMissingState = "kept"
 	// SheetMissingHeld: gone in a read that lost too many rows at once
-	// (a sheet half edited, a filter left on): nothing is withdrawn until
-	// the owner confirms.
+	// (a sheet half edited, a filter left on), or in the first read of
+	// another sheet: nothing is withdrawn until the owner confirms.
 	SheetMissingHeld SheetMissingState = "held"
 	// SheetMissingWithdrawn: taken off the waitlist by this read (or by
 	// the owner's confirmation).

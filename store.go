@@ -291,6 +291,11 @@ type Tx interface {
 	// first rows of a large content, saying how many it left out
 	// (SheetContent.Cut).
 	SheetVersionGet(ctx context.Context, id string) (SheetVersion, error)
+	// SheetVersionTrim drops the Content of a business's versions older
+	// than its newest keep (each keeps its hash, counts and missing rows)
+	// and counts them. A store with bounded transactions may drop a
+	// bounded number a call, leaving the rest to the next.
+	SheetVersionTrim(ctx context.Context, businessID string, keep int) (int, error)
 
 	// SummaryCreate stores a business's summary of a month; one that
 	// exists for the business and month is ErrConflict (the month was

@@ -811,6 +811,13 @@ func (t *faultTx) SheetVersionList(ctx context.Context, businessID string, limit
 	return t.Tx.SheetVersionList(ctx, businessID, limit)
 }
 
+func (t *faultTx) SheetVersionTrim(ctx context.Context, businessID string, keep int) (int, error) {
+	if err := t.hit("SheetVersionTrim"); err != nil {
+		return 0, err
+	}
+	return t.Tx.SheetVersionTrim(ctx, businessID, keep)
+}
+
 func (t *faultTx) SheetVersionGet(ctx context.Context, id string) (nextup.SheetVersion, error) {
 	if err := t.hit("SheetVersionGet"); err != nil {
 		return nextup.SheetVersion{}, err

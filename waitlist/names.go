@@ -353,7 +353,19 @@ const (
 	ReasonSheetMarkRetry  = intake.ReasonSheetMarkRetry
 	ReasonSheetMarkGaveUp = intake.ReasonSheetMarkGaveUp
 	ReasonSheetRowGone    = intake.ReasonSheetRowGone
+	// ReasonSheetMarkSkipped: the row's status cell held the owner's
+	// words, which were left as they are.
+	ReasonSheetMarkSkipped = intake.ReasonSheetMarkSkipped
 )
+
+// SheetVersionsWithRows is how many of a business's newest sheet versions
+// keep their rows.
+const SheetVersionsWithRows = intake.SheetVersionsWithRows
+
+// SheetCode is the business's connection code, which the owner puts in a
+// cell of their Google Sheet to show that it is theirs (see
+// intake.SheetCode).
+func SheetCode(b nextup.Business) string { return intake.SheetCode(b) }
 
 // ColumnNames names the columns of a sheet's header row as a diff does.
 func ColumnNames(header []string) []string { return intake.ColumnNames(header) }

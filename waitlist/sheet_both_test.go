@@ -24,14 +24,18 @@ import (
 // official client speaks it: values.get of spreadsheet sheet-1 (every
 // range reads the first tab, Sheet1, from A1) and values.batchUpdate,
 // which it applies to the rows and records. While down, it answers 503.
+// With a code, it reads as having one more row below its rows, whose only
+// cell is the code: the owner's connection code, as they typed it.
 type fakeSheets struct {
 	t       testing.TB
 	url     string
 	mu      sync.Mutex
 	rows    [][]string
+	code    string
 	down    bool
 	updates []sheetUpdate // batchUpdate requests that succeeded
 	refused int           // requests answered 503
+	reads   int           // values.get requests answered
 }
 
 // sheetUpdate is one batchUpdate request body.
@@ -74,6 +78,10 @@ func (f *fakeSheets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				values[i] = append(values[i], c)
 			}
 		}
+		if f.code != "" {
+			values = append(values, []any{f.code})
+		}
+		f.reads++
 		_ = json.NewEncoder(w).Encode(map[string]any{"range": "Sheet1!A1:Z1000", "majorDimension": "ROWS", "values": values})
 	case r.Method == http.MethodPost && r.URL.Path == "/v4/spreadsheets/sheet-1/values:batchUpdate":
 		var u sheetUpdate
@@ -134,15 +142,30 @@ func (f *fakeSheets) setDown(down bool) {
 	f.down = down
 }
 
-// connect points b's business at the fake through the official client
-// and reads it once.
-func (f *fakeSheets) connect(t *testing.T, b *bundle, cols ...nextup.SheetColumn) waitlist.SheetSync {
+// setCode puts a connection code in the sheet ("" takes it out).
+func (f *fakeSheets) setCode(code string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.code = code
+}
+
+// reader is a sheet reader that reaches the fake through the official
+// client.
+func (f *fakeSheets) reader(t *testing.T, b *bundle) *sheet.Reader {
 	t.Helper()
 	svc, err := sheet.NewSheets(b.ctx, option.WithEndpoint(f.url+"/"), option.WithoutAuthentication())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.svc.Sheets = &sheet.Reader{Sheets: svc}
+	return &sheet.Reader{Sheets: svc}
+}
+
+// connect puts b's connection code in the sheet, points b's business at
+// it through the official client and reads it once.
+func (f *fakeSheets) connect(t *testing.T, b *bundle, cols ...nextup.SheetColumn) waitlist.SheetSync {
+	t.Helper()
+	f.setCode(waitlist.SheetCode(b.biz))
+	b.svc.Sheets = f.reader(t, b)
 	if _, err := b.svc.SetSheet(b.ctx, b.biz.ID, &nextup.SheetConfig{SpreadsheetID: "sheet-1", Columns: cols}); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +175,14 @@ func (f *fakeSheets) connect(t *testing.T, b *bundle, cols ...nextup.SheetColumn
 // sync1 reads the sheet now, a second after the last read.
 func sync1(t *testing.T, b *bundle) waitlist.SheetSync {
 	t.Helper()
-	b.clock.Advance(time.Second)
+	return syncAfter(t, b, time.Second)
+}
+
+// syncAfter reads the sheet d after the last read (the timer's reads are
+// the sheet's interval apart: five minutes).
+func syncAfter(t *testing.T, b *bundle, d time.Duration) waitlist.SheetSync {
+	t.Helper()
+	b.clock.Advance(d)
 	res, err := b.svc.SyncSheet(b.ctx, b.biz.ID)
 	if err != nil {
 		t.Fatalf("sync: %v", err)
@@ -326,7 +356,7 @@ func TestSheetWriteBackRetriesAfterOutage(t *testing.T) {
 	t.Parallel()
 	onBothStores(t, func(t *testing.T, b *bundle) {
 		f := newFakeSheets(t, []string{"Who", "Mail", "For", "Where are we"},
-			[]string{"Ann", "ann@example.com", "haircut", "waiting"})
+			[]string{"Ann", "ann@example.com", "haircut", ""})
 		f.connect(t, b, nextup.SheetColumn{Header: "Who", Field: "name"}, nextup.SheetColumn{Header: "Mail", Field: "email"},
 			nextup.SheetColumn{Header: "For", Field: "service"}, nextup.SheetColumn{Header: "Where are we", Field: "status"})
 		o := offerTo(t, b, "haircut", "Ann")
@@ -411,9 +441,14 @@ func TestSheetDeletedRowsWithdrawn(t *testing.T) {
 		if missing(v) != "Bob:pending" || state("Bob") != nextup.EntryWaiting {
 			t.Fatalf("one read without Bob's row: missing %q, Bob %s", missing(v), state("Bob"))
 		}
-		// The same sheet read again: Bob goes; Cy, whose row is there,
-		// stays.
-		v = sync1(t, b).Version
+		// Read again a moment later (Read now just after the timer's
+		// read): the same half-edited sheet, which counts as one read.
+		if res := syncAfter(t, b, 20*time.Second); res.Changed || missing(res.Version) != "Bob:pending" || state("Bob") != nextup.EntryWaiting {
+			t.Fatalf("a read 20 s after the first miss: changed %v, missing %q, Bob %s", res.Changed, missing(res.Version), state("Bob"))
+		}
+		// The same sheet read again at the next read of the timer: Bob
+		// goes; Cy, whose row is there, stays.
+		v = syncAfter(t, b, 5*time.Minute).Version
 		if missing(v) != "Bob:withdrawn" || state("Bob") != nextup.EntryLeft || state("Cy") != nextup.EntryWaiting {
 			t.Fatalf("the second read: missing %q, Bob %s, Cy %s", missing(v), state("Bob"), state("Cy"))
 		}
@@ -440,7 +475,7 @@ func TestSheetDeletedRowsWithdrawn(t *testing.T) {
 		if v = sync1(t, b).Version; missing(v) != "Fay:pending" {
 			t.Fatalf("missing %q", missing(v))
 		}
-		if v = sync1(t, b).Version; missing(v) != "Fay:kept" || state("Fay") != nextup.EntryOffered {
+		if v = syncAfter(t, b, 5*time.Minute).Version; missing(v) != "Fay:kept" || state("Fay") != nextup.EntryOffered {
 			t.Fatalf("Fay with an offer: missing %q, Fay %s", missing(v), state("Fay"))
 		}
 
@@ -512,8 +547,10 @@ func TestSheetVersionsRowsAndDiff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Content == nil || len(v.Content.Rows) != 4 || v.Content.HeaderRow != 1 || v.Content.Rows[3][4] != "window seat" ||
-			v.Content.Keys[1] != "email:bob@example.com|haircut" {
+		// (The last row held the connection code, which is kept as an
+		// empty cell.)
+		if v.Content == nil || len(v.Content.Rows) != 5 || v.Content.HeaderRow != 1 || v.Content.Rows[3][4] != "window seat" ||
+			v.Content.Keys[1] != "email:bob@example.com|haircut" || fmt.Sprint(v.Content.Rows[4]) != "[]" {
 			t.Fatalf("the second version's content: %+v", v.Content)
 		}
 		if vs, _ := b.svc.SheetVersions(b.ctx, b.biz.ID); len(vs) != 2 || vs[0].Content != nil {
@@ -578,8 +615,9 @@ func TestSheetColumnMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.svc.Sheets = &sheet.Reader{Sheets: svc}
+	f.setCode(waitlist.SheetCode(b.biz))
 	link := "https://docs.google.com/spreadsheets/d/sheet-1/edit#gid=0"
-	p, err := b.svc.PreviewSheet(b.ctx, nextup.SheetConfig{URL: link})
+	p, err := b.svc.PreviewSheet(b.ctx, b.biz.ID, nextup.SheetConfig{URL: link})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -604,7 +642,7 @@ func TestSheetColumnMapping(t *testing.T) {
 	if c := biz.Profile.Sheet; c.SpreadsheetID != "sheet-1" || c.URL != "" || len(c.Columns) != 4 {
 		t.Errorf("sheet config %+v", c)
 	}
-	p, err = b.svc.PreviewSheet(b.ctx, *biz.Profile.Sheet)
+	p, err = b.svc.PreviewSheet(b.ctx, b.biz.ID, *biz.Profile.Sheet)
 	if err != nil || fmt.Sprint(p.Fields) != "[name email service party_size]" || !p.Recognised || len(p.Sample) != 1 {
 		t.Errorf("preview with the mapping: %+v %v", p, err)
 	}

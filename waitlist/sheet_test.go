@@ -26,6 +26,7 @@ func TestSheetMirror(t *testing.T) {
 	b := setup(t, nil)
 	var mu sync.Mutex
 	values := [][]any{
+		{waitlist.SheetCode(b.biz)}, // the owner's connection code, above the header
 		{"Name", "Email", "Service", "Party"},
 		{"Ann", "ann@example.com", "haircut", "1"},
 		{"Bob", "bob@example.com", "haircut", "2"},
@@ -80,7 +81,7 @@ func TestSheetMirror(t *testing.T) {
 	}
 	// Bob's party grows, Cy joins, and a row has a broken email.
 	mu.Lock()
-	values[2][3] = "3"
+	values[3][3] = "3"
 	values = append(values, []any{"Cy", "cy@example.com", "haircut", "1"}, []any{"Dee", "dee@", "haircut", "1"})
 	mu.Unlock()
 	res, err := b.svc.SyncSheet(b.ctx, b.biz.ID)
@@ -101,7 +102,7 @@ func TestSheetMirror(t *testing.T) {
 	// The same bad row read again (another change elsewhere) is not
 	// proposed twice.
 	mu.Lock()
-	values[1][3] = "2"
+	values[2][3] = "2"
 	mu.Unlock()
 	if _, err := b.svc.SyncSheet(b.ctx, b.biz.ID); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,9 @@ import (
 // nextup reads it, a choice of field for each column (what the import
 // would recognise chosen already), saves, reads it now or stops the
 // mirror, and opens each version the mirror kept: its rows, and what
-// changed since the version before.
+// changed since the version before. The page shows the business's
+// connection code, which a Google Sheet must hold in one of its cells
+// before nextup reads it (waitlist.SheetCode).
 
 // sheetField is one choice of the column selects, in the owner's words.
 type sheetField struct{ Value, Label string }
@@ -57,6 +59,8 @@ type sheetVersionLine struct {
 // sheetPageData fills the sheet page.
 type sheetPageData struct {
 	Title, Business, Staff, CSRF, Error, Notice string
+	// Code is the business's connection code.
+	Code string
 	// The sheet mirrored now, if any.
 	Connected    bool
 	Link, Tab    string
@@ -71,6 +75,7 @@ type sheetPageData struct {
 	Columns             []sheetColumn
 	Unrecognised        bool
 	ReadError           string
+	NotVerified         bool // a Google Sheet without the connection code
 	Versions            []sheetVersionLine
 	// What the latest read held back, for the owner to confirm.
 	Held   []string
@@ -134,7 +139,8 @@ func (s *Server) dashSheet(w http.ResponseWriter, r *http.Request, sc staffCtx) 
 	ctx := r.Context()
 	q := r.URL.Query()
 	d := sheetPageData{Title: "Your sheet", Business: sc.Business.Name, Staff: sc.Staff.Email, CSRF: sc.CSRF,
-		Notice: q.Get("notice"), Error: q.Get("error"), EveryMinutes: int(waitlist.DefaultSheetEvery / time.Minute)}
+		Notice: q.Get("notice"), Error: q.Get("error"), EveryMinutes: int(waitlist.DefaultSheetEvery / time.Minute),
+		Code: waitlist.SheetCode(sc.Business)}
 	cfg := sc.Business.Profile.Sheet
 	if cfg != nil {
 		d.Connected, d.Link, d.Tab, d.Writable = true, sheetLink(cfg), tabOf(cfg.Range), cfg.Writable()
@@ -158,8 +164,10 @@ func (s *Server) dashSheet(w http.ResponseWriter, r *http.Request, sc staffCtx) 
 	if pc != nil {
 		d.Preview, d.PreviewLink, d.PreviewTab, d.PreviewWritable = true, sheetLink(pc), tabOf(pc.Range), pc.Writable()
 		d.PreviewEveryMinutes = d.EveryMinutes
-		p, err := s.Svc.PreviewSheet(ctx, *pc)
+		p, err := s.Svc.PreviewSheet(ctx, sc.Business.ID, *pc)
 		switch {
+		case nextup.ErrorCode(err) == nextup.CodeSheetNotVerified:
+			d.NotVerified = true
 		case err != nil && statusOf(err) == http.StatusBadRequest:
 			d.ReadError = "That does not look like a link to a sheet. Paste the address of your Google Sheet, or of a sheet published as CSV."
 		case err != nil:
@@ -228,7 +236,8 @@ func sheetBack(w http.ResponseWriter, r *http.Request, notice, errWords, link, t
 }
 
 // dashSheetSave is POST /dash/sheet: connect the sheet with the columns
-// as mapped (the first read at once).
+// as mapped, and read it at once (that read only: the mirror's timer
+// reads next an interval on).
 func (s *Server) dashSheetSave(w http.ResponseWriter, r *http.Request, sc staffCtx) {
 	f := r.PostFormValue
 	link, tab := strings.TrimSpace(f("link")), strings.TrimSpace(f("tab"))
@@ -251,7 +260,9 @@ func (s *Server) dashSheetSave(w http.ResponseWriter, r *http.Request, sc staffC
 		}
 		c.Columns = append(c.Columns, nextup.SheetColumn{Header: h, Field: f("field_" + strconv.Itoa(i))})
 	}
-	if _, err := s.Svc.SetSheet(r.Context(), sc.Business.ID, c); err != nil {
+	// Saved and read now, so that the owner sees what came of it.
+	biz, res, err := s.Svc.ConnectSheet(r.Context(), sc.Business.ID, c)
+	if err != nil && biz.ID == "" {
 		if statusOf(err) >= 500 {
 			s.errorPage(w, r, err)
 			return
@@ -259,14 +270,14 @@ func (s *Server) dashSheetSave(w http.ResponseWriter, r *http.Request, sc staffC
 		sheetBack(w, r, "", sheetProblem(err), link, tab)
 		return
 	}
-	// Read it now, so that the owner sees what came of it (the mirror's
-	// own timer reads it again at once, finding it unchanged).
 	notice := "Saved. nextup reads your sheet every " + minutesWords(minutes) + ". "
-	res, err := s.Svc.SyncSheet(r.Context(), sc.Business.ID)
 	switch {
+	case nextup.ErrorCode(err) == nextup.CodeSheetNotVerified:
+		notice += "It was not read: nextup cannot see your connection code " + waitlist.SheetCode(sc.Business) +
+			" in it. Type the code in any empty cell of the sheet, then press Read now."
 	case err != nil:
 		s.logger().Warn("sheet read after saving", "business_id", sc.Business.ID, "error", err)
-		notice += "It could not be read just now; nextup tries again in a few minutes."
+		notice += "It could not be read just now; nextup tries again at the next read."
 	case res.Changed:
 		notice += "Read now: " + versionWhat(res.Version) + "."
 	default:
@@ -311,6 +322,10 @@ func (s *Server) dashSheetSync(w http.ResponseWriter, r *http.Request, sc staffC
 		return
 	case err != nil && statusOf(err) == http.StatusServiceUnavailable:
 		sheetBack(w, r, "", "nextup could not read your sheet just now. It tries again at the next read; check that it is still shared.", "", "")
+		return
+	case nextup.ErrorCode(err) == nextup.CodeSheetNotVerified:
+		sheetBack(w, r, "", "nextup read nothing: it cannot see your connection code "+waitlist.SheetCode(sc.Business)+
+			" in the sheet. Type the code in any empty cell of the sheet, then read it again.", "", "")
 		return
 	case err != nil:
 		sheetBack(w, r, "", "There is no sheet to read: connect one first.", "", "")
@@ -376,6 +391,8 @@ type sheetVersionData struct {
 	Changes                      []sheetRow
 	Same                         int
 	First, Partial               bool
+	NoDiff                       bool // the version before has no rows kept
+	KeptRows                     int  // how many versions keep their rows
 	Missing                      []sheetMissingLine
 }
 
@@ -383,9 +400,9 @@ type sheetMissingLine struct{ Name, What string }
 
 // missingWords says what became of an entry whose row was gone.
 var missingWords = map[nextup.SheetMissingState]string{
-	nextup.SheetMissingPending:   "row missing: taken off the list if the next read does not find it either",
+	nextup.SheetMissingPending:   "row missing: taken off the list if a read some minutes later does not find it either",
 	nextup.SheetMissingKept:      "row missing, but they have an offer open: left alone until it is answered",
-	nextup.SheetMissingHeld:      "held back: too many rows went at once, nothing is taken off until you confirm",
+	nextup.SheetMissingHeld:      "held back: too many rows went at once, or the sheet is a new one; nothing is taken off until you confirm",
 	nextup.SheetMissingWithdrawn: "taken off the list: their row was deleted",
 }
 
@@ -400,7 +417,8 @@ func (s *Server) dashSheetVersion(w http.ResponseWriter, r *http.Request, sc sta
 	}
 	loc := bizLoc(sc.Business)
 	d := sheetVersionData{Title: "Your sheet as read " + v.FetchedAt.In(loc).Format("Mon 2 Jan 3:04 pm"), Business: sc.Business.Name,
-		Staff: sc.Staff.Email, CSRF: sc.CSRF, At: v.FetchedAt.In(loc).Format("Mon 2 Jan 3:04 pm"), What: versionWhat(v)}
+		Staff: sc.Staff.Email, CSRF: sc.CSRF, At: v.FetchedAt.In(loc).Format("Mon 2 Jan 3:04 pm"), What: versionWhat(v),
+		KeptRows: waitlist.SheetVersionsWithRows}
 	for _, m := range v.Missing {
 		d.Missing = append(d.Missing, sheetMissingLine{Name: m.Name, What: missingWords[m.State]})
 	}
@@ -437,6 +455,12 @@ func (s *Server) dashSheetVersion(w http.ResponseWriter, r *http.Request, sc sta
 		}
 	}
 	diff, err := s.Svc.SheetDiff(ctx, sc.Business.ID, "", v.ID)
+	switch {
+	case err != nil && statusOf(err) == http.StatusConflict:
+		d.NoDiff = true
+	case err != nil:
+		s.logger().Warn("sheet diff", "business_id", sc.Business.ID, "version_id", v.ID, "error", err)
+	}
 	if err == nil {
 		d.Columns, d.Same, d.First, d.Partial = diff.Columns, diff.Same, diff.From.ID == "", diff.Partial
 		if !d.First {

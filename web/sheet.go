@@ -12,7 +12,9 @@ import (
 // "range"?, "every_seconds"?:300, "columns"?:[{"header","field"}]}:
 // mirror the waitlist from this sheet (a Google Sheets link as the url is
 // its id), first read at once, through the owner's column mapping when
-// given. An empty body (or null) stops the mirror.
+// given. An empty body (or null) stops the mirror. For a Google Sheet the
+// answer carries the business's connection_code, which must be in a cell
+// of the sheet before it is read.
 func (s *Server) putSheet(w http.ResponseWriter, r *http.Request, b nextup.Business) {
 	var in *nextup.SheetConfig
 	if r.ContentLength != 0 {
@@ -26,7 +28,11 @@ func (s *Server) putSheet(w http.ResponseWriter, r *http.Request, b nextup.Busin
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sheet": out.Profile.Sheet})
+	res := map[string]any{"sheet": out.Profile.Sheet}
+	if out.Profile.Sheet.Writable() { // a Google Sheet: read only with the code in it
+		res["connection_code"] = waitlist.SheetCode(out)
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 // syncSheet is POST /v1/businesses/{bid}/sheet:sync: read the sheet now;

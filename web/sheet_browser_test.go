@@ -26,6 +26,7 @@ func TestDashSheetInBrowser(t *testing.T) {
 		[]string{"Bo Diaz", "bo@example.com", "haircut", "1"})
 	sb := setupStaff(t)
 	sb.svc.Sheets = g.reader(t)
+	g.setCode(codeOf(t, sb.svc, sb.bid))
 	ctx := browser(t)
 	shots := os.Getenv("NEXTUP_SCREENSHOTS")
 	shot := func(name string) {

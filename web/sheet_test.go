@@ -29,8 +29,8 @@ func TestSheetOverHTTP(t *testing.T) {
 	a.problem(a.do("PUT", "/v1/businesses/"+a.bid+"/sheet", a.key, `{"url":"http://example.com/pub.csv"}`), 400, "validation_failed")
 	var set map[string]any
 	a.must(a.do("PUT", "/v1/businesses/"+a.bid+"/sheet", a.key, `{"url":"`+pub.URL+`/pub.csv"}`), 200, &set)
-	if s := set["sheet"].(map[string]any); s["every_seconds"] != float64(300) {
-		t.Fatalf("sheet %v", set)
+	if s := set["sheet"].(map[string]any); s["every_seconds"] != float64(300) || set["connection_code"] != nil {
+		t.Fatalf("sheet %v (a CSV needs no connection code)", set)
 	}
 	var res map[string]any
 	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/sheet:sync", a.key, ""), 200, &res)

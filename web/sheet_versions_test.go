@@ -6,23 +6,29 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/api/option"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/intake/sheet"
+	"github.com/nextup-dev/nextup/waitlist"
 	"github.com/nextup-dev/nextup/web"
 )
 
 // googleSheet is a Google Sheet behind the Sheets v4 wire format the
 // official client speaks: values.get of spreadsheet sheet-1 (from A1 of
-// its first tab) and values.batchUpdate, applied to its rows.
+// its first tab) and values.batchUpdate, applied to its rows. With a
+// code, it reads as having one more row below its rows, whose only cell
+// is the code (the owner's connection code).
 type googleSheet struct {
 	mu     sync.Mutex
 	rows   [][]string
+	code   string
 	writes []string // "A1 range=value" of every cell written
 	srv    *httptest.Server
 }
@@ -40,6 +46,9 @@ func newGoogleSheet(t testing.TB, rows ...[]string) *googleSheet {
 				for _, c := range row {
 					values[i] = append(values[i], c)
 				}
+			}
+			if g.code != "" {
+				values = append(values, []any{g.code})
 			}
 			_ = json.NewEncoder(w).Encode(map[string]any{"range": "Sheet1!A1:Z1000", "majorDimension": "ROWS", "values": values})
 		case r.Method == http.MethodPost && r.URL.Path == "/v4/spreadsheets/sheet-1/values:batchUpdate":
@@ -67,6 +76,23 @@ func (g *googleSheet) set(rows ...[]string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.rows = rows
+}
+
+// setCode puts a connection code in the sheet ("" takes it out).
+func (g *googleSheet) setCode(code string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.code = code
+}
+
+// codeOf is the connection code of business bid.
+func codeOf(t testing.TB, svc *waitlist.Service, bid string) string {
+	t.Helper()
+	biz, err := svc.GetBusiness(context.Background(), bid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return waitlist.SheetCode(biz)
 }
 
 // reader is a sheet reader that reaches g through the official client.
@@ -97,6 +123,14 @@ func TestSheetVersionEndpoints(t *testing.T) {
 	if s := set["sheet"].(map[string]any); s["spreadsheet_id"] != "sheet-1" || len(s["columns"].([]any)) != 4 {
 		t.Fatalf("sheet %v", set)
 	}
+	// Not read until the sheet holds the business's connection code,
+	// which the answer gives.
+	a.problem(a.do("POST", "/v1/businesses/"+a.bid+"/sheet:sync", a.key, ""), 409, "sheet_not_verified")
+	code, _ := set["connection_code"].(string)
+	if !strings.HasPrefix(code, "nextup-") {
+		t.Fatalf("connection code %q", code)
+	}
+	g.setCode(code)
 	a.problem(a.do("PUT", "/v1/businesses/"+a.bid+"/sheet", a.key, `{"spreadsheet_id":"sheet-1","columns":[{"header":"Name","field":"name"}]}`), 400, "validation_failed")
 	var first, second map[string]any
 	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/sheet:sync", a.key, ""), 200, &first)
@@ -117,8 +151,10 @@ func TestSheetVersionEndpoints(t *testing.T) {
 	a.must(a.do("GET", "/v1/businesses/"+a.bid+"/sheet/versions/"+vid, a.key, ""), 200, &v)
 	content := v["content"].(map[string]any)
 	rows := content["rows"].([]any)
-	if v["id"] != vid || content["header_row"] != float64(1) || len(rows) != 4 ||
-		rows[0].(map[string]any)["key"] != "email:bob@example.com|haircut" || rows[0].(map[string]any)["row"] != float64(2) {
+	// (Row 6 holds the connection code, read as an empty cell.)
+	if v["id"] != vid || content["header_row"] != float64(1) || len(rows) != 5 ||
+		rows[0].(map[string]any)["key"] != "email:bob@example.com|haircut" || rows[0].(map[string]any)["row"] != float64(2) ||
+		slices.ContainsFunc(rows[4].(map[string]any)["cells"].([]any), func(c any) bool { return c != "" }) {
 		t.Fatalf("version with rows: %v", v)
 	}
 	a.problem(a.do("GET", "/v1/businesses/"+a.bid+"/sheet/versions/shv_nope", a.key, ""), 404, "not_found")
@@ -190,16 +226,25 @@ func TestDashSheetPage(t *testing.T) {
 	sb.svc.Sheets = g.reader(t)
 	b := sb.client()
 	sb.signIn(b, sb.email, sb.pass)
+	code := codeOf(t, sb.svc, sb.bid)
 
 	p := b.do("GET", "/dash/settings", nil)
 	if !strings.Contains(p.body, `href="/dash/sheet"`) {
 		t.Fatal("no way from the settings to the sheet page")
 	}
 	p = b.do("GET", "/dash/sheet", nil)
-	if p.status != 200 || !strings.Contains(p.body, `id="link-form"`) || strings.Contains(p.body, `id="mapping"`) {
+	if p.status != 200 || !strings.Contains(p.body, `id="link-form"`) || strings.Contains(p.body, `id="mapping"`) ||
+		!strings.Contains(p.body, `<code class="sheet-code" id="sheet-code">`+code+`</code>`) {
 		t.Fatalf("the sheet page, no sheet yet: %d\n%s", p.status, p.body)
 	}
 	link := "https://docs.google.com/spreadsheets/d/sheet-1/edit#gid=0"
+	// The sheet does not hold the code yet: no column shown, and the page
+	// says what to do.
+	p = b.do("GET", "/dash/sheet?link="+url.QueryEscape(link), nil)
+	if !strings.Contains(p.body, `id="not-verified"`) || strings.Contains(p.body, `id="mapping"`) || strings.Contains(p.body, "Treatment") {
+		t.Fatalf("the columns of a sheet without the code:\n%s", p.body)
+	}
+	g.setCode(code)
 	p = b.do("GET", "/dash/sheet?link="+url.QueryEscape(link), nil)
 	for _, want := range []string{`id="mapping"`, `name="header_2" value="Treatment"`, `<option value="service" selected>Service</option>`,
 		`<option value="party_size" selected>Party size</option>`, `<option value="notes" selected>Notes</option>`, "e.g. mornings",
@@ -231,6 +276,15 @@ func TestDashSheetPage(t *testing.T) {
 	c := biz.Profile.Sheet
 	if c == nil || c.SpreadsheetID != "sheet-1" || c.EverySeconds != 600 || len(c.Columns) != 5 || c.Columns[4] != (nextup.SheetColumn{Header: "Comments"}) {
 		t.Fatalf("the sheet saved: %+v", c)
+	}
+	// Saving read the sheet; the mirror's timer reads it next an interval
+	// on, not at once beside that read.
+	var ts []nextup.Timer
+	if err := sb.store.Read(context.Background(), func(tx nextup.Tx) error {
+		ts, err = tx.TimerList(context.Background(), nextup.TimerFilter{Kind: nextup.TimerSheetSync, PendingOnly: true})
+		return err
+	}); err != nil || len(ts) != 1 || !ts[0].DueAt.Equal(sb.clock.Now().Add(10*time.Minute)) {
+		t.Fatalf("the sheet's timer after saving: %+v %v", ts, err)
 	}
 	p = b.do("GET", r.location, nil)
 	if !strings.Contains(p.body, "Read now: 1 new on the list.") || !strings.Contains(p.body, `id="connected"`) ||

@@ -268,3 +268,86 @@ func testSheetVersionContent(t *testing.T, b *bundle) {
 		})
 	}
 }
+
+// Trimming a business's versions drops the rows of all but its newest
+// keep, which keep theirs, and nothing else: each trimmed version keeps
+// its hash, counts and missing rows (when they were first missed too),
+// another business's versions are untouched, and a second trim finds
+// nothing to do. A trim in the transaction that adds a version counts
+// that version among the newest.
+func testSheetVersionTrim(t *testing.T, b *bundle) {
+	biz, other := b.business(), b.business()
+	content := func(i int) *nextup.SheetContent {
+		return &nextup.SheetContent{Rows: [][]string{{"Name", "Email"}, {fmt.Sprintf("P%d", i), fmt.Sprintf("p%d@example.com", i)}}, HeaderRow: 1,
+			Keys: []string{"", fmt.Sprintf("email:p%d@example.com|", i)}}
+	}
+	version := func(bz nextup.Business, i int) nextup.SheetVersion {
+		return nextup.SheetVersion{ID: b.id("shv"), BusinessID: bz.ID, Source: "1AbC", FetchedAt: b.at(time.Duration(i) * time.Hour),
+			Hash: fmt.Sprintf("%064x", i+1), Rows: 1, Imported: i,
+			Missing: []nextup.SheetMissing{{EntryID: "ent_1", Name: "Cy", State: nextup.SheetMissingPending, Since: b.at(time.Duration(i) * time.Hour)}},
+			Content: content(i)}
+	}
+	var vs, others []nextup.SheetVersion
+	for i := range 5 {
+		vs = append(vs, version(biz, i))
+		b.tx(func(tx nextup.Tx) error { return tx.SheetVersionAdd(b.ctx, vs[i]) })
+	}
+	for i := range 2 {
+		others = append(others, version(other, i))
+		b.tx(func(tx nextup.Tx) error { return tx.SheetVersionAdd(b.ctx, others[i]) })
+	}
+	trim := func(bid string, keep, want int) {
+		t.Helper()
+		b.tx(func(tx nextup.Tx) error {
+			n, err := tx.SheetVersionTrim(b.ctx, bid, keep)
+			if wantOK(t, err, "SheetVersionTrim(%d)", keep) && n != want {
+				t.Errorf("SheetVersionTrim(%d) trimmed %d, want %d", keep, n, want)
+			}
+			return nil
+		})
+	}
+	// check reads vs back: the newest keep whole, the others without rows.
+	check := func(what string, vs []nextup.SheetVersion, keep int) {
+		t.Helper()
+		b.read(func(tx nextup.Tx) error {
+			for i, v := range vs {
+				got, err := tx.SheetVersionGet(b.ctx, v.ID)
+				if !wantOK(t, err, "SheetVersionGet") {
+					continue
+				}
+				if i < len(vs)-keep {
+					v.Content = nil
+				}
+				checkEqual(t, fmt.Sprintf("%s: version %d", what, i), v, got)
+			}
+			return nil
+		})
+	}
+	trim(biz.ID, 2, 3)
+	check("kept 2", vs, 2)
+	check("the other business", others, 2)
+	trim(biz.ID, 2, 0)
+	trim("biz_missing", 2, 0)
+	trim(other.ID, 5, 0)
+	vs = append(vs, version(biz, 5))
+	b.tx(func(tx nextup.Tx) error {
+		if err := tx.SheetVersionAdd(b.ctx, vs[5]); err != nil {
+			return err
+		}
+		n, err := tx.SheetVersionTrim(b.ctx, biz.ID, 2)
+		if wantOK(t, err, "SheetVersionTrim in the transaction of an add") && n != 1 {
+			t.Errorf("SheetVersionTrim in the transaction of an add trimmed %d, want 1", n)
+		}
+		return nil
+	})
+	check("a version added", vs, 2)
+	b.read(func(tx nextup.Tx) error {
+		list, err := tx.SheetVersionList(b.ctx, biz.ID, 0)
+		if wantOK(t, err, "SheetVersionList") && len(list) != 6 {
+			t.Errorf("%d versions listed after trimming, want 6", len(list))
+		}
+		return nil
+	})
+	trim(biz.ID, 0, 2)
+	check("kept none", vs, 0)
+}

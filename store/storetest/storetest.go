@@ -212,6 +212,7 @@ var groups = []group{
 		{"List", testProposalList},
 		{"SheetVersions", testSheetVersions},
 		{"SheetVersionContent", testSheetVersionContent},
+		{"SheetVersionTrim", testSheetVersionTrim},
 	}},
 	{"Job", []test{
 		{"RoundTrip", testJobRoundTrip},

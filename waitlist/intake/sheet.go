@@ -2,7 +2,9 @@ package intake
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -34,15 +36,39 @@ import (
 //     still waiting are withdrawn — never one holding a live offer or
 //     booked — and a row that is there but cannot be read still counts as
 //     its person's;
-//   - a row must be missing on two reads running: the first marks its
-//     entry pending on the version, the next withdraws it (audited as
+//   - a row must be missing on two reads running, a while apart: the
+//     first marks its entry pending on the version (since when), and a
+//     later read that still does not find it withdraws it (audited as
 //     staff withdrawing it would be, and, like that, telling the person
-//     nothing);
+//     nothing) — but only once sheetGraceGap has passed since the first
+//     miss (half the sheet's interval, at least a minute): two reads a
+//     moment apart (Read now just after the timer's read) see the same
+//     half-edited sheet, and count as one;
 //   - a read in which too many rows went at once — more than half of the
 //     sheet's waiting entries, or more than MaxSheetWithdraw, or more than
 //     half the sheet's rows — withdraws nothing: its missing rows are held
 //     back on the version ("held back: N rows missing") until the owner
-//     confirms (ConfirmSheetWithdrawals) or puts the rows back.
+//     confirms (ConfirmSheetWithdrawals) or puts the rows back;
+//   - so does the first read of a sheet (the owner pointed the mirror at
+//     another sheet, or another tab): the entries of the sheet before it
+//     that this one does not have are held back for the owner to confirm,
+//     never withdrawn on their own.
+//
+// A Google Sheet is read, and written, only when it shows that it is the
+// business's: one service account reads every sheet shared with it, so
+// without that, staff of one business could name another business's
+// spreadsheet id and import its customers. The proof is the business's
+// connection code (SheetCode: "nextup-" and ten letters and digits,
+// derived from the hash of the business's API key, which nobody else
+// knows), which the owner types in any cell of the sheet: every read
+// (SyncSheet, PreviewSheet) and every write-back first looks for it in the
+// rows read, and without it refuses (409 sheet_not_verified), reading,
+// storing and writing nothing. The code's cell is read as empty, so a row
+// that holds only the code is no one's, and no header. A published CSV is
+// public by nature and only read: it needs no code.
+//
+// Only the newest SheetVersionsWithRows versions keep their rows; older
+// ones keep their hash, counts and missing rows.
 
 // Bounds of a sheet's sync interval.
 const (
@@ -59,6 +85,85 @@ const MaxSheetWithdraw = 20
 // ReasonSheetRowDeleted is the audit reason of an entry withdrawn because
 // its row was deleted from the sheet.
 const ReasonSheetRowDeleted = "sheet_row_deleted"
+
+// SheetVersionsWithRows is how many of a business's newest versions keep
+// the rows they read; older versions keep their hash, counts and missing
+// rows only (a sheet that changes all day would otherwise keep a copy of
+// itself every few minutes, forever).
+const SheetVersionsWithRows = 50
+
+// sheetGraceGap is how long after a row was first found missing a read
+// may withdraw its entry: half the sheet's interval (the timer's reads
+// come an interval apart, give or take how long each takes), and never
+// under a minute.
+func sheetGraceGap(c *nextup.SheetConfig) time.Duration {
+	return max(time.Minute, time.Duration(c.EverySeconds)*time.Second/2)
+}
+
+// sheetCodeAlphabet writes a connection code: lowercase letters and
+// digits without i, l, o and u (Crockford's base 32), so that a code read
+// off a screen is typed right.
+const sheetCodeAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// SheetCode is the business's connection code, which the owner puts in a
+// cell of the Google Sheet to show nextup that the sheet is theirs:
+// "nextup-" and ten characters of an HMAC-SHA-256, keyed with the hash of
+// the business's API key, of a fixed label and the business id. Nobody
+// without that hash can make it; it is the same at every call.
+func SheetCode(b nextup.Business) string {
+	mac := hmac.New(sha256.New, []byte(b.APIKeyHash))
+	mac.Write([]byte("nextup sheet connection code\x00" + b.ID))
+	bits := binary.BigEndian.Uint64(mac.Sum(nil))
+	out := []byte("nextup-")
+	for i := range 10 {
+		out = append(out, sheetCodeAlphabet[bits>>(59-5*i)&31])
+	}
+	return string(out)
+}
+
+// errNotVerified is a Google Sheet without the business's connection code.
+func errNotVerified(code string) error {
+	return nextup.Errorf(nextup.ErrConflict, nextup.CodeSheetNotVerified,
+		"the sheet does not show that it is this business's: type the connection code %s in any cell of it (in the range nextup reads), then read it again", code)
+}
+
+// verifySheet checks that rows, as read from src, may be used by business
+// b: a Google Sheet's must hold b's connection code in some cell
+// (otherwise errNotVerified); a CSV URL's need not. It returns the rows
+// with every cell holding the code read as empty.
+func verifySheet(b nextup.Business, src nextup.SheetSource, rows [][]string) ([][]string, error) {
+	if src.URL != "" {
+		return rows, nil
+	}
+	code := SheetCode(b)
+	clean, ok := withoutCode(rows, code)
+	if !ok {
+		return nil, errNotVerified(code)
+	}
+	return clean, nil
+}
+
+// withoutCode returns rows with every cell that holds code (in any case,
+// among other text or not) emptied, leaving rows as they are, and whether
+// any did.
+func withoutCode(rows [][]string, code string) ([][]string, bool) {
+	out := make([][]string, len(rows))
+	found := false
+	for i, r := range rows {
+		out[i] = r
+		cloned := false
+		for j, c := range r {
+			if !strings.Contains(strings.ToLower(c), code) {
+				continue
+			}
+			if !cloned {
+				out[i], cloned = slices.Clone(r), true
+			}
+			out[i][j], found = "", true
+		}
+	}
+	return out, found
+}
 
 func sheetKey(businessID string) string { return nextup.TimerSheetSync + ":" + businessID }
 
@@ -81,7 +186,31 @@ func sheetMapping(c *nextup.SheetConfig) csvrows.Mapping {
 // SetSheet points the business's mirror at a sheet (validated) and
 // schedules its first read at once; nil stops the mirror. A Google Sheets
 // link given as the url is taken for its spreadsheet id (nextup.SheetLink).
+// A Google Sheet is read only once it holds the business's connection
+// code (SheetCode).
 func (s *Intake) SetSheet(ctx context.Context, businessID string, c *nextup.SheetConfig) (nextup.Business, error) {
+	return s.setSheet(ctx, businessID, c, false)
+}
+
+// ConnectSheet is SetSheet followed by one read of the sheet at once,
+// for a caller that shows the owner what came of it (the dashboard's
+// Save). That read is the only one: the mirror's timer is scheduled an
+// interval on, not at once, so that two reads never run side by side. A
+// sheet that cannot be saved is the error with a zero Business; a sheet
+// saved but not read (unreadable, or without the connection code) comes
+// with its Business and the read's error.
+func (s *Intake) ConnectSheet(ctx context.Context, businessID string, c *nextup.SheetConfig) (nextup.Business, SheetSync, error) {
+	b, err := s.setSheet(ctx, businessID, c, c != nil)
+	if err != nil || c == nil {
+		return b, SheetSync{}, err
+	}
+	res, err := s.SyncSheet(ctx, businessID)
+	return b, res, err
+}
+
+// setSheet is SetSheet; later schedules the first read an interval on
+// instead of at once (the caller reads now).
+func (s *Intake) setSheet(ctx context.Context, businessID string, c *nextup.SheetConfig, later bool) (nextup.Business, error) {
 	if c != nil {
 		if c.EverySeconds == 0 {
 			c.EverySeconds = int(DefaultSheetEvery / time.Second)
@@ -121,9 +250,15 @@ func (s *Intake) SetSheet(ctx context.Context, businessID string, c *nextup.Shee
 			if err := w.Tx.TimerCancel(ctx, sheetKey(businessID)); err != nil {
 				return err
 			}
-		} else if err := w.Schedule(ctx, nextup.Timer{BusinessID: businessID, Kind: nextup.TimerSheetSync, SubjectID: businessID,
-			Key: sheetKey(businessID), DueAt: w.Now}); err != nil {
-			return err
+		} else {
+			due := w.Now
+			if later {
+				due = due.Add(time.Duration(c.EverySeconds) * time.Second)
+			}
+			if err := w.Schedule(ctx, nextup.Timer{BusinessID: businessID, Kind: nextup.TimerSheetSync, SubjectID: businessID,
+				Key: sheetKey(businessID), DueAt: due}); err != nil {
+				return err
+			}
 		}
 		detail := map[string]any{"source": sheetSourceString(c)}
 		if c != nil && len(c.Columns) > 0 {
@@ -208,8 +343,9 @@ func sheetHash(rows [][]string, cols []nextup.SheetColumn) string {
 // SyncSheet reads the business's sheet now. Unchanged content (the same
 // hash as the last version) imports nothing and keeps no version, unless
 // the last read found rows missing that this one must look for again. A
-// sheet that cannot be read is ErrUnavailable (sheet_unreadable),
-// changing nothing.
+// sheet that cannot be read is ErrUnavailable (sheet_unreadable), and a
+// Google Sheet without the business's connection code ErrConflict
+// (sheet_not_verified), changing nothing.
 func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, error) {
 	b, err := s.GetBusiness(ctx, businessID)
 	if err != nil {
@@ -219,11 +355,15 @@ func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, e
 	if cfg == nil {
 		return SheetSync{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeNoSheet, "the business has no sheet to mirror (PUT …/sheet)")
 	}
-	rows, err := s.readSheet(ctx, sheetSource(cfg))
+	src := sheetSource(cfg)
+	rows, err := s.readSheet(ctx, src)
 	if err != nil {
 		return SheetSync{}, err
 	}
-	src := sheetSource(cfg)
+	if rows, err = verifySheet(b, src, rows); err != nil {
+		return SheetSync{}, err
+	}
+	read := sheetRead{at: s.Clock.Now(), gap: sheetGraceGap(cfg)}
 	hash := sheetHash(rows, cfg.Columns)
 	var last *nextup.SheetVersion
 	if err := s.Read(ctx, func(tx nextup.Tx) error {
@@ -235,6 +375,7 @@ func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, e
 	}); err != nil {
 		return SheetSync{}, err
 	}
+	read.first = last == nil || last.Source != src.String()
 	// The same content again changes nothing, unless rows were turned
 	// away last time (those may go in now: an offer answered, the
 	// catalogue fixed; proposals are made once each anyway) or went
@@ -312,7 +453,7 @@ func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, e
 	// Rows gone from the sheet: the grace rule. A sheet whose header
 	// could not be found says nothing about which rows are gone.
 	if !headerless {
-		if v.Missing, err = s.sheetGone(ctx, businessID, res, v.Rows, last); err != nil {
+		if v.Missing, err = s.sheetGone(ctx, businessID, res, v.Rows, last, read); err != nil {
 			return SheetSync{}, err
 		}
 	} else if last != nil {
@@ -327,9 +468,29 @@ func (s *Intake) SyncSheet(ctx context.Context, businessID string) (SheetSync, e
 	}
 	err = s.tx(ctx, func(w *work) error {
 		v.ID, v.FetchedAt = w.s.Random.ID("shv"), after(last, w.Now)
-		return w.Tx.SheetVersionAdd(ctx, v)
+		return w.addSheetVersion(ctx, v)
 	})
 	return SheetSync{Changed: true, Version: v, Import: res}, err
+}
+
+// addSheetVersion keeps v, and drops the rows of the version that falls
+// past SheetVersionsWithRows with it.
+func (w *work) addSheetVersion(ctx context.Context, v nextup.SheetVersion) error {
+	if err := w.Tx.SheetVersionAdd(ctx, v); err != nil {
+		return err
+	}
+	if _, err := w.Tx.SheetVersionTrim(ctx, v.BusinessID, SheetVersionsWithRows); err != nil {
+		return fmt.Errorf("drop the rows of old sheet versions: %w", err)
+	}
+	return nil
+}
+
+// sheetRead is what the grace rule needs to know of a read besides what
+// it found.
+type sheetRead struct {
+	at    time.Time     // when the rows were read
+	gap   time.Duration // sheetGraceGap
+	first bool          // the first read of this sheet: nothing before it, or another sheet
 }
 
 // after is now, or just after the last version when the clock has not
@@ -426,7 +587,7 @@ func (s *Intake) lookAgain(ctx context.Context, last nextup.SheetVersion) (bool,
 // the sheet whose rows it did not find, each with what became of it (see
 // the top of this file). rows is the read's count of data rows, last the
 // version before it.
-func (s *Intake) sheetGone(ctx context.Context, businessID string, res ImportResult, rows int, last *nextup.SheetVersion) ([]nextup.SheetMissing, error) {
+func (s *Intake) sheetGone(ctx context.Context, businessID string, res ImportResult, rows int, last *nextup.SheetVersion, read sheetRead) ([]nextup.SheetMissing, error) {
 	present := map[string]bool{}
 	for _, r := range res.Rows {
 		present[r.EntryID] = true
@@ -447,10 +608,13 @@ func (s *Intake) sheetGone(ctx context.Context, businessID string, res ImportRes
 	}); err != nil {
 		return nil, fmt.Errorf("entries from the sheet: %w", err)
 	}
-	before := map[string]nextup.SheetMissingState{}
+	before := map[string]nextup.SheetMissing{}
 	if last != nil {
 		for _, m := range last.Missing {
-			before[m.EntryID] = m.State
+			if m.Since.IsZero() { // kept before versions said since when
+				m.Since = last.FetchedAt
+			}
+			before[m.EntryID] = m
 		}
 	}
 	var gone []nextup.Entry
@@ -472,18 +636,23 @@ func (s *Intake) sheetGone(ctx context.Context, businessID string, res ImportRes
 	out := make([]nextup.SheetMissing, 0, len(gone))
 	perTx, withdrawn := s.Batch(len(gone), withdrawWrites), 0
 	for _, e := range gone {
-		m := nextup.SheetMissing{EntryID: e.ID, Name: e.Name}
+		m := nextup.SheetMissing{EntryID: e.ID, Name: e.Name, Since: read.at}
 		prev, seen := before[e.ID]
+		if seen {
+			m.Since = prev.Since
+		}
 		switch {
-		case mass || prev == nextup.SheetMissingHeld:
+		case read.first || mass || prev.State == nextup.SheetMissingHeld:
 			m.State = nextup.SheetMissingHeld
 		case !seen:
 			m.State = nextup.SheetMissingPending
-		default: // missing on the read before too
+		case prev.State == nextup.SheetMissingPending && read.at.Sub(prev.Since) < read.gap:
+			m.State = nextup.SheetMissingPending // missing again, but too soon after the first miss to count
+		default: // missing on the read before too, a while ago
 			if err := s.checkpointEvery(ctx, &withdrawn, perTx); err != nil {
 				return nil, err
 			}
-			st, err := s.withdrawGone(ctx, e.ID, nextup.ActorSystem, nil)
+			st, err := s.withdrawGone(ctx, e.ID, nextup.ActorSystem, nil, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -522,12 +691,24 @@ func (s *Intake) checkpointEvery(ctx context.Context, n *int, perTx int) error {
 // nothing (as when staff take someone off). It returns the entry's state
 // as the version records it: withdrawn, kept (it holds a live offer), or
 // withdrawn too for an entry that has ended meanwhile (nothing left to
-// do).
-func (s *Intake) withdrawGone(ctx context.Context, entryID, actor string, detail map[string]any) (nextup.SheetMissingState, error) {
+// do). With stillGone, the transaction first asks it whether the row is
+// still missing, and withdraws nothing when not (the state is then "").
+func (s *Intake) withdrawGone(ctx context.Context, entryID, actor string, detail map[string]any,
+	stillGone func(ctx context.Context, w *work) (bool, error)) (nextup.SheetMissingState, error) {
 	state := nextup.SheetMissingWithdrawn
 	err := s.tx(ctx, func(w *work) error {
 		state = nextup.SheetMissingWithdrawn
 		w.Actor = actor
+		if stillGone != nil {
+			gone, err := stillGone(ctx, w)
+			if err != nil {
+				return err
+			}
+			if !gone {
+				state = ""
+				return nil
+			}
+		}
 		e, err := w.Tx.EntryGet(ctx, entryID)
 		if err != nil {
 			return fmt.Errorf("entry %s: %w", entryID, err)
@@ -583,7 +764,10 @@ func (w *work) backInSheet(ctx context.Context, old nextup.Entry, it importItem)
 // are withdrawn now, audited as the owner's doing, and a version saying so
 // is kept (the same content as the version confirmed, which must be the
 // latest: after a newer read, look at that one). A version that held
-// nothing back is a conflict.
+// nothing back is a conflict. Each withdrawal's transaction checks again
+// that the latest version still misses the row: a read that came in
+// meanwhile and found it back keeps its entry on the list (and the
+// version kept then has that read's content).
 func (s *Intake) ConfirmSheetWithdrawals(ctx context.Context, businessID, versionID string) (nextup.SheetVersion, error) {
 	var last nextup.SheetVersion
 	err := s.Read(ctx, func(tx nextup.Tx) error {
@@ -607,28 +791,60 @@ func (s *Intake) ConfirmSheetWithdrawals(ctx context.Context, businessID, versio
 	if last.MissingIn(nextup.SheetMissingHeld) == 0 {
 		return nextup.SheetVersion{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeConflict, "this version held nothing back")
 	}
-	v := last
-	v.Imported, v.Updated, v.Unchanged = 0, 0, 0
-	v.Missing = make([]nextup.SheetMissing, 0, len(last.Missing))
+	done := map[string]nextup.SheetMissingState{}
 	perTx, withdrawn := s.Batch(len(last.Missing), withdrawWrites), 0
 	for _, m := range last.Missing {
-		if m.State == nextup.SheetMissingHeld {
-			if err := s.checkpointEvery(ctx, &withdrawn, perTx); err != nil {
-				return nextup.SheetVersion{}, err
-			}
-			st, err := s.withdrawGone(ctx, m.EntryID, nextup.ActorStaff, map[string]any{"confirmed": true, "version_id": last.ID})
-			if err != nil {
-				return nextup.SheetVersion{}, err
-			}
-			m.State = st
+		if m.State != nextup.SheetMissingHeld {
+			continue
 		}
-		v.Missing = append(v.Missing, m)
+		if err := s.checkpointEvery(ctx, &withdrawn, perTx); err != nil {
+			return nextup.SheetVersion{}, err
+		}
+		st, err := s.withdrawGone(ctx, m.EntryID, nextup.ActorStaff, map[string]any{"confirmed": true, "version_id": last.ID},
+			latestMisses(businessID, m.EntryID))
+		if err != nil {
+			return nextup.SheetVersion{}, err
+		}
+		done[m.EntryID] = st
 	}
+	var v nextup.SheetVersion
 	err = s.tx(ctx, func(w *work) error {
-		v.ID, v.FetchedAt = w.s.Random.ID("shv"), after(&last, w.Now)
-		return w.Tx.SheetVersionAdd(ctx, v)
+		base := last
+		vs, err := w.Tx.SheetVersionList(ctx, businessID, 1)
+		if err != nil {
+			return err
+		}
+		if len(vs) == 1 && vs[0].ID != last.ID {
+			// Read again meanwhile: what that read found is the sheet now.
+			if base, err = w.Tx.SheetVersionGet(ctx, vs[0].ID); err != nil {
+				return err
+			}
+		}
+		v = base
+		v.Imported, v.Updated, v.Unchanged = 0, 0, 0
+		v.Missing = make([]nextup.SheetMissing, 0, len(base.Missing))
+		for _, m := range base.Missing {
+			if st, ok := done[m.EntryID]; ok && st != "" {
+				m.State = st
+			}
+			v.Missing = append(v.Missing, m)
+		}
+		v.ID, v.FetchedAt = w.s.Random.ID("shv"), after(&base, w.Now)
+		return w.addSheetVersion(ctx, v)
 	})
 	return v, err
+}
+
+// latestMisses asks, in a withdrawal's transaction, whether the latest
+// version of the business's sheet still misses the row of entry entryID.
+func latestMisses(businessID, entryID string) func(ctx context.Context, w *work) (bool, error) {
+	return func(ctx context.Context, w *work) (bool, error) {
+		vs, err := w.Tx.SheetVersionList(ctx, businessID, 1)
+		if err != nil || len(vs) == 0 {
+			return false, err
+		}
+		return slices.ContainsFunc(vs[0].Missing, func(m nextup.SheetMissing) bool { return m.EntryID == entryID }), nil
+	}
 }
 
 // SheetVersions lists the business's mirrored versions, newest first.

@@ -29,11 +29,16 @@ import (
 //     key at that moment — the person (email, else phone) and service, as
 //     the import pairs rows with entries — never by a row number
 //     remembered from an earlier read: rows move when others are deleted.
-//     The status cell (and the header's, when added) is written in one
-//     values.batchUpdate.
+//     A sheet without the business's connection code (SheetCode) is not
+//     written to (a failed try: the owner may add it). The status cell
+//     (and the header's, when added) is written in one values.batchUpdate
+//     — only when it is empty or says what nextup writes ("Booked …"): a
+//     status the owner wrote there ("VIP", "call first") is left as it is,
+//     and the booking's audit says so.
 //  3. One transaction records the outcome on the booking's audit trail:
-//     marked (and the guard cancelled), the row gone from the sheet (the
-//     guard cancelled: there is nothing to mark), or the failure with
+//     marked (and the guard cancelled), the row gone from the sheet or its
+//     status cell the owner's (the guard cancelled: there is nothing to
+//     mark), or the failure with
 //     when the next try is — or, after the last try, that it gave up.
 //
 // Writing the same cell twice is harmless, so a try repeated after a
@@ -45,6 +50,9 @@ const (
 	ReasonSheetMarkRetry  = "sheet_mark_retry"
 	ReasonSheetMarkGaveUp = "sheet_mark_failed"
 	ReasonSheetRowGone    = "sheet_row_gone"
+	// ReasonSheetMarkSkipped: the row's status cell held something nextup
+	// did not write, which was left as it is.
+	ReasonSheetMarkSkipped = "sheet_mark_skipped"
 )
 
 const (
@@ -59,10 +67,21 @@ const (
 	sheetMarkTimeout = 20 * time.Second
 	// statusHeader is the header of the status column the mirror adds.
 	statusHeader = "Status"
+	// bookedWord starts every status nextup writes: a status cell that
+	// starts with it may be written again.
+	bookedWord = "Booked"
 )
 
 // errRowGone is a try that found no row of the booked person in the sheet.
 var errRowGone = errors.New("no row of this person for this service in the sheet")
+
+// statusTaken is a try that found the row's status cell holding what
+// nextup did not write.
+type statusTaken struct{ value string }
+
+func (e *statusTaken) Error() string {
+	return fmt.Sprintf("the row's status cell says %q, which nextup did not write: left as it is", e.value)
+}
 
 // sheetMark is what one try writes, as step 1 read it.
 type sheetMark struct {
@@ -70,6 +89,7 @@ type sheetMark struct {
 	booking nextup.Booking
 	entry   nextup.Entry
 	src     nextup.SheetSource
+	code    string // the business's connection code
 	value   string
 	try     int
 	next    time.Time // the guard's due time; zero after the last try
@@ -101,11 +121,14 @@ func (s *Intake) markSheetRow(ctx context.Context, t nextup.Timer) error {
 		key := core.SheetMarkKey(job.booking.ID)
 		d := map[string]any{"sheet": job.src.String(), "try": job.try}
 		reason := ReasonSheetMarked
+		var taken *statusTaken
 		switch {
 		case werr == nil:
 			d["row"], d["value"] = row, job.value
 		case errors.Is(werr, errRowGone):
 			reason = ReasonSheetRowGone
+		case errors.As(werr, &taken):
+			reason, d["row"], d["status"], d["value"] = ReasonSheetMarkSkipped, row, taken.value, job.value
 		case job.next.IsZero():
 			reason, d["error"] = ReasonSheetMarkGaveUp, werr.Error()
 		default:
@@ -168,12 +191,12 @@ func (w *work) planSheetMark(ctx context.Context, t nextup.Timer, job *sheetMark
 		switch ev.Reason {
 		case ReasonSheetMarkRetry:
 			try++
-		case ReasonSheetMarked, ReasonSheetRowGone, ReasonSheetMarkGaveUp:
+		case ReasonSheetMarked, ReasonSheetRowGone, ReasonSheetMarkGaveUp, ReasonSheetMarkSkipped:
 			return nil // done already: a timer that fired twice
 		}
 	}
-	*job = sheetMark{do: true, booking: b, entry: e, src: sheetSource(cfg), try: try,
-		value: "Booked " + templates.FormatWhen(sl.StartsAt, bi.Loc),
+	*job = sheetMark{do: true, booking: b, entry: e, src: sheetSource(cfg), code: SheetCode(bi.Business), try: try,
+		value: bookedWord + " " + templates.FormatWhen(sl.StartsAt, bi.Loc),
 		opts:  csvrows.Options{Location: bi.Loc, Country: bi.Profile.Country, Services: bi.Profile.Services, Staff: bi.Profile.Staff, Columns: sheetMapping(cfg)}}
 	if try < sheetMarkTries {
 		job.next = w.Now.Add(time.Minute << (try - 1))
@@ -193,7 +216,7 @@ func (s *Intake) writeSheetMark(ctx context.Context, job sheetMark, row *int) er
 	ctx, cancel := context.WithTimeout(ctx, sheetMarkTimeout)
 	defer cancel()
 	return writer.Update(ctx, job.src, func(rows [][]string) ([]nextup.SheetCell, error) {
-		cells, r, err := markCells(rows, job.opts, job.entry, job.value)
+		cells, r, err := markCells(rows, job.opts, job.entry, job.value, job.code)
 		*row = r
 		return cells, err
 	})
@@ -202,10 +225,16 @@ func (s *Intake) writeSheetMark(ctx context.Context, job sheetMark, row *int) er
 // markCells finds the row of entry e in rows (by the person and service,
 // as the import pairs them) and says which cells to write: the status
 // cell, and the header's when the sheet has no status column yet. r is
-// the row's number in rows, from 1.
-func markCells(rows [][]string, o csvrows.Options, e nextup.Entry, value string) (cells []nextup.SheetCell, r int, err error) {
-	recs := make([]csvrows.Record, len(rows))
-	for i, rc := range rows {
+// the row's number in rows, from 1. Rows without the connection code
+// code are errNotVerified; a status cell that holds what nextup did not
+// write is statusTaken.
+func markCells(rows [][]string, o csvrows.Options, e nextup.Entry, value, code string) (cells []nextup.SheetCell, r int, err error) {
+	clean, ok := withoutCode(rows, code)
+	if !ok {
+		return nil, 0, errNotVerified(code)
+	}
+	recs := make([]csvrows.Record, len(clean))
+	for i, rc := range clean {
 		recs[i] = csvrows.Record{Row: i + 1, Cells: rc}
 	}
 	sh, err := csvrows.Parse(recs, o)
@@ -225,7 +254,7 @@ func markCells(rows [][]string, o csvrows.Options, e nextup.Entry, value string)
 	if cols := sh.Header.Columns[csvrows.FieldStatus]; len(cols) > 0 {
 		col = cols[0]
 	}
-	header := rows[sh.Header.Row-1]
+	header := clean[sh.Header.Row-1]
 	if col < 0 {
 		// An unmapped header cell named Status is the status column too.
 		for i, h := range header {
@@ -235,9 +264,21 @@ func markCells(rows [][]string, o csvrows.Options, e nextup.Entry, value string)
 			}
 		}
 	}
+	if col >= 0 {
+		// The owner's words in the status cell stay (so does the code,
+		// should it be there): only an empty cell, or one nextup wrote,
+		// is written.
+		cur := ""
+		if col < len(rows[r-1]) {
+			cur = strings.TrimSpace(rows[r-1][col])
+		}
+		if cur != "" && !strings.HasPrefix(strings.ToLower(cur), strings.ToLower(bookedWord)) {
+			return nil, r, &statusTaken{value: cur}
+		}
+	}
 	if col < 0 {
 		// A new column, right of every cell the sheet uses (a column of
-		// notes without a header included).
+		// notes without a header included, and the connection code).
 		col = 0
 		for _, rc := range rows {
 			n := len(rc)

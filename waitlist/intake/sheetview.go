@@ -65,7 +65,7 @@ type SheetCellDiff struct {
 // SheetDiff compares version toID with version fromID of the business's
 // sheet; with fromID empty, with the version before toID (none: every row
 // is added). A version kept before versions kept their rows cannot be
-// compared (conflict).
+// compared (conflict), nor one past the newest SheetVersionsWithRows.
 func (s *Intake) SheetDiff(ctx context.Context, businessID, fromID, toID string) (SheetDiff, error) {
 	var from, to nextup.SheetVersion
 	err := s.Read(ctx, func(tx nextup.Tx) error {
@@ -96,7 +96,8 @@ func (s *Intake) SheetDiff(ctx context.Context, businessID, fromID, toID string)
 		return SheetDiff{}, err
 	}
 	if to.Content == nil || (from.ID != "" && from.Content == nil) {
-		return SheetDiff{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeConflict, "that version was kept before versions kept their rows")
+		return SheetDiff{}, nextup.Errorf(nextup.ErrConflict, nextup.CodeConflict,
+			"that version's rows are not kept (only the newest %d versions keep theirs, and none kept before versions kept rows)", SheetVersionsWithRows)
 	}
 	d := DiffSheets(from.Content, to.Content)
 	from.Content, to.Content = nil, nil
@@ -275,11 +276,13 @@ type SheetPreview struct {
 // previewRows is how many rows below the header a preview shows.
 const previewRows = 5
 
-// PreviewSheet reads the sheet c names (a Google Sheets link as its url
-// is taken for its id, as SetSheet does), without importing anything: its
-// header row and the field each column fills, with c's column mapping or,
-// without one, as the import would recognise them.
-func (s *Intake) PreviewSheet(ctx context.Context, c nextup.SheetConfig) (SheetPreview, error) {
+// PreviewSheet reads the sheet c names for the business (a Google Sheets
+// link as its url is taken for its id, as SetSheet does), without
+// importing anything: its header row and the field each column fills,
+// with c's column mapping or, without one, as the import would recognise
+// them. A Google Sheet without the business's connection code is
+// sheet_not_verified, and shows nothing.
+func (s *Intake) PreviewSheet(ctx context.Context, businessID string, c nextup.SheetConfig) (SheetPreview, error) {
 	if c.URL != "" && c.SpreadsheetID == "" {
 		if src := nextup.SheetLink(c.URL); src.SpreadsheetID != "" {
 			c.URL, c.SpreadsheetID = "", src.SpreadsheetID
@@ -289,8 +292,15 @@ func (s *Intake) PreviewSheet(ctx context.Context, c nextup.SheetConfig) (SheetP
 	if err := src.Validate(); err != nil {
 		return SheetPreview{}, core.Invalid(nextup.FieldError{Field: "url", Message: err.Error()})
 	}
+	b, err := s.GetBusiness(ctx, businessID)
+	if err != nil {
+		return SheetPreview{}, err
+	}
 	rows, err := s.readSheet(ctx, src)
 	if err != nil {
+		return SheetPreview{}, err
+	}
+	if rows, err = verifySheet(b, src, rows); err != nil {
 		return SheetPreview{}, err
 	}
 	p := SheetPreview{Source: src}

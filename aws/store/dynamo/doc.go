@@ -49,7 +49,8 @@
 //	staff, session,      staff#ID, sess#…  gsi2 by business / staff; gsi3 session expiry;     staff.go
 //	reset, proposal,     pwreset#…,        marker staffemail#EMAIL, propsrc#…; ttl on
 //	sheet version        prop#ID, shv#ID,  sessions and resets; a version's rows, gzipped,
-//	                     shvrows#ID        in shvrows#ID (cut to fit 400 KB)
+//	                     shvrows#ID        in shvrows#ID (cut to fit 400 KB; gsi3 shvrowsbiz#BID,
+//	                                       to trim the old ones)
 //	job                  job#ID            gsi2 jobbiz#BID by creation (newest first)        job.go
 //	monthly summary      sum#BID#MONTH     gsi2 sumbiz#BID by month (newest first); the key  summary.go
 //	                                       keeps one per business and month

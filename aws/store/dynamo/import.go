@@ -209,7 +209,7 @@ func (im *importer) items(ctx context.Context, rec any) ([]pkItem, error) {
 		it, berr := shvItem(r)
 		one(shvPK(r.ID), it, berr)
 		if r.Content != nil {
-			rows, berr := shvRowsItem(*r.Content)
+			rows, berr := shvRowsItem(r)
 			one(shvRowsPK(r.ID), rows, berr)
 		}
 	case nextup.Job:

@@ -70,7 +70,9 @@ func TestSheetMirrorSplits(t *testing.T) {
 	t.Parallel()
 	h := newSalon(t)
 	ctx, svc, biz := h.ctx, h.svc, h.biz
-	sheet := &rowsReader{rows: [][]string{{"Name", "Email", "Service"}}}
+	// The owner's connection code is in the header row, right of the
+	// headings.
+	sheet := &rowsReader{rows: [][]string{{"Name", "Email", "Service", waitlist.SheetCode(biz)}}}
 	for i := range 60 {
 		sheet.rows = append(sheet.rows, []string{fmt.Sprintf("Person %02d", i), fmt.Sprintf("p%02d@example.com", i), "haircut"})
 	}

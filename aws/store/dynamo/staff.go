@@ -53,7 +53,12 @@ import (
 // keeps its first rows only: as many as fit in shvRowsBudget, the rest
 // counted in SheetContent.Cut (the version's hash, counts and missing
 // rows stay whole). It is written in the version's transaction: 2 write
-// units a compressed kilobyte.
+// units a compressed kilobyte. The rows item is in g3 (shvrowsbiz#BID,
+// sorted as the version in g2), keys only: SheetVersionTrim reads the
+// business's newest keep versions in g2 (keys, then small items), then in
+// g3 only the rows items older than the last of them — after every read
+// that kept a version, the one that just fell past the line — and deletes
+// them, at most shvTrimMax a call.
 
 func staffPK(id string) string { return "staff#" + id }
 
@@ -85,6 +90,12 @@ const shvRowsBudget = MaxItemBytes - 8<<10
 // (MaxTxActions) however many sessions expired since the last purge: the
 // rest go at the next purge, or by the TTL.
 const sessionPurgeMax = 10
+
+// shvTrimMax bounds the rows items one SheetVersionTrim deletes, so that
+// its transaction stays within MaxTxActions (after each version kept,
+// one is due; more only where versions were kept before they were
+// trimmed).
+const shvTrimMax = 20
 
 // resetTTLGrace is how long after its expiry DynamoDB may remove a
 // password reset that was never used.
@@ -393,22 +404,40 @@ func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
 	if v.Content == nil {
 		return nil
 	}
-	rows, err := shvRowsItem(*v.Content)
+	rows, err := shvRowsItem(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return t.put(shvRowsPK(v.ID), rows)
 }
 
+// shvSort is a version's sort key in g2, and its rows item's in g3.
+func shvSort(v nextup.SheetVersion) string { return ts(v.FetchedAt) + "#" + v.ID }
+
+// SheetVersionTrim deletes the rows items of the business's versions
+// older than its newest keep (at most shvTrimMax of them) and counts them.
+func (t *Tx) SheetVersionTrim(ctx context.Context, businessID string, keep int) (int, error) {
+	var before string
+	if keep > 0 {
+		its, err := t.query(ctx, query{index: "gsi2", part: "shvbiz#" + businessID, desc: true, limit: keep})
+		if err != nil || len(its) < keep {
+			return 0, err
+		}
+		before = str(its[keep-1], "gsi2sk")
+	}
+	return t.deleteAll(ctx, query{index: "gsi3", part: "shvrowsbiz#" + businessID, to: before, limit: shvTrimMax})
+}
+
 // shvItem is the item of a version, without its content.
 func shvItem(v nextup.SheetVersion) (item, error) {
 	v.Content = nil
-	return newItem(v, "gsi2pk", "shvbiz#"+v.BusinessID, "gsi2sk", ts(v.FetchedAt)+"#"+v.ID)
+	return newItem(v, "gsi2pk", "shvbiz#"+v.BusinessID, "gsi2sk", shvSort(v))
 }
 
-// shvRowsItem is the item of a version's content: its JSON, compressed,
-// with as many rows as fit shvRowsBudget.
-func shvRowsItem(c nextup.SheetContent) (item, error) {
+// shvRowsItem is the item of version v's content: its JSON, compressed,
+// with as many rows as fit shvRowsBudget, in g3 beside its version.
+func shvRowsItem(v nextup.SheetVersion) (item, error) {
+	c := *v.Content
 	z, err := gzipJSON(c)
 	if err != nil {
 		return nil, err
@@ -441,7 +470,12 @@ func shvRowsItem(c nextup.SheetContent) (item, error) {
 			return nil, fmt.Errorf("%w: a sheet version's header alone is over %d bytes compressed", ErrTooLarge, shvRowsBudget)
 		}
 	}
-	return item{attrData: &types.AttributeValueMemberS{Value: "{}"}, attrRows: &types.AttributeValueMemberB{Value: z}}, nil
+	it, err := newItem(struct{}{}, "gsi3pk", "shvrowsbiz#"+v.BusinessID, "gsi3sk", shvSort(v))
+	if err != nil {
+		return nil, err
+	}
+	it[attrRows] = &types.AttributeValueMemberB{Value: z}
+	return it, nil
 }
 
 func gzipJSON(v any) ([]byte, error) {

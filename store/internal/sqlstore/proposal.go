@@ -143,6 +143,10 @@ const (
 	SheetVersionList   = `SELECT ` + SheetVersionHeadCols + ` FROM sheet_versions WHERE business_id = ?
 		ORDER BY fetched_at DESC, id DESC LIMIT ?`
 	SheetVersionGet = `SELECT ` + SheetVersionCols + ` FROM sheet_versions WHERE id = ?`
+	// SheetVersionTrim drops the content of business ?1's versions but
+	// its newest ?3 (?2 is ?1 again).
+	SheetVersionTrim = `UPDATE sheet_versions SET content = NULL WHERE business_id = ? AND content IS NOT NULL
+		AND id NOT IN (SELECT id FROM sheet_versions WHERE business_id = ? ORDER BY fetched_at DESC, id DESC LIMIT ?)`
 )
 
 // SheetVersionInsertArgs returns the arguments of SheetVersionInsert.
@@ -225,6 +229,13 @@ func (t *Tx) SheetVersionAdd(ctx context.Context, v nextup.SheetVersion) error {
 func (t *Tx) SheetVersionList(ctx context.Context, businessID string, limit int) ([]nextup.SheetVersion, error) {
 	out, err := all(ctx, t, ScanSheetVersionHead, SheetVersionList, businessID, t.limit(limit))
 	return out, t.err("list sheet versions of business "+businessID, err)
+}
+
+// SheetVersionTrim drops the content of a business's sheet versions older
+// than its newest keep, and counts them.
+func (t *Tx) SheetVersionTrim(ctx context.Context, businessID string, keep int) (int, error) {
+	n, err := t.r.Exec(ctx, SheetVersionTrim, businessID, businessID, max(keep, 0))
+	return int(n), t.err("trim sheet versions of business "+businessID, err)
 }
 
 // SheetVersionGet reads one sheet version with its content.

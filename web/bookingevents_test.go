@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -29,13 +28,7 @@ func (a *api) bookingEvent(secret string, t time.Time, body string) resp {
 	if secret != "" {
 		req.Header.Set("Nextup-Signature", nextup.Signature([]byte(secret), t, []byte(body)))
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return resp{res.StatusCode, res.Header, b}
+	return a.send(req)
 }
 
 // footprint counts what an event could change: slots, offers, entries

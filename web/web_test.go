@@ -86,6 +86,12 @@ func (a *api) do(method, path, key, body string) resp {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	return a.send(req)
+}
+
+// send makes a request and reads its whole answer.
+func (a *api) send(req *http.Request) resp {
+	a.t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		a.t.Fatal(err)

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -123,6 +124,11 @@ var phrases = buildPhrases([][2]string{
 	{"ende diesen monats", "end of the month"},
 	{"monatsende", "end of the month"},
 	{"woche vom", "week of"},
+	{"nächsten monats", "next month"},
+	{"nächsten monat", "next month"},
+	{"nächster monat", "next month"},
+	{"kommenden monats", "next month"},
+	{"kommenden monat", "next month"},
 	{"bis zum", "until the"},
 	{"ab dem", "starting the"},
 	{"ab #n", "starting $1"},
@@ -145,14 +151,14 @@ var phrases = buildPhrases([][2]string{
 	{"am tag danach", "the day after"},
 	{"in vierzehn tagen", "in two weeks"},
 	{"in 14 tagen", "in two weeks"},
-	{"in acht tagen", "in one week"},
+	{"in 8 tagen", "in one week"},
 	{"in einer woche", "in one week"},
 	{"heute in einer woche", "a week today"},
-	{"heute in acht tagen", "a week today"},
+	{"heute in 8 tagen", "a week today"},
 	{"morgen in einer woche", "a week tomorrow"},
-	{"morgen in acht tagen", "a week tomorrow"},
+	{"morgen in 8 tagen", "a week tomorrow"},
 	{"#wd in einer woche", "$0 week"},
-	{"#wd in acht tagen", "$0 week"},
+	{"#wd in 8 tagen", "$0 week"},
 	{"zwischen jetzt und", "between now and"},
 	{"von jetzt bis", "from now until"},
 	{"ab jetzt bis", "from now until"},
@@ -194,7 +200,7 @@ var phrases = buildPhrases([][2]string{
 	{"n' importe quand", "anytime"},
 	{"toute la journée", "anytime"},
 	{"dans quinze jours", "in two weeks"},
-	{"dans huit jours", "in one week"},
+	{"dans 8 jours", "in one week"},
 	{"aujourd'hui en huit", "a week today"},
 	{"demain en huit", "a week tomorrow"},
 	{"#wd en huit", "$0 week"},
@@ -213,6 +219,19 @@ var phrases = buildPhrases([][2]string{
 	{"#n au #n", "$0 to $2"},
 	{"#mon au #wd", "$0 to $2"},
 	{"#mon au #n", "$0 to $2"},
+	{"fin du mois prochain", "end of next month"},
+	{"début du mois prochain", "early of next month"},
+	{"debut du mois prochain", "early of next month"},
+	{"mi - mois prochain", "mid next month"},
+	{"le mois prochain", "next month"},
+	{"du mois prochain", "of next month"},
+	{"mois prochain", "next month"},
+	{"semaine du", "week of the"},
+	{"soir de semaine", "weekday evening"},
+	{"soirs de semaine", "weekday evening"},
+	{"soirées de semaine", "weekday evening"},
+	{"de #n à #n", "from $1 to $3"},
+	{"de #n a #n", "from $1 to $3"},
 	{"fin du mois", "end of the month"},
 	{"fin de mois", "end of the month"},
 	{"début du mois", "early of the month"},
@@ -311,6 +330,14 @@ var phrases = buildPhrases([][2]string{
 	{"#n al #n", "$0 to $2"},
 	{"#mon al #wd", "$0 to $2"},
 	{"#mon al #n", "$0 to $2"},
+	{"a principios del", "early of"},
+	{"a mediados del", "mid of"},
+	{"a finales del", "end of"},
+	{"el mes que viene", "next month"},
+	{"mes que viene", "next month"},
+	{"el próximo mes", "next month"},
+	{"próximo mes", "next month"},
+	{"semana del", "week of the"},
 	{"a principios de", "early of"},
 	{"a mediados de", "mid of"},
 	{"a finales de", "end of"},
@@ -392,6 +419,15 @@ var phrases = buildPhrases([][2]string{
 	{"eind van de maand", "end of the month"},
 	{"einde van de maand", "end of the month"},
 	{"eind deze maand", "end of the month"},
+	{"volgende maand", "next month"},
+	{"komende maand", "next month"},
+	{"begin volgende maand", "early next month"},
+	{"half volgende maand", "mid next month"},
+	{"midden volgende maand", "mid next month"},
+	{"eind volgende maand", "end next month"},
+	{"einde volgende maand", "end next month"},
+	{"over #n dagen", "in $1 days"},
+	{"over #n weken", "in $1 weeks"},
 	{"begin #mon", "early $1"},
 	{"half #mon", "mid $1"},
 	{"midden #mon", "mid $1"},
@@ -469,7 +505,7 @@ var words1 = map[string]string{
 	"vanaf": "starting", "behalve": "except", "niet": "not", "elke": "every", "iedere": "every",
 	"ochtend": "morning", "ochtends": "morning", "ochtenden": "morning", "middag": "afternoon",
 	"middags": "afternoon", "avond": "evening", "avonds": "evening", "avonden": "evening", "om": "at",
-	"rond": "around", "omstreeks": "around", "doordeweeks": "weekdays",
+	"rond": "around", "omstreeks": "around", "doordeweeks": "weekdays", "doordeweekse": "weekday",
 	"afgelopen": "last", "sinds": "since", "geleden": "ago", "verjaardag": "birthday", "jarig": "birthday",
 	"bruiloft": "wedding", "vakantie": "holiday", "anders": "otherwise", "twee": "two", "drie": "three",
 }
@@ -528,6 +564,7 @@ func (p phrase) matches(ts []tok, i int) bool {
 // canonical rewrites ts into the grammar's vocabulary (see the top of
 // this file). Every token made keeps the text span of what it replaced.
 func canonical(ts []tok) []tok {
+	ts = countedNumbers(ts)
 	out := make([]tok, 0, len(ts))
 	for i := 0; i < len(ts); {
 		t := ts[i]
@@ -562,6 +599,36 @@ func canonical(ts []tok) []tok {
 		i++
 	}
 	return reorderWeekWeekday(compoundOrdinals(out))
+}
+
+// countUnits are the words for days and weeks a number word counts ("in
+// zehn Tagen", "dans dix jours", "dentro de diez días", "over tien
+// dagen").
+var countUnits = map[string]bool{
+	"tage": true, "tagen": true, "wochen": true, "jours": true, "semaines": true, "días": true, "dias": true,
+	"semanas": true, "dagen": true, "weken": true,
+}
+
+// countedNumbers writes a number word of the other languages as its
+// digits when a unit of days or weeks follows it, so that the grammar
+// counts "in zehn Tagen" as it counts "in 10 days". Elsewhere the words
+// stay words: "once" is Spanish eleven and English once, "sept" French
+// seven and an English abbreviation.
+func countedNumbers(ts []tok) []tok {
+	var out []tok
+	for i, t := range ts {
+		n, ok := foreignNumWords[t.w]
+		if ok && t.kind == 'w' && i+1 < len(ts) && countUnits[ts[i+1].w] {
+			if out == nil {
+				out = append([]tok(nil), ts...)
+			}
+			out[i] = tok{w: strconv.Itoa(n), kind: 'n', n: n, clock: -1, space: t.space, from: t.from, to: t.to}
+		}
+	}
+	if out == nil {
+		return ts
+	}
+	return out
 }
 
 // compoundOrdinals joins "twenty-first" and "thirty first" into one day

@@ -26,6 +26,9 @@ const (
 	// holdout3 was written blind, by someone who had not seen the
 	// parser's code or output, and scored once (its README).
 	holdout3 = "../testdata/inbox-holdout3"
+	// tune4 is a tuning set of phrasings the earlier sets lack, in all
+	// five languages (inbox-tune4/README.md); it was written to tune on.
+	tune4 = "../testdata/inbox-tune4"
 )
 
 type corpusBusiness struct {
@@ -189,13 +192,14 @@ func TestHoldout2AfterAccuracy(t *testing.T) {
 }
 
 // TestHoldout3DateAccuracy scores the third held-out set: 64 requests
-// written without sight of the parser, after its last change, and never
-// used to tune it (inbox-holdout3/README.md). Its figure is the one that
-// says how the parser does on mail it has never seen. The target is 90%
-// of the mails with both dates right; the first and only scoring gave
-// 40/64 (62.5%), so the target is not met, and this test holds the
-// figure from falling below that while the parser is worked on against
-// other mail (reading these mails' misses to tune it would spend the set).
+// written without sight of the parser and never used to tune it
+// (inbox-holdout3/README.md). Its figure is the one that says how the
+// parser does on mail it has never seen. The target is 90% of the mails
+// with both dates right; it is not met: 40/64 (62.5%) at its first
+// scoring, 43/64 (67.2%) after the grammar was generalised on a fresh
+// tuning set (inbox-tune4). This test holds the latest figure as a floor
+// while the parser is worked on against other mail (reading these
+// mails' misses to tune it would spend the set).
 func TestHoldout3DateAccuracy(t *testing.T) {
 	s := score(t, holdout3)
 	if s.cases < 60 {
@@ -203,10 +207,29 @@ func TestHoldout3DateAccuracy(t *testing.T) {
 	}
 	dates := float64(s.datesRight) / float64(max(s.cases, 1))
 	t.Logf("earliest and latest both right: %d/%d  %5.1f%% (the target is 90%%)", s.datesRight, s.cases, 100*dates)
-	if s.datesRight < 40 {
-		t.Errorf("date accuracy on the blind held-out set fell to %d/%d, below the 40 of its first scoring", s.datesRight, s.cases)
+	if s.datesRight < 43 {
+		t.Errorf("date accuracy on the blind held-out set fell to %d/%d, below the 43 of its last scoring", s.datesRight, s.cases)
 	}
 }
+
+// TestTune4Accuracy scores the fourth set, written to tune the parser on
+// phrasings the earlier sets lack (inbox-tune4/README.md). Being tuning
+// data, its figure says nothing of unseen mail; the floor holds what the
+// tuning reached.
+func TestTune4Accuracy(t *testing.T) {
+	s := score(t, tune4)
+	if s.cases < 40 {
+		t.Fatalf("tune4 has %d emails, want at least 40", s.cases)
+	}
+	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*float64(s.datesRight)/float64(max(s.cases, 1)))
+	if s.datesRight < tune4Floor {
+		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, tune4Floor)
+	}
+}
+
+// tune4Floor is the count of tune4 mails with both dates right when its
+// tuning was done.
+const tune4Floor = 61
 
 // scored is what score found over a directory of emails.
 type scored struct {

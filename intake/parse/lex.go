@@ -182,6 +182,20 @@ func lexNumber(rs []rune, i int) (tok, int) {
 	}
 	t := tok{w: string(rs[i:j]), kind: 'n', clock: -1, from: i}
 	t.n = atoi(t.w)
+	// 06-12345678, 0171-2345678: digits joined by a dash to a run of five
+	// or more are a phone number or a reference, one token and no date.
+	if j < len(rs) && rs[j] == '-' {
+		k := j + 1
+		for k < len(rs) && isDigit(rs[k]) {
+			k++
+		}
+		if k-(j+1) >= 5 {
+			t.w = string(rs[i:k])
+			t.n = 1 << 30
+			t.to = k
+			return t, k
+		}
+	}
 	// 2026-10-10, 2026/10/10: year first, so the order is settled.
 	if j-i == 4 && j+2 < len(rs) && (rs[j] == '-' || rs[j] == '/') {
 		if parts, k := digitGroups(rs, j, rs[j], 2); len(parts) == 2 && parts[0] >= 1 && parts[0] <= 12 && parts[1] >= 1 && parts[1] <= 31 {

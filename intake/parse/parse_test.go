@@ -389,3 +389,63 @@ func FuzzPropose(f *testing.F) {
 		}
 	})
 }
+
+// TestProposeTune4Rules covers the rules added for inbox-tune4: a part of
+// next month, the week of a day in French and Spanish, counts of days in
+// number words, French hour ranges, weekday evenings, "that Friday" after
+// a day, phone numbers joined by a dash, and party sizes after a meal or
+// a trailing "for three". Sent on Wednesday 14 April 2027 at 10:00.
+func TestProposeTune4Rules(t *testing.T) {
+	t.Parallel()
+	b := salon(t)
+	sent := time.Date(2027, 4, 14, 10, 0, 0, 0, b.Location)
+	d := func(m time.Month, day, h, min int) time.Time {
+		return time.Date(2027, m, day, h, min, 0, 0, b.Location)
+	}
+	end := func(m time.Month, day int) time.Time { return d(m, day+1, 0, 0).Add(-time.Microsecond) }
+	for _, tc := range []struct {
+		text             string
+		earliest, latest time.Time
+		party            int
+		avail            string
+	}{
+		{"early next month", d(5, 1, 0, 0), end(5, 10), 1, ""},
+		{"late next month", d(5, 21, 0, 0), end(5, 31), 1, ""},
+		{"sometime next month", d(5, 1, 0, 0), end(5, 31), 1, ""},
+		{"Anfang nächsten Monats", d(5, 1, 0, 0), end(5, 10), 1, ""},
+		{"fin du mois prochain", d(5, 21, 0, 0), end(5, 31), 1, ""},
+		{"début du mois prochain", d(5, 1, 0, 0), end(5, 10), 1, ""},
+		{"a finales del mes que viene", d(5, 21, 0, 0), end(5, 31), 1, ""},
+		{"begin volgende maand", d(5, 1, 0, 0), end(5, 10), 1, ""},
+		{"la semaine du 26", d(4, 26, 0, 0), end(5, 2), 1, ""},
+		{"la semana del 26", d(4, 26, 0, 0), end(5, 2), 1, ""},
+		{"in zehn Tagen", d(4, 24, 0, 0), end(4, 24), 1, ""},
+		{"dans dix jours", d(4, 24, 0, 0), end(4, 24), 1, ""},
+		{"dentro de diez días", d(4, 24, 0, 0), end(4, 24), 1, ""},
+		{"over tien dagen", d(4, 24, 0, 0), end(4, 24), 1, ""},
+		{"in acht Tagen", d(4, 19, 0, 0), end(4, 25), 1, ""}, // a week, as before
+		{"samedi de 12h à 14h", d(4, 17, 12, 0), d(4, 17, 14, 0), 1, ""},
+		{"n'importe quel soir de semaine", time.Time{}, time.Time{}, 1, "Mon,Tue,Wed,Thu,Fri 17:00-24:00"},
+		{"elke doordeweekse avond", time.Time{}, time.Time{}, 1, "Mon,Tue,Wed,Thu,Fri 17:00-24:00"},
+		{"In twelve days? I'm off that Monday.", d(4, 26, 0, 0), end(4, 26), 1, ""},
+		{"Kerkstraat 12\n06-12345678", time.Time{}, time.Time{}, 1, ""},
+		{"Dinner on Saturday at 8pm for three.", d(4, 17, 19, 30), d(4, 17, 20, 30), 3, ""},
+		{"Una cena para seis el sábado", d(4, 17, 0, 0), end(4, 17), 6, ""},
+		{"Un dîner pour quatre samedi", d(4, 17, 0, 0), end(4, 17), 4, ""},
+		{"We are staying for two weeks.", time.Time{}, time.Time{}, 1, ""},
+	} {
+		p := parse.Propose(parse.Input{Text: tc.text, FromName: "Jo Bloggs", FromAddress: "jo@example.com", Sent: sent}, b)
+		var av []string
+		for _, a := range p.Availability {
+			var ds []string
+			for _, x := range a.Days {
+				ds = append(ds, x.String()[:3])
+			}
+			av = append(av, strings.Join(ds, ",")+" "+a.From.String()+"-"+a.To.String())
+		}
+		if !p.Earliest.Equal(tc.earliest) || !p.Latest.Equal(tc.latest) || p.PartySize != tc.party || strings.Join(av, "; ") != tc.avail {
+			t.Errorf("%q:\n got %s..%s party %d avail %q\nwant %s..%s party %d avail %q",
+				tc.text, p.Earliest, p.Latest, p.PartySize, strings.Join(av, "; "), tc.earliest, tc.latest, tc.party, tc.avail)
+		}
+	}
+}

@@ -30,7 +30,11 @@ var (
 	partySum      = regexp.MustCompile(`\b` + numRE + `\s+(?:adults?|kids|children|guests|friends|people)\s*(?:,|\+|plus|and)\s*(?:` + numRE + `\s+(?:adults?|kids|children|guests)|(me and my \pL+|us|me|my husband and me|my wife and me))`)
 	partyExplicit = regexp.MustCompile(`\b(?:table|booking|reservation|space|spaces|room|seats?|spots?|places?|dinner|lunch|brunch|breakfast)\s+for\s+` + numRE + `\b(?:\s*(?:pm|am|:|\.\d|o'?clock|weeks?|days?|hours?|mins?|minutes|months?))?` +
 		`|\bparty\s+(?:size\s*:?\s*|of\s+)` + numRE + `\b|\b(?:group|team)\s+of\s+` + numRE + `\b|\b` + numRE + `\s+of\s+us\b` +
-		`|\b` + numRE + `\s+(?:people|persons|personen|guests|adults|pax|ppl|participants|attendees)\b|\bfor\s+` + numRE + `\s*(?:people|persons|guests)\b`)
+		`|\b` + numRE + `\s+(?:people|persons|personen|guests|adults|pax|ppl|participants|attendees)\b|\bfor\s+` + numRE + `\s*(?:people|persons|guests)\b` +
+		// "dinner this Saturday at 8pm for three.": a number word alone
+		// after "for" at the end of a clause counts people ("for two
+		// weeks" goes on; a bare "for 8" is as likely a time).
+		`|\bfor\s+(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*(?:[.?!,;)]|$)`)
 	partyMeAnd     = regexp.MustCompile(`\b(?:me|myself)\s+and\s+` + numRE + `\s+(\pL+)`)
 	partyCompanion = regexp.MustCompile(`\b(?:me|myself|i)\s+and\s+my\s+(?:` + numRE + `\s+)?(\pL+)|\bmy\s+(\pL+)\s+and\s+(?:i|me|myself)\b|\bwith\s+my\s+(?:` + numRE + `\s+)?(\pL+)`)
 	partyUnit      = regexp.MustCompile(`(pm|am|:|\.\d|o'?clock|weeks?|days?|hours?|mins?|minutes|months?)$`)
@@ -61,13 +65,13 @@ const fnumRE = `(\d{1,3}|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zw
 var (
 	partyForeign = regexp.MustCompile(
 		// es
-		`\b(?:mesa|sitio|reserva)\s+para\s+` + fnumRE + `\b|\b(?:somos|seremos|seríamos|seriamos)\s+(?:un grupo de\s+)?` + fnumRE + `\b|\bun grupo de\s+` + fnumRE + `\b` +
+		`\b(?:mesa|sitio|reserva|cena|comida|almuerzo)\s+para\s+` + fnumRE + `\b|\b(?:somos|seremos|seríamos|seriamos)\s+(?:un grupo de\s+)?` + fnumRE + `\b|\bun grupo de\s+` + fnumRE + `\b` +
 			// fr
-			`|\b(?:table|réservation|reservation)\s+pour\s+` + fnumRE + `\b|\b(?:nous|on)\s+(?:serons|sommes|serions|sera)\s+` + fnumRE + `\b|\bun groupe de\s+` + fnumRE + `\b` +
+			`|\b(?:table|réservation|reservation|dîner|diner|déjeuner|dejeuner)\s+pour\s+` + fnumRE + `\b|\b(?:nous|on)\s+(?:serons|sommes|serions|sera)\s+` + fnumRE + `\b|\bun groupe de\s+` + fnumRE + `\b` +
 			// de
-			`|\b(?:tisch|platz|plätze|reservierung)\s+für\s+` + fnumRE + `\b|\bwir\s+(?:sind|wären|werden)\s+(?:zu\s+)?` + fnumRE + `\b|\bgruppe von\s+` + fnumRE + `\b` +
+			`|\b(?:tisch|platz|plätze|reservierung|abendessen|mittagessen)\s+für\s+` + fnumRE + `\b|\bwir\s+(?:sind|wären|werden)\s+(?:zu\s+)?` + fnumRE + `\b|\bgruppe von\s+` + fnumRE + `\b` +
 			// nl
-			`|\b(?:tafel|reservering|plek|plekken)\s+voor\s+` + fnumRE + `\b|\b(?:we|wij)\s+zijn\s+(?:met\s+)?` + fnumRE + `\b|\bgroep van\s+` + fnumRE + `\b` +
+			`|\b(?:tafel|reservering|plek|plekken|diner|lunch)\s+voor\s+` + fnumRE + `\b|\b(?:we|wij)\s+zijn\s+(?:met\s+)?` + fnumRE + `\b|\bgroep van\s+` + fnumRE + `\b` +
 			// all: n people
 			`|\b` + fnumRE + `\s+(?:personas|personnes|personen|pers|leute|mensen|comensales|couverts|gäste|invitados)\b`)
 	partyGroupWord = regexp.MustCompile(`\bmet\s+(?:z'n|zijn|ons)\s+(\pL+)|\bzu\s+(\pL+)`)

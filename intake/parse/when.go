@@ -556,6 +556,15 @@ func (r *reader) relative(i, b int) (*item, int) {
 			it.tods = []window{w}
 			return it, i + 2
 		}
+		// "in twelve days? I'm off that Friday": the day just named, when
+		// it is that weekday (or the first such day of the span named).
+		if wd, plural, ok := weekdayOf(what); ok && !plural {
+			for d := last.from; !d.After(last.to); d = addDays(d, 1) {
+				if d.Weekday() == wd {
+					return r.newItem(d, d, i, i+2), i + 2
+				}
+			}
+		}
 		return nil, i
 	}
 	wd, _, isWd := weekdayOf(what)
@@ -855,6 +864,23 @@ func (r *reader) monthSpan(m time.Month, part string) (day, day) {
 	return first, last
 }
 
+// nextMonth reads "next month" and "the next month" ("the following
+// month"), or with part set the rest of "early next month", "late next
+// month", "end of next month": the month after today's, or its part.
+func (r *reader) nextMonth(j, b int, part string) ([]*item, int) {
+	k := j
+	if r.word(k, b) == "the" {
+		k++
+	}
+	if nx := r.word(k, b); nx != "next" && nx != "following" && nx != "coming" || r.word(k+1, b) != "month" {
+		return nil, j
+	}
+	f, t := r.monthSpan(r.today.Month()%12+1, part)
+	it := r.newItem(f, t, j, k+2)
+	it.month = true
+	return []*item{it}, k + 2
+}
+
 func (r *reader) weekStart(d day) day {
 	return addDays(d, -((int(d.Weekday()) + 6) % 7))
 }
@@ -1136,6 +1162,9 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			its[0].month = true
 			return its, n
 		}
+		if its, n := r.nextMonth(j, b, part); its != nil {
+			return its, n
+		}
 		if r.word(j, b) == "-" {
 			j++
 		}
@@ -1145,6 +1174,9 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			its[0].month = true
 			return its, n
 		}
+	}
+	if its, n := r.nextMonth(i, b, ""); its != nil {
+		return its, n
 	}
 	// Weekday: [this|next|on|any|every|a|coming] Friday[s] [the 20th] [next week]
 	j = i

@@ -725,9 +725,9 @@ func ownerWords(err error) string {
 		if l, ok := label[name]; ok {
 			name = l
 		} else if strings.HasPrefix(name, "services[") {
-			name = "Service " + strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(name, "]", 2)[0], "services["), "]")
-			if n, err := strconv.Atoi(name[len("Service "):]); err == nil {
-				name = fmt.Sprintf("Service %d", n+1)
+			var n int
+			if _, err := fmt.Sscanf(name, "services[%d]", &n); err == nil {
+				name = fmt.Sprintf("Service %d", n+1) // the form's rows count from 1
 			}
 		} else if strings.HasPrefix(name, "staff[") {
 			name = "Staff"

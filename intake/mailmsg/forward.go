@@ -11,7 +11,7 @@ import (
 var (
 	subjectPrefix  = regexp.MustCompile(`(?i)^\s*(re|fwd?|fw|aw|wg|tr|sv|vs|antw)\s*(\[\d+\])?\s*:\s*`)
 	replySubject   = regexp.MustCompile(`(?i)^\s*(re|aw|sv|antw)\s*(\[\d+\])?\s*:`)
-	forwardSubject = regexp.MustCompile(`(?i)^\s*((re|aw|sv)\s*:\s*)*(fwd?|fw|wg|tr)\s*(\[\d+\])?\s*:`)
+	forwardSubject = regexp.MustCompile(`(?i)^\s*((re|aw|sv)\s*:\s*)*(fwd?|fw|wg|tr|rv|doorst)\s*(\[\d+\])?\s*:`)
 
 	// A marker that always introduces a forwarded message.
 	strongMarker = regexp.MustCompile(`(?i)^\s*(-{2,}\s*(forwarded message|weitergeleitete nachricht|message transf[ée]r[ée]|mensaje reenviado|doorgestuurd bericht|messaggio inoltrato)\s*-*|begin forwarded message:?|anfang der weitergeleiteten nachricht:?|d[ée]but du message r[ée]exp[ée]di[ée]\s*:?|inicio del mensaje reenviado:?|begin doorgestuurd bericht:?)\s*$`)
@@ -19,7 +19,7 @@ var (
 	// message being replied to: Outlook writes the same for both.
 	// Outlook's separator in English, German, French, Spanish and Dutch.
 	weakMarker = regexp.MustCompile(`(?i)^\s*(-{3,}\s*(original message|urspr[üu]ngliche nachricht|message d'origine|mensaje original|oorspronkelijk bericht)\s*-{3,}|_{10,}|-{10,})\s*$`)
-	headerLine = regexp.MustCompile(`(?i)^\s*\*?(from|sent|date|to|cc|subject|reply-to|de|von|envoy[ée]|gesendet|datum|an|betreff|objet|[àa]|para|asunto|enviado|fecha|van|verzonden|aan|onderwerp)\s*\*?\s*:\s*\*?\s*(.*)$`)
+	headerLine = regexp.MustCompile(`(?i)^\s*\*?(from|sent|date|to|cc|subject|reply-to|de|von|envoy[ée]|gesendet|datum|an|betreff|objet|[àa]|para|asunto|enviado(?: el)?|fecha|van|verzonden|aan|onderwerp)\s*\*?\s*:\s*\*?\s*(.*)$`)
 )
 
 // forward is one inline-forwarded message found in a text.
@@ -34,10 +34,10 @@ type forward struct {
 
 // headerKey folds localised header names onto the English ones.
 func headerKey(k string) string {
-	switch strings.ToLower(k) {
+	switch strings.Join(strings.Fields(strings.ToLower(k)), " ") {
 	case "from", "de", "von", "van":
 		return "from"
-	case "sent", "date", "envoyé", "envoye", "gesendet", "datum", "enviado", "fecha", "verzonden":
+	case "sent", "date", "envoyé", "envoye", "gesendet", "datum", "enviado", "enviado el", "fecha", "verzonden":
 		return "date"
 	case "subject", "betreff", "objet", "asunto", "onderwerp":
 		return "subject"

@@ -44,6 +44,8 @@ var phrases = buildPhrases([][2]string{
 	{"as of", "starting"},
 	{"starting from", "starting"},
 	{"end of month", "end of the month"},
+	{"w / c", "week commencing"},
+	{"w / b", "week beginning"},
 	{"failing that", "otherwise"},
 	{"or else", "otherwise"},
 	{"the same day", "that day"},
@@ -81,6 +83,12 @@ var phrases = buildPhrases([][2]string{
 	{"fijne avond", "hello"},
 
 	// German
+	{"ersten woche im #mon", "first week of $3"},
+	{"erste woche im #mon", "first week of $3"},
+	{"letzten woche im #mon", "last week of $3"},
+	{"letzte woche im #mon", "last week of $3"},
+	{"späten nachmittag", "late afternoon"},
+	{"spätnachmittags", "late afternoon"},
 	{"guten morgen", "hello"},
 	{"guten tag", "hello"},
 	{"guten abend", "hello"},
@@ -169,6 +177,16 @@ var phrases = buildPhrases([][2]string{
 	{"neujahr", "@01-01"},
 
 	// French
+	{"première semaine d' #mon", "first week of $3"},
+	{"première semaine de #mon", "first week of $3"},
+	{"premiere semaine d' #mon", "first week of $3"},
+	{"premiere semaine de #mon", "first week of $3"},
+	{"dernière semaine d' #mon", "last week of $3"},
+	{"dernière semaine de #mon", "last week of $3"},
+	{"fin d' après - midi", "late afternoon"},
+	{"fin d' apres - midi", "late afternoon"},
+	{"fin de l' après - midi", "late afternoon"},
+	{"fin de l' apres - midi", "late afternoon"},
 	{"après - demain", "overmorrow"},
 	{"apres - demain", "overmorrow"},
 	{"après - midi", "afternoon"},
@@ -273,6 +291,11 @@ var phrases = buildPhrases([][2]string{
 	{"la saint - valentin", "@02-14"},
 
 	// Spanish
+	{"primera semana de #mon", "first week of $3"},
+	{"última semana de #mon", "last week of $3"},
+	{"ultima semana de #mon", "last week of $3"},
+	{"última hora de la tarde", "late afternoon"},
+	{"ultima hora de la tarde", "late afternoon"},
 	{"pasado mañana", "overmorrow"},
 	{"esta noche", "tonight"},
 	{"mañana por la mañana", "tomorrow morning"},
@@ -381,6 +404,14 @@ var phrases = buildPhrases([][2]string{
 	{"año nuevo", "@01-01"},
 
 	// Dutch
+	{"ergens voor", "before"},
+	{"nog voor", "before"},
+	{"vóór", "before"},
+	{"eerste week van #mon", "first week of $3"},
+	{"laatste week van #mon", "last week of $3"},
+	{"laat in de middag", "late afternoon"},
+	{"eind van de middag", "late afternoon"},
+	{"einde van de middag", "late afternoon"},
 	{"morgenochtend", "tomorrow morning"},
 	{"morgenmiddag", "tomorrow afternoon"},
 	{"morgenavond", "tomorrow evening"},
@@ -564,7 +595,7 @@ func (p phrase) matches(ts []tok, i int) bool {
 // canonical rewrites ts into the grammar's vocabulary (see the top of
 // this file). Every token made keeps the text span of what it replaced.
 func canonical(ts []tok) []tok {
-	ts = countedNumbers(ts)
+	ts = monthWeeks(countedNumbers(ts))
 	out := make([]tok, 0, len(ts))
 	for i := 0; i < len(ts); {
 		t := ts[i]
@@ -599,6 +630,33 @@ func canonical(ts []tok) []tok {
 		i++
 	}
 	return reorderWeekWeekday(compoundOrdinals(out))
+}
+
+// monthWeeks splits the German compound "Aprilwoche" into "Woche im
+// April", so that "in der ersten Aprilwoche" reads as "in der ersten
+// Woche im April".
+func monthWeeks(ts []tok) []tok {
+	var out []tok
+	for i, t := range ts {
+		m, ok := strings.CutSuffix(t.w, "woche")
+		if _, isMonth := months[m]; !ok || !isMonth || t.kind != 'w' {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append([]tok(nil), ts[:i]...)
+		}
+		for k, w := range []string{"woche", "im", m} {
+			part := tok{w: w, kind: 'w', clock: -1, space: t.space || k > 0, from: t.from, to: t.to}
+			out = append(out, part)
+		}
+	}
+	if out == nil {
+		return ts
+	}
+	return out
 }
 
 // countUnits are the words for days and weeks a number word counts ("in

@@ -271,6 +271,13 @@ func isSentenceEnd(ts []tok, i int) bool {
 // maxItems bounds the dates and times read per sentence.
 const maxItems = 48
 
+// requestWords open a request; after "and" or "but" they start a new
+// clause (clauses).
+var requestWords = map[string]bool{
+	"would": true, "could": true, "can": true, "want": true, "wants": true, "need": true, "needs": true,
+	"i'd": true, "we'd": true, "wondered": true, "wondering": true,
+}
+
 var pastWords = map[string]bool{
 	"ago": true, "last": true, "since": true, "broke": true, "had": true, "tweaked": true, "saw": true, "did": true,
 	"was": true, "happened": true, "hurt": true, "injured": true, "booked": true, "sold": true, "nothing": true,
@@ -303,7 +310,10 @@ func (r *reader) clauses(a, b int) [][2]int {
 				}
 			}
 		}
-		if t.w == "," || t.w == "(" || t.w == ")" || t.w == ":" || (t.w == "-" && t.space && i+1 < b && r.toks[i+1].space) {
+		// "I've hurt my knee and would like ... next week": the request
+		// after the "and" is a clause of its own, free of the past before it.
+		turn := (t.w == "and" || t.w == "but") && i+1 < b && requestWords[r.toks[i+1].w]
+		if turn || t.w == "," || t.w == "(" || t.w == ")" || t.w == ":" || (t.w == "-" && t.space && i+1 < b && r.toks[i+1].space) {
 			if i > start {
 				out = append(out, [2]int{start, i})
 			}
@@ -324,7 +334,7 @@ func (r *reader) sentence(a, b int) {
 		past, ctx := false, false
 		for i := c[0]; i < c[1]; i++ {
 			w := r.toks[i].w
-			if pastWords[w] && !(w == "last" && r.word(i+1, c[1]) == "minute") {
+			if pastWords[w] && !(w == "last" && (r.word(i+1, c[1]) == "minute" || r.weekOfMonthAt(i, c[1]))) {
 				past = true
 			}
 			if contextWords[w] {
@@ -843,6 +853,54 @@ func (r *reader) resolveDM(d int, m time.Month, y int) (day, bool) {
 	return t, true
 }
 
+// weekNumbers are the ordinal words that count a month's weeks; "last"
+// counts back from its end.
+var weekNumbers = map[string]int{"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+
+// weekOfMonth reads "[the] first week of April" ("in April" too): the
+// month's days 1-7, 8-14, 15-21 or 22-28, or its last seven. Like a part
+// of a month, it starts from today when today is in it.
+func (r *reader) weekOfMonth(i, b int) ([]*item, int) {
+	j := i
+	if r.word(j, b) == "the" {
+		j++
+	}
+	n, ok := weekNumbers[r.word(j, b)]
+	if !ok || r.word(j+1, b) != "week" || (r.word(j+2, b) != "of" && r.word(j+2, b) != "in") {
+		return nil, i
+	}
+	m, ok := months[r.word(j+3, b)]
+	if !ok {
+		return nil, i
+	}
+	first, last := r.monthSpan(m, "")
+	if first.Day() != 1 {
+		first = time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC)
+	}
+	if n > 0 {
+		first = addDays(first, 7*(n-1))
+		last = addDays(first, 6)
+	} else {
+		first = addDays(last, -6)
+	}
+	if last.Before(r.today) {
+		return nil, i
+	}
+	if first.Before(r.today) {
+		first = r.today
+	}
+	it := r.newItem(first, last, i, j+4)
+	it.month = true
+	return []*item{it}, j + 4
+}
+
+// weekOfMonthAt reports whether "last week of <month>" starts at i: a
+// week to come, not the past week.
+func (r *reader) weekOfMonthAt(i, b int) bool {
+	_, isMonth := months[r.word(i+3, b)]
+	return r.word(i+1, b) == "week" && (r.word(i+2, b) == "of" || r.word(i+2, b) == "in") && isMonth
+}
+
 func (r *reader) monthSpan(m time.Month, part string) (day, day) {
 	y := r.today.Year()
 	if m < r.today.Month() {
@@ -1112,6 +1170,11 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			its[0].span = true
 			return its, n
 		}
+		if (mod == "the" || mod == "") && r.word(j+1, b) == "after" && r.word(j+2, b) == "next" {
+			// "the weekend after next": the weekend of the week after next.
+			s := addDays(r.weekStart(r.today), 14)
+			return weekend(addDays(s, 5), j+3)
+		}
 		switch mod {
 		case "this", "the", "on", "coming":
 			if mod == "the" {
@@ -1127,6 +1190,8 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 		case "next":
 			s := addDays(r.weekStart(r.today), 7)
 			return weekend(addDays(s, 5), j+1)
+		}
+		switch mod {
 		case "any", "every", "a":
 			it := &item{recurring: true, days: map[time.Weekday]bool{time.Saturday: true, time.Sunday: true}, pos: i, end: j + 1}
 			return []*item{it}, j + 1
@@ -1137,6 +1202,12 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 	case "weekday", "weekdays", "weeknights", "weeknight":
 		it := &item{recurring: true, days: weekdaySet(time.Monday, time.Friday), pos: i, end: j + 1}
 		return []*item{it}, j + 1
+	}
+	// the first / second / third / fourth / last week of <month>: seven
+	// days counted from the month's first (or back from its last), not the
+	// Monday-to-Sunday week holding them.
+	if its, n := r.weekOfMonth(i, b); its != nil {
+		return its, n
 	}
 	// early / mid / late / end of <month>; in <month>
 	part := ""
@@ -1529,6 +1600,9 @@ func (r *reader) timeAt(i, b int) (window, int) {
 		}
 		return window{0, 12 * 60}, i + 1
 	case "afternoon", "afternoons", "arvo", "arvos", "nachmittag", "nachmittags":
+		if r.word(i-1, b) == "late" {
+			return window{15 * 60, 17 * 60}, i + 1 // the afternoon's last two hours
+		}
 		return window{12 * 60, 17 * 60}, i + 1
 	case "evening", "evenings", "night", "nights", "abends":
 		if r.word(i-1, b) == "on" {

@@ -177,13 +177,8 @@ func TestHoldoutAccuracy(t *testing.T) {
 // seen: the dates. A mail counts when its earliest and its latest are both
 // right; below 90% fails.
 func TestHoldout2DateAccuracy(t *testing.T) {
-	s := score(t, holdout2)
-	if s.cases < 60 {
-		t.Fatalf("holdout2 has %d emails, want at least 60", s.cases)
-	}
-	dates := float64(s.datesRight) / float64(max(s.cases, 1))
-	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*dates)
-	if dates < 0.90 {
+	s := dateFigure(t, holdout2, 60)
+	if dates := float64(s.datesRight) / float64(max(s.cases, 1)); dates < 0.90 {
 		t.Errorf("date accuracy %.1f%% on the held-out set is below 90%%", 100*dates)
 	}
 }
@@ -193,8 +188,7 @@ func TestHoldout2DateAccuracy(t *testing.T) {
 // parser since, so its figure guards against regressions and says nothing
 // of unseen mail; it is reported, not enforced.
 func TestHoldout2AfterAccuracy(t *testing.T) {
-	s := score(t, after)
-	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*float64(s.datesRight)/float64(max(s.cases, 1)))
+	dateFigure(t, after, 0)
 }
 
 // TestHoldout3DateAccuracy scores the third held-out set: 64 requests
@@ -205,16 +199,10 @@ func TestHoldout2AfterAccuracy(t *testing.T) {
 // scoring, 43/64 (67.2%) after the grammar was generalised on a tuning set
 // (inbox-tune4) whose brief was steered by this set's misses, so that the
 // second figure is not clean (the README). This test holds the latest
-// figure as a floor
-// while the parser is worked on against other mail (reading these
-// mails' misses to tune it would spend the set).
+// figure as a floor while the parser is worked on against other mail
+// (reading these mails' misses to tune it would spend the set).
 func TestHoldout3DateAccuracy(t *testing.T) {
-	s := score(t, holdout3)
-	if s.cases < 60 {
-		t.Fatalf("holdout3 has %d emails, want at least 60", s.cases)
-	}
-	dates := float64(s.datesRight) / float64(max(s.cases, 1))
-	t.Logf("earliest and latest both right: %d/%d  %5.1f%% (the target is 90%%)", s.datesRight, s.cases, 100*dates)
+	s := dateFigure(t, holdout3, 60)
 	if s.datesRight < 43 {
 		t.Errorf("date accuracy on the blind held-out set fell to %d/%d, below the 43 of its last scoring", s.datesRight, s.cases)
 	}
@@ -225,11 +213,7 @@ func TestHoldout3DateAccuracy(t *testing.T) {
 // data, its figure says nothing of unseen mail; the floor holds what the
 // tuning reached.
 func TestTune4Accuracy(t *testing.T) {
-	s := score(t, tune4)
-	if s.cases < 40 {
-		t.Fatalf("tune4 has %d emails, want at least 40", s.cases)
-	}
-	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*float64(s.datesRight)/float64(max(s.cases, 1)))
+	s := dateFigure(t, tune4, 40)
 	if s.datesRight < tune4Floor {
 		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, tune4Floor)
 	}
@@ -243,11 +227,7 @@ const tune4Floor = 61
 // more phrasings the earlier sets lack (inbox-tune5/README.md). Like
 // tune4 it is tuning data: the floor holds what the tuning reached.
 func TestTune5Accuracy(t *testing.T) {
-	s := score(t, tune5)
-	if s.cases < 30 {
-		t.Fatalf("tune5 has %d emails, want at least 30", s.cases)
-	}
-	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*float64(s.datesRight)/float64(max(s.cases, 1)))
+	s := dateFigure(t, tune5, 30)
 	if s.datesRight < tune5Floor {
 		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, tune5Floor)
 	}
@@ -262,12 +242,7 @@ const tune5Floor = 33
 // (inbox-holdout4/README.md): the clean figure on unseen mail for the
 // parser as it stands. The target is 90%; the floor is its one scoring.
 func TestHoldout4DateAccuracy(t *testing.T) {
-	s := score(t, holdout4)
-	if s.cases < 60 {
-		t.Fatalf("holdout4 has %d emails, want at least 60", s.cases)
-	}
-	dates := float64(s.datesRight) / float64(max(s.cases, 1))
-	t.Logf("earliest and latest both right: %d/%d  %5.1f%% (the target is 90%%)", s.datesRight, s.cases, 100*dates)
+	s := dateFigure(t, holdout4, 60)
 	if s.datesRight < holdout4Floor {
 		t.Errorf("date accuracy on the blind held-out set fell to %d/%d, below the %d of its scoring", s.datesRight, s.cases, holdout4Floor)
 	}
@@ -276,6 +251,18 @@ func TestHoldout4DateAccuracy(t *testing.T) {
 // holdout4Floor is how many of holdout4's mails had both dates right at
 // its one scoring.
 const holdout4Floor = 49
+
+// dateFigure scores dir, fails when it holds fewer than minCases emails,
+// and logs how many have their earliest and latest both right.
+func dateFigure(t *testing.T, dir string, minCases int) scored {
+	t.Helper()
+	s := score(t, dir)
+	if s.cases < minCases {
+		t.Fatalf("%s has %d emails, want at least %d", dir, s.cases, minCases)
+	}
+	t.Logf("earliest and latest both right: %d/%d  %5.1f%%", s.datesRight, s.cases, 100*float64(s.datesRight)/float64(max(s.cases, 1)))
+	return s
+}
 
 // scored is what score found over a directory of emails.
 type scored struct {

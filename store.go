@@ -331,6 +331,11 @@ type Tx interface {
 	TimerClaimDue(ctx context.Context, now time.Time, lease time.Duration, owner string, limit int) ([]Timer, error)
 	// TimerDone marks a timer done only while the lease claimedUntil still holds.
 	TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at time.Time) error
+	// TimerRenew extends the lease of the claim claimedUntil to until
+	// while that claim still holds the timer (ErrConflict when it was
+	// claimed again, moved or done); TimerClaimDue passes over a timer
+	// until its renewed lease ends too.
+	TimerRenew(ctx context.Context, id int64, claimedUntil, until time.Time) error
 	// TimerNextDue returns the earliest due time of a pending timer, or ErrNotFound.
 	TimerNextDue(ctx context.Context) (time.Time, error)
 	TimerList(ctx context.Context, f TimerFilter) ([]Timer, error)

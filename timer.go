@@ -20,6 +20,7 @@ const (
 	TimerJobRun         = "job_run"         // a job's next wave (and, until it ends, the guard that resumes it after a crash)
 	TimerMonthlySummary = "monthly_summary" // the first Monday of a month, 09:00 local: sum up the month before for the owner
 	TimerDedupe         = "dedupe"          // a booking made more of its person's entries pointless than one bounded transaction withdraws: the rest
+	TimerRetention      = "retention"       // daily, after housekeeping, when the business keeps personal data for N months: erase those whose entries all ended before
 )
 
 // Timer is a durable deadline. The sweeper claims due timers with a lease
@@ -32,11 +33,27 @@ type Timer struct {
 	SubjectID    string
 	Key          string // unique among pending timers, e.g. "offer_expire:<offer id>"
 	DueAt        time.Time
-	ClaimedUntil *time.Time
+	ClaimedUntil *time.Time // the claim's lease as taken; TimerDone names the claim by it
 	ClaimedBy    string
+	// RenewedUntil, when set, is when the claim's lease ends now: the
+	// sweeper renews the lease of a timer while its handler runs, so
+	// leases can be short and a crashed process's timers come back soon.
+	RenewedUntil *time.Time
 	Attempts     int
 	DoneAt       *time.Time
 	CreatedAt    time.Time
+}
+
+// LeasedUntil is when the timer's current lease ends (the later of its
+// claim and its renewal), and false when it was never claimed.
+func (t Timer) LeasedUntil() (time.Time, bool) {
+	if t.ClaimedUntil == nil {
+		return time.Time{}, false
+	}
+	if t.RenewedUntil != nil && t.RenewedUntil.After(*t.ClaimedUntil) {
+		return *t.RenewedUntil, true
+	}
+	return *t.ClaimedUntil, true
 }
 
 // IdempotencyRecord remembers the response to a POST with an

@@ -664,6 +664,13 @@ func (t *faultTx) TimerDone(ctx context.Context, id int64, claimedUntil time.Tim
 	return t.Tx.TimerDone(ctx, id, claimedUntil, at)
 }
 
+func (t *faultTx) TimerRenew(ctx context.Context, id int64, claimedUntil, until time.Time) error {
+	if err := t.hit("TimerRenew"); err != nil {
+		return err
+	}
+	return t.Tx.TimerRenew(ctx, id, claimedUntil, until)
+}
+
 func (t *faultTx) TimerNextDue(ctx context.Context) (time.Time, error) {
 	if err := t.hit("TimerNextDue"); err != nil {
 		return time.Time{}, err

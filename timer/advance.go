@@ -150,11 +150,12 @@ func nextLeaseEnd(ctx context.Context, st nextup.Store, now time.Time, limit int
 	}
 	var end time.Time
 	for _, t := range pending {
-		if t.DueAt.After(now) || t.ClaimedUntil == nil || !t.ClaimedUntil.After(now) {
+		until, leased := t.LeasedUntil()
+		if t.DueAt.After(now) || !leased || !until.After(now) {
 			continue
 		}
-		if end.IsZero() || t.ClaimedUntil.Before(end) {
-			end = *t.ClaimedUntil
+		if end.IsZero() || until.Before(end) {
+			end = until
 		}
 	}
 	return end, nil

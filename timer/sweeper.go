@@ -29,8 +29,14 @@ type Handler interface {
 }
 
 // Defaults of the Sweeper's optional fields.
+//
+// The lease is short, and renewed every third of it while a handler runs,
+// so that when a process dies its timers come back within DefaultLease:
+// a survivor fires them a few seconds late, not half a minute. A handler
+// may still run far longer than the lease (a claim that asks a booking
+// system three times): its lease is renewed until it returns.
 const (
-	DefaultLease = 30 * time.Second
+	DefaultLease = 5 * time.Second
 	DefaultBatch = 64
 	DefaultPoll  = 500 * time.Millisecond
 	DefaultOwner = "timer"
@@ -54,7 +60,8 @@ type Sweeper struct {
 	// instance its own (a host name) to tell them apart. Default "timer".
 	Owner string
 	// Lease is how long a claimed timer is reserved for this sweeper
-	// before another sweep may claim it again. Default 30s.
+	// before another sweep may claim it again; the lease of a timer whose
+	// handler is running is renewed every third of it. Default 5s.
 	Lease time.Duration
 	// Batch is how many timers are claimed at once. Default 64.
 	Batch int
@@ -68,8 +75,11 @@ type Sweeper struct {
 
 	mu       sync.Mutex // serialises sweeps
 	maxSteps int        // Advance's step limit; 0 means maxAdvanceSteps (tests lower it)
-	wakeOnce sync.Once
-	wake     chan struct{}
+	// renewTicks, when set, replaces the wall-clock ticker that paces
+	// lease renewals (tests tick it by hand).
+	renewTicks func() (<-chan time.Time, func())
+	wakeOnce   sync.Once
+	wake       chan struct{}
 }
 
 func (s *Sweeper) lease() time.Duration {
@@ -172,7 +182,7 @@ func (s *Sweeper) sweep(ctx context.Context, maxBatches int) (sweepResult, error
 			if t.ClaimedUntil == nil || !s.Clock.Now().Before(*t.ClaimedUntil) {
 				continue
 			}
-			if err := s.Handler.HandleTimer(ctx, t); err != nil {
+			if err := s.handle(ctx, t); err != nil {
 				res.failed[t.ID] = err
 				level := slog.LevelError
 				if errors.Is(err, nextup.ErrConflict) {
@@ -200,6 +210,68 @@ func (s *Sweeper) sweep(ctx context.Context, maxBatches int) (sweepResult, error
 	}
 	res.more = true
 	return res, nil
+}
+
+// handle runs the handler of t with its lease renewed until it returns.
+func (s *Sweeper) handle(ctx context.Context, t nextup.Timer) error {
+	stop := s.keepLease(ctx, t)
+	defer stop()
+	return s.Handler.HandleTimer(ctx, t)
+}
+
+// keepLease renews the lease of t, every third of the lease, until stop is
+// called; stop returns once no renewal is in flight. A renewal that fails
+// because the lease was lost (the timer was moved, or done by another
+// sweeper after this one's lease lapsed) ends the renewals: the handler's
+// TimerDone then fails and the other claim decides. Other failures are
+// logged and tried again at the next tick, while the lease may still hold.
+func (s *Sweeper) keepLease(ctx context.Context, t nextup.Timer) (stop func()) {
+	if t.ClaimedUntil == nil {
+		return func() {}
+	}
+	claim := *t.ClaimedUntil
+	ticks, stopTicks := s.ticks()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer stopTicks()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticks:
+			}
+			until := s.Clock.Now().Add(s.lease())
+			err := s.Store.InTx(ctx, func(tx nextup.Tx) error {
+				return tx.TimerRenew(ctx, t.ID, claim, until)
+			})
+			switch {
+			case err == nil, ctx.Err() != nil:
+			case errors.Is(err, nextup.ErrConflict), errors.Is(err, nextup.ErrNotFound):
+				s.logger().LogAttrs(ctx, slog.LevelWarn, "timer lease lost while its handler runs",
+					slog.Int64("timer_id", t.ID), slog.String("kind", t.Kind), slog.Any("error", err))
+				return
+			default:
+				s.logger().LogAttrs(ctx, slog.LevelError, "timer lease renewal failed; trying again",
+					slog.Int64("timer_id", t.ID), slog.String("kind", t.Kind), slog.Any("error", err))
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// ticks paces lease renewals: a wall-clock ticker every third of the
+// lease, which only sets the cadence (the new lease end comes from Clock).
+func (s *Sweeper) ticks() (<-chan time.Time, func()) {
+	if s.renewTicks != nil {
+		return s.renewTicks()
+	}
+	tk := time.NewTicker(s.lease() / 3)
+	return tk.C, tk.Stop
 }
 
 // Run sweeps until ctx is done: RunDue, then wait for the next poll or a

@@ -438,3 +438,109 @@ func TestRunDueSkipsTimersWhoseLeaseRanOut(t *testing.T) {
 		t.Errorf("next = %+v; want done after a second claim (attempts 2), not run on the lapsed one", all)
 	}
 }
+
+// blocker is a Handler whose timers run until released, as a slow handler
+// (a claim that asks a booking system) does, or until ctx ends, as a
+// handler of a process that dies never finishes.
+type blocker struct {
+	st      nextup.Store
+	clock   nextup.Clock
+	started chan nextup.Timer
+	release chan struct{}
+}
+
+func (h *blocker) HandleTimer(ctx context.Context, t nextup.Timer) error {
+	h.started <- t
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.release:
+	}
+	now := h.clock.Now()
+	return h.st.InTx(ctx, func(tx nextup.Tx) error { return tx.TimerDone(ctx, t.ID, *t.ClaimedUntil, now) })
+}
+
+// manualTicks hands a sweeper renewal ticks the test sends by hand.
+func manualTicks(sw *timer.Sweeper) chan time.Time {
+	ch := make(chan time.Time)
+	timer.SetRenewTicks(sw, func() (<-chan time.Time, func()) { return ch, func() {} })
+	return ch
+}
+
+func TestLeaseIsRenewedWhileTheHandlerRuns(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := &blocker{st: b.st, clock: b.clock, started: make(chan nextup.Timer, 1), release: make(chan struct{})}
+	b.sw.Handler = h
+	ticks := manualTicks(b.sw)
+	b.schedule("slow", t0)
+	done := make(chan error, 1)
+	go func() {
+		n, err := b.sw.RunDue(b.ctx)
+		if err == nil && n != 1 {
+			err = fmt.Errorf("RunDue handled %d, want 1", n)
+		}
+		done <- err
+	}()
+	<-h.started
+	// Long past the lease it was claimed with, the handler still runs;
+	// each tick renews the lease from the clock's time. The second send
+	// returns only once the first renewal is written.
+	lease := timer.DefaultLease
+	for range 3 {
+		b.clock.Advance(lease - time.Second)
+		ticks <- b.clock.Now()
+		ticks <- b.clock.Now()
+	}
+	p := b.pending()
+	if len(p) != 1 {
+		t.Fatalf("pending timers: %d, want the slow one", len(p))
+	}
+	if end, _ := p[0].LeasedUntil(); !end.After(b.clock.Now()) {
+		t.Fatalf("lease ends at %s, not after now %s: not renewed", end.Sub(t0), b.clock.Now().Sub(t0))
+	}
+	other := &timer.Sweeper{Store: b.st, Clock: b.clock, Handler: b.h, Owner: "other"}
+	if n, err := other.RunDue(b.ctx); err != nil || n != 0 {
+		t.Errorf("another sweeper while the lease is renewed: handled %d (%v), want none", n, err)
+	}
+	close(h.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if p := b.pending(); len(p) != 0 {
+		t.Errorf("pending after the handler returned: %+v, want none", p)
+	}
+	if got := b.fired(); len(got) != 0 {
+		t.Errorf("the other sweeper fired %v, want nothing", got)
+	}
+}
+
+// TestTimersOfADeadSweeperComeBackWithinTheLease: a process dies while a
+// handler runs (here: its handler never returns and no renewal comes);
+// another process fires the timer once the default lease has passed, a
+// few seconds after it was due, not half a minute.
+func TestTimersOfADeadSweeperComeBackWithinTheLease(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	h := &blocker{st: b.st, clock: b.clock, started: make(chan nextup.Timer, 1), release: make(chan struct{})}
+	dead := &timer.Sweeper{Store: b.st, Clock: b.clock, Handler: h, Owner: "dead"}
+	manualTicks(dead) // a dead process renews nothing
+	b.schedule("a", t0)
+	b.schedule("b", t0)
+	ctx, kill := context.WithCancel(b.ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		_, _ = dead.RunDue(ctx)
+	}()
+	<-h.started
+	const takeover = 5 * time.Second // "within a few seconds"
+	b.clock.Advance(takeover)
+	n, err := b.sw.RunDue(b.ctx)
+	if err != nil || n != 2 {
+		t.Errorf("the survivor, %v after the crash: handled %d (%v), want both timers", takeover, n, err)
+	}
+	b.wantFired(firing{"a", t0.Add(takeover)}, firing{"b", t0.Add(takeover)})
+	kill()
+	<-stopped
+}

@@ -327,13 +327,15 @@ var dialect = sqlstore.Dialect{
 	TimerClaimDue: `WITH due AS MATERIALIZED (
 			SELECT id FROM timers
 			WHERE done_at IS NULL AND due_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1)
+			  AND (renewed_until IS NULL OR renewed_until <= ?1)
 			ORDER BY due_at, id
 			LIMIT ?4
 			FOR UPDATE SKIP LOCKED)
 		UPDATE timers
-		SET claimed_until = ?2, claimed_by = ?3, attempts = attempts + 1
+		SET claimed_until = ?2, claimed_by = ?3, attempts = attempts + 1, renewed_until = NULL
 		WHERE id IN (SELECT id FROM due)
 		  AND done_at IS NULL AND (claimed_until IS NULL OR claimed_until <= ?1)
+		  AND (renewed_until IS NULL OR renewed_until <= ?1)
 		RETURNING ` + sqlstore.TimerCols,
 	// MessageClaimDue: as TimerClaimDue.
 	MessageClaimDue: `WITH due AS MATERIALIZED (

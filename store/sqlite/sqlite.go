@@ -263,10 +263,11 @@ var dialect = sqlstore.Dialect{
 	// The single writer is what SKIP LOCKED is on PostgreSQL: nothing else
 	// can lease or change the rows between the subquery and the UPDATE.
 	TimerClaimDue: `UPDATE timers
-		SET claimed_until = ?2, claimed_by = ?3, attempts = attempts + 1
+		SET claimed_until = ?2, claimed_by = ?3, attempts = attempts + 1, renewed_until = NULL
 		WHERE id IN (
 			SELECT id FROM timers
 			WHERE done_at IS NULL AND due_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1)
+			  AND (renewed_until IS NULL OR renewed_until <= ?1)
 			ORDER BY due_at, id
 			LIMIT ?4)
 		RETURNING ` + sqlstore.TimerCols,

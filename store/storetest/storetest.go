@@ -185,6 +185,7 @@ var groups = []group{
 		{"ClaimDue", testTimerClaimDue},
 		{"DueTwice", testTimerDueTwice},
 		{"Done", testTimerDone},
+		{"Renew", testTimerRenew},
 		{"NextDue", testTimerNextDue},
 		{"List", testTimerList},
 	}},

@@ -295,6 +295,74 @@ func testTimerDone(t *testing.T, b *bundle) {
 	}
 }
 
+func (b *bundle) timerRenew(id int64, claimedUntil, until time.Time) error {
+	return b.s.InTx(b.ctx, func(tx nextup.Tx) error { return tx.TimerRenew(b.ctx, id, claimedUntil, until) })
+}
+
+// testTimerRenew: a renewed lease keeps other claimers off past the lease
+// the timer was claimed with, TimerDone still names the claim by that
+// first lease, and only the claim that holds the timer may renew it.
+func testTimerRenew(t *testing.T, b *bundle) {
+	biz := b.business()
+	tm, other := b.timer(biz.ID, 0), b.timer(biz.ID, 0)
+	b.schedule(tm, other)
+	lease := 5 * time.Second
+	c := b.claimTimers(b.now, lease, "w1", 1)
+	if len(c) != 1 {
+		t.Fatalf("claim: %d timers, want 1", len(c))
+	}
+	claim := *c[0].ClaimedUntil
+	renewed := b.at(4*time.Second + lease)
+	wantOK(t, b.timerRenew(c[0].ID, claim, renewed), "TimerRenew under the held lease")
+	if p, ok := b.timerByKey(c[0].Key); !ok || p.RenewedUntil == nil || !p.RenewedUntil.Equal(renewed) || !p.ClaimedUntil.Equal(claim) {
+		t.Errorf("renewed timer: ClaimedUntil=%s RenewedUntil=%s, want %s and %s",
+			fmtTimePtr(p.ClaimedUntil), fmtTimePtr(p.RenewedUntil), claim.Format(time.RFC3339Nano), renewed.Format(time.RFC3339Nano))
+	}
+	// Past the first lease, before the renewed one ends: the other timer
+	// is free, the renewed one is not.
+	mid := b.at(lease + time.Second)
+	got := b.claimTimers(mid, lease, "w2", 10)
+	if keys := ids(got, timerKey); !sameStrings(keys, []string{keyOther(c[0].Key, tm, other)}) {
+		t.Errorf("claim after the first lease, before the renewed one ends: %v, want only the timer not renewed", keys)
+	}
+	wantErr(t, b.timerRenew(c[0].ID, claim.Add(time.Microsecond), renewed), nextup.ErrConflict, "TimerRenew under another lease")
+	if err := b.timerRenew(1<<40, claim, renewed); !errors.Is(err, nextup.ErrNotFound) && !errors.Is(err, nextup.ErrConflict) {
+		t.Errorf("TimerRenew(missing): got %v, want ErrNotFound or ErrConflict", err)
+	}
+	// Once the renewed lease lapses another claimer takes it; the old
+	// claim can neither renew nor finish it any more.
+	after := renewed.Add(time.Microsecond)
+	c2 := b.claimTimers(after, lease, "w3", 10)
+	if len(c2) != 1 || c2[0].ID != c[0].ID || c2[0].RenewedUntil != nil {
+		t.Fatalf("claim after the renewed lease lapsed: %+v, want the renewed timer, its renewal cleared", c2)
+	}
+	wantErr(t, b.timerRenew(c[0].ID, claim, after.Add(lease)), nextup.ErrConflict, "TimerRenew by a superseded claim")
+	wantErr(t, b.timerDone(c[0].ID, claim, after), nextup.ErrConflict, "TimerDone by a superseded claim")
+	wantOK(t, b.timerDone(c2[0].ID, *c2[0].ClaimedUntil, after), "TimerDone by the new claim")
+	wantErr(t, b.timerRenew(c2[0].ID, *c2[0].ClaimedUntil, after.Add(lease)), nextup.ErrConflict, "TimerRenew of a done timer")
+	// Moving a timer drops its renewal with its lease.
+	freed := mid.Add(lease) // w2's lease of the other timer ends
+	c3 := b.claimTimers(freed, lease, "w4", 10)
+	if len(c3) != 1 {
+		t.Fatalf("claim of the remaining timer: %d, want 1", len(c3))
+	}
+	wantOK(t, b.timerRenew(c3[0].ID, *c3[0].ClaimedUntil, freed.Add(time.Hour)), "TimerRenew")
+	moved := c3[0]
+	moved.DueAt = freed
+	b.schedule(moved)
+	if p, ok := b.timerByKey(moved.Key); !ok || p.ClaimedUntil != nil || p.RenewedUntil != nil {
+		t.Errorf("moved timer: ClaimedUntil=%s RenewedUntil=%s, want both cleared", fmtTimePtr(p.ClaimedUntil), fmtTimePtr(p.RenewedUntil))
+	}
+}
+
+// keyOther is the key of whichever of a and b does not have key.
+func keyOther(key string, a, b nextup.Timer) string {
+	if a.Key == key {
+		return b.Key
+	}
+	return a.Key
+}
+
 func testTimerNextDue(t *testing.T, b *bundle) {
 	biz := b.business()
 	next := func() (time.Time, error) {

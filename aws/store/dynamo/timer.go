@@ -118,7 +118,7 @@ func (t *Tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
 		}
 		if ok {
 			old.BusinessID, old.Kind, old.SubjectID, old.DueAt = tm.BusinessID, tm.Kind, tm.SubjectID, tm.DueAt
-			old.ClaimedUntil, old.ClaimedBy, old.Attempts = nil, "", 0
+			old.ClaimedUntil, old.ClaimedBy, old.Attempts, old.RenewedUntil = nil, "", 0, nil
 			return t.putTimer(old)
 		}
 	}
@@ -127,7 +127,7 @@ func (t *Tx) TimerSchedule(ctx context.Context, tm nextup.Timer) error {
 		return err
 	}
 	tm.ID = id
-	tm.ClaimedUntil, tm.ClaimedBy, tm.Attempts, tm.DoneAt = nil, "", 0, nil
+	tm.ClaimedUntil, tm.ClaimedBy, tm.Attempts, tm.DoneAt, tm.RenewedUntil = nil, "", 0, nil, nil
 	if tm.Key != "" {
 		// The marker was read above: absent, or left pointing at a
 		// timer no longer pending.
@@ -184,7 +184,11 @@ func (t *Tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Durati
 	}
 	free := func(it item) bool {
 		var tm nextup.Timer
-		return decode(it, &tm) == nil && tm.DoneAt == nil && (tm.ClaimedUntil == nil || !tm.ClaimedUntil.After(now))
+		if decode(it, &tm) != nil || tm.DoneAt != nil {
+			return false
+		}
+		end, leased := tm.LeasedUntil()
+		return !leased || !end.After(now)
 	}
 	// Sort keys of timers due at now are ts(now)+"#…", below ts(now)+"$".
 	its, err := t.query(ctx, query{index: "gsi1", part: timerDue, to: ts(now) + "$", limit: limit, keep: free})
@@ -197,7 +201,7 @@ func (t *Tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Durati
 	}
 	until := now.Add(lease)
 	for i := range out {
-		out[i].ClaimedUntil, out[i].ClaimedBy = &until, owner
+		out[i].ClaimedUntil, out[i].ClaimedBy, out[i].RenewedUntil = &until, owner, nil
 		out[i].Attempts++
 		if err := t.putTimer(out[i]); err != nil {
 			return nil, err
@@ -226,6 +230,23 @@ func (t *Tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at
 		return nil
 	}
 	return t.markerDrop(ctx, timerKeyPK(tm.Key), strconv.FormatInt(id, 10))
+}
+
+// TimerRenew extends a timer's lease to until while the claim
+// claimedUntil still holds it: ErrConflict when it was claimed again,
+// moved or done, ErrNotFound when there is no such timer. Like TimerDone
+// it writes the timer it read, so a concurrent claim fails the commit.
+func (t *Tx) TimerRenew(ctx context.Context, id int64, claimedUntil, until time.Time) error {
+	what := fmt.Sprintf("timer %d renew", id)
+	tm, err := load[nextup.Timer](ctx, t, timerPK(id), what)
+	if err != nil {
+		return err
+	}
+	if tm.DoneAt != nil || tm.ClaimedUntil == nil || !tm.ClaimedUntil.Equal(claimedUntil) {
+		return conflict(what + ": lease lost")
+	}
+	tm.RenewedUntil = &until
+	return t.putTimer(tm)
 }
 
 // TimerNextDue returns when the earliest pending timer is due: the first

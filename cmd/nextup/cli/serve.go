@@ -142,7 +142,9 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError{"serve: --stripe-secret-key and --stripe-webhook-secret go together"}
 	}
 	if c.BookingTimeout <= 0 || c.BookingTimeout > 25*time.Second {
-		// The booking_sync timer's request must end before its 30s lease.
+		// A claim's three requests stay well inside a timer's run (its
+		// lease is renewed while it runs, but a dying handler should not
+		// hold a seat's decision for minutes).
 		return usageError{"serve: --booking-timeout must be more than 0 and at most 25s"}
 	}
 	// A message waits for its token holding its lease: a rate must allow

@@ -13,7 +13,7 @@ import (
 
 // TimerCols are the columns ScanTimer reads, in its order.
 const TimerCols = `id, business_id, kind, subject_id, key, due_at, claimed_until, claimed_by, attempts,
-	done_at, created_at`
+	done_at, created_at, renewed_until`
 
 // ScanTimer reads a row of TimerCols.
 func ScanTimer(r Scanner) (nextup.Timer, error) {
@@ -21,11 +21,13 @@ func ScanTimer(r Scanner) (nextup.Timer, error) {
 		tm            nextup.Timer
 		due, created  int64
 		claimed, done *int64
+		renewed       *int64
 	)
 	err := r.Scan(&tm.ID, &tm.BusinessID, &tm.Kind, &tm.SubjectID, &tm.Key, &due, &claimed, &tm.ClaimedBy,
-		&tm.Attempts, &done, &created)
+		&tm.Attempts, &done, &created, &renewed)
 	tm.DueAt, tm.CreatedAt = FromTS(due), FromTS(created)
 	tm.ClaimedUntil, tm.DoneAt = FromNullTS(claimed), FromNullTS(done)
+	tm.RenewedUntil = FromNullTS(renewed)
 	return tm, err
 }
 
@@ -37,7 +39,7 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (key) WHERE done_at IS NULL AND key <> '' DO UPDATE SET
 			business_id = excluded.business_id, kind = excluded.kind, subject_id = excluded.subject_id,
-			due_at = excluded.due_at, claimed_until = NULL, claimed_by = '', attempts = 0`
+			due_at = excluded.due_at, claimed_until = NULL, claimed_by = '', attempts = 0, renewed_until = NULL`
 
 	// TimerCancel deletes the pending timer with a key. It repeats the
 	// conditions of the partial index timers_pending_key, which SQLite
@@ -47,6 +49,11 @@ const (
 	// TimerDone stamps done_at on a pending timer only under the exact
 	// lease (claimed_until) it was claimed with.
 	TimerDone = `UPDATE timers SET done_at = ?
+		WHERE id = ? AND claimed_until = ? AND done_at IS NULL`
+
+	// TimerRenew extends the lease of a pending timer, only while the
+	// claim it was leased under (claimed_until) still holds it.
+	TimerRenew = `UPDATE timers SET renewed_until = ?
 		WHERE id = ? AND claimed_until = ? AND done_at IS NULL`
 
 	// TimerNextDue reads the earliest due_at of the pending timers, NULL
@@ -223,6 +230,28 @@ func (t *Tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Durati
 func (t *Tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at time.Time) error {
 	op := fmt.Sprintf("timer %d done", id)
 	n, err := t.r.Exec(ctx, TimerDone, TS(at), id, TS(claimedUntil))
+	if err != nil {
+		return t.err(op, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	ok, err := t.exists(ctx, "timers", id)
+	switch {
+	case err != nil:
+		return t.err(op, err)
+	case !ok:
+		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
+	}
+	return fmt.Errorf("%s: lease lost: %w", op, nextup.ErrConflict)
+}
+
+// TimerRenew extends a timer's lease to until while the claim
+// claimedUntil still holds it: ErrConflict when it was claimed again,
+// rescheduled or done, ErrNotFound when there is no such timer.
+func (t *Tx) TimerRenew(ctx context.Context, id int64, claimedUntil, until time.Time) error {
+	op := fmt.Sprintf("timer %d renew", id)
+	n, err := t.r.Exec(ctx, TimerRenew, TS(until), id, TS(claimedUntil))
 	if err != nil {
 		return t.err(op, err)
 	}

@@ -29,7 +29,8 @@ import (
 // A phrase rule: the words at a position, and what replaces them. A
 // pattern word "#wd" matches a weekday, "#mon" a month, "#n" a number and
 // "#d" a numeric date; "$k" in the replacement copies the k-th token
-// matched; "@MM-DD" is the date of a fixed holiday.
+// matched; "@MM-DD" is the date of a fixed holiday, "@name" one whose
+// date moves (movableDay).
 type phrase struct {
 	pat, out []string
 }
@@ -42,6 +43,28 @@ var phrases = buildPhrases([][2]string{
 	{"the week after next", "weekafter"},
 	{"week after next", "weekafter"},
 	{"as of", "starting"},
+	{"this time next week", "a week today"},
+	{"tomorrow week", "a week tomorrow"},
+	{"today week", "a week today"},
+	{"#wd fortnight", "a fortnight on $0"},
+	{"this week or next", "this week or next week"},
+	{"this weekend or next", "this weekend or next weekend"},
+	{"next week or the week after", "next week or weekafter"},
+	{"next week or the one after", "next week or weekafter"},
+	{"the one after that", "the one after"},
+	{"the following one", "the one after"},
+	{"the next one", "the one after"},
+	{"the one afterwards", "the one after"},
+	{"the following #wd", "the $2 after"},
+	{"the first half of", "first half of"},
+	{"the second half of", "second half of"},
+	{"the latter half of", "second half of"},
+	{"no later than", "until"},
+	{"not later than", "until"},
+	{"at the latest by", "until"},
+	{"no earlier than", "starting"},
+	{"not earlier than", "starting"},
+	{"at the earliest", "starting"},
 	{"starting from", "starting"},
 	{"end of month", "end of the month"},
 	{"w / c", "week commencing"},
@@ -65,6 +88,54 @@ var phrases = buildPhrases([][2]string{
 	{"halloween", "@10-31"},
 	{"st patrick's day", "@03-17"},
 	{"paddy's day", "@03-17"},
+	// The holidays of the businesses' countries (GB, IE, AU, US, DE, FR,
+	// ES, NL), fixed and movable, in English; the other languages' names
+	// are with their language below.
+	{"australia day", "@01-26"},
+	{"anzac day", "@04-25"},
+	{"independence day", "@07-04"},
+	{"fourth of july", "@07-04"},
+	{"4th of july", "@07-04"},
+	{"st stephen's day", "@12-26"},
+	{"st. stephen's day", "@12-26"},
+	{"hogmanay", "@12-31"},
+	{"bonfire night", "@11-05"},
+	{"guy fawkes night", "@11-05"},
+	{"epiphany", "@01-06"},
+	{"twelfth night", "@01-05"},
+	{"easter sunday", "@easter"},
+	{"easter monday", "@eastermonday"},
+	// A holiday season is no one day: "the Easter holidays", "Osterferien".
+	{"easter holidays", "easter holidays"},
+	{"easter holiday", "easter holiday"},
+	{"easter break", "easter break"},
+	{"easter weekend", "easter weekend"},
+	{"easter hols", "easter hols"},
+	{"christmas holidays", "christmas holidays"},
+	{"christmas break", "christmas break"},
+	{"christmas period", "christmas period"},
+	{"vacances de pâques", "vacances de pâques"},
+	{"vacances de noël", "vacances de noël"},
+	{"vacaciones de pascua", "vacaciones de pascua"},
+	{"vacaciones de navidad", "vacaciones de navidad"},
+	{"easter", "@easter"},
+	{"good friday", "@goodfriday"},
+	{"maundy thursday", "@maundythursday"},
+	{"holy thursday", "@maundythursday"},
+	{"shrove tuesday", "@shrovetuesday"},
+	{"pancake day", "@shrovetuesday"},
+	{"ash wednesday", "@ashwednesday"},
+	{"mothering sunday", "@motheringsunday"},
+	{"ascension day", "@ascension"},
+	{"whit sunday", "@whitsun"},
+	{"whitsunday", "@whitsun"},
+	{"whit monday", "@whitmonday"},
+	{"whitsun", "@whitsun"},
+	{"pentecost", "@whitsun"},
+	{"thanksgiving day", "@thanksgiving"},
+	{"thanksgiving", "@thanksgiving"},
+	{"memorial day", "@memorialday"},
+	{"labor day", "@laborday"},
 
 	// Greetings and wishes that name a part of the day or the weekend.
 	{"buenos días", "hello"},
@@ -93,6 +164,28 @@ var phrases = buildPhrases([][2]string{
 	{"guten tag", "hello"},
 	{"guten abend", "hello"},
 	{"morgen früh", "tomorrow morning"},
+	{"erste hälfte", "first half of"},
+	{"ersten hälfte", "first half of"},
+	{"zweite hälfte", "second half of"},
+	{"zweiten hälfte", "second half of"},
+	{"den #wd danach", "the $1 after"},
+	{"am ostermontag", "@eastermonday"},
+	{"am karfreitag", "@goodfriday"},
+	{"am pfingstmontag", "@whitmonday"},
+	{"den #wd darauf", "the $1 after"},
+	{"den #wd davor", "the $1 before"},
+	{"den danach", "the one after"},
+	{"den darauf", "the one after"},
+	{"den tag danach", "the day after"},
+	{"nach feierabend", "after work"},
+	{"nach der arbeit", "after work"},
+	{"spätestens am", "until"},
+	{"spätestens um", "until"},
+	{"spätestens", "until"},
+	{"frühestens am", "starting"},
+	{"frühestens ab", "starting"},
+	{"frühestens", "starting"},
+	{"nicht später als", "until"},
 	{"morgen vormittag", "tomorrow morning"},
 	{"morgen nachmittag", "tomorrow afternoon"},
 	{"morgen abend", "tomorrow evening"},
@@ -158,6 +251,12 @@ var phrases = buildPhrases([][2]string{
 	{"am abend davor", "the evening before"},
 	{"am tag danach", "the day after"},
 	{"in vierzehn tagen", "in two weeks"},
+	{"in den nächsten", "in the next"},
+	{"innerhalb der nächsten", "within the next"},
+	{"in den kommenden", "in the next"},
+	{"am wochenende vom", "the weekend of"},
+	{"das wochenende vom", "the weekend of"},
+	{"wochenende vom", "weekend of"},
 	{"in 14 tagen", "in two weeks"},
 	{"in 8 tagen", "in one week"},
 	{"in einer woche", "in one week"},
@@ -175,6 +274,19 @@ var phrases = buildPhrases([][2]string{
 	{"erster weihnachtstag", "@12-25"},
 	{"zweiter weihnachtstag", "@12-26"},
 	{"neujahr", "@01-01"},
+	{"weihnachten", "@12-25"},
+	{"ostersonntag", "@easter"},
+	{"ostermontag", "@eastermonday"},
+	{"ostern", "@easter"},
+	{"karfreitag", "@goodfriday"},
+	{"gründonnerstag", "@maundythursday"},
+	{"christi himmelfahrt", "@ascension"},
+	{"himmelfahrt", "@ascension"},
+	{"pfingstmontag", "@whitmonday"},
+	{"pfingsten", "@whitsun"},
+	{"tag der deutschen einheit", "@10-03"},
+	{"nikolaustag", "@12-06"},
+	{"allerheiligen", "@11-01"},
 
 	// French
 	{"première semaine d' #mon", "first week of $3"},
@@ -218,6 +330,15 @@ var phrases = buildPhrases([][2]string{
 	{"n' importe quand", "anytime"},
 	{"toute la journée", "anytime"},
 	{"dans quinze jours", "in two weeks"},
+	{"dans les #n prochains jours", "in the next $2 days"},
+	{"dans les #n jours", "in the next $2 days"},
+	{"d' ici #n jours", "in the next $2 days"},
+	{"le week - end du", "the weekend of"},
+	{"au plus tard le", "until the"},
+	{"au plus tard", "until"},
+	{"après le travail", "after work"},
+	{"en fin de journée", "late afternoon"},
+	{"le weekend du", "the weekend of"},
 	{"dans 8 jours", "in one week"},
 	{"aujourd'hui en huit", "a week today"},
 	{"demain en huit", "a week tomorrow"},
@@ -286,6 +407,38 @@ var phrases = buildPhrases([][2]string{
 	{"réveillon de noël", "@12-24"},
 	{"réveillon du nouvel an", "@12-31"},
 	{"noël", "@12-25"},
+	{"le #wd suivant", "the $1 after"},
+	{"le #wd d' après", "the $1 after"},
+	{"le #wd précédent", "the $1 before"},
+	{"le #wd d' avant", "the $1 before"},
+	{"celui d' après", "the one after"},
+	{"celui qui suit", "the one after"},
+	{"le suivant", "the one after"},
+	{"la première quinzaine de", "first half of"},
+	{"première quinzaine de", "first half of"},
+	{"la deuxième quinzaine de", "second half of"},
+	{"deuxième quinzaine de", "second half of"},
+	{"la seconde quinzaine de", "second half of"},
+	{"seconde quinzaine de", "second half of"},
+	{"la première moitié de", "first half of"},
+	{"la deuxième moitié de", "second half of"},
+	{"la seconde moitié de", "second half of"},
+	{"noel", "@12-25"},
+	{"lundi de pâques", "@eastermonday"},
+	{"le lundi de pâques", "@eastermonday"},
+	{"le lundi de pentecôte", "@whitmonday"},
+	{"le vendredi saint", "@goodfriday"},
+	{"pâques", "@easter"},
+	{"paques", "@easter"},
+	{"vendredi saint", "@goodfriday"},
+	{"l' ascension", "@ascension"},
+	{"lundi de pentecôte", "@whitmonday"},
+	{"pentecôte", "@whitsun"},
+	{"la toussaint", "@11-01"},
+	{"toussaint", "@11-01"},
+	{"le 14 juillet", "@07-14"},
+	{"fête nationale", "@07-14"},
+	{"mardi gras", "@shrovetuesday"},
 	{"jour de l' an", "@01-01"},
 	{"nouvel an", "@01-01"},
 	{"la saint - valentin", "@02-14"},
@@ -388,6 +541,25 @@ var phrases = buildPhrases([][2]string{
 	{"y el", "and the"},
 	{"y las", "and"},
 	{"o el", "or the"},
+	{"dentro de quince días", "in two weeks"},
+	{"como muy tarde el", "until the"},
+	{"como muy tarde", "until"},
+	{"a más tardar el", "until the"},
+	{"a más tardar", "until"},
+	{"después del trabajo", "after work"},
+	{"dentro de quince dias", "in two weeks"},
+	{"en quince días", "in two weeks"},
+	{"en los próximos #n días", "in the next $3 days"},
+	{"en los proximos #n dias", "in the next $3 days"},
+	{"el fin de semana del", "the weekend of the"},
+	{"o el siguiente", "or the one after"},
+	{"o el de después", "or the one after"},
+	{"o el #wd siguiente", "or the $2 after"},
+	{"o el #wd anterior", "or the $2 before"},
+	{"el lunes de pascua", "@eastermonday"},
+	{"el viernes santo", "@goodfriday"},
+	{"el jueves santo", "@maundythursday"},
+	{"el domingo de pascua", "@easter"},
 	{"sobre las", "around"},
 	{"hacia las", "around"},
 	{"a las", "at"},
@@ -402,6 +574,32 @@ var phrases = buildPhrases([][2]string{
 	{"el día después", "the day after"},
 	{"si no", "otherwise"},
 	{"año nuevo", "@01-01"},
+	{"el #wd siguiente", "the $1 after"},
+	{"el #wd de después", "the $1 after"},
+	{"el #wd anterior", "the $1 before"},
+	{"el #wd de antes", "the $1 before"},
+	{"el siguiente", "the one after"},
+	{"el de después", "the one after"},
+	{"la primera quincena de", "first half of"},
+	{"primera quincena de", "first half of"},
+	{"la segunda quincena de", "second half of"},
+	{"segunda quincena de", "second half of"},
+	{"la primera mitad de", "first half of"},
+	{"la segunda mitad de", "second half of"},
+	{"día de reyes", "@01-06"},
+	{"los reyes", "@01-06"},
+	{"reyes", "@01-06"},
+	{"san josé", "@03-19"},
+	{"san jose", "@03-19"},
+	{"domingo de pascua", "@easter"},
+	{"domingo de resurrección", "@easter"},
+	{"viernes santo", "@goodfriday"},
+	{"jueves santo", "@maundythursday"},
+	{"lunes de pascua", "@eastermonday"},
+	{"pascua", "@easter"},
+	{"todos los santos", "@11-01"},
+	{"día de la hispanidad", "@10-12"},
+	{"el pilar", "@10-12"},
 
 	// Dutch
 	{"ergens voor", "before"},
@@ -470,10 +668,18 @@ var phrases = buildPhrases([][2]string{
 	{"tussen #n en #n", "between $1 and $3"},
 	{"tussen #wd en #wd", "between $1 and $3"},
 	{"tot en met", "through"},
+	{"uiterlijk op", "until"},
+	{"uiterlijk om", "until"},
+	{"uiterlijk", "until"},
+	{"op zijn vroegst", "starting"},
+	{"niet later dan", "until"},
 	{"t / m", "through"},
 	{"van #n", "from $1"},
 	{"van #wd", "from $1"},
 	{"voor #n", "before $1"},
+	{"voor de #n", "before the $2"},
+	{"na de #n", "after the $2"},
+	{"vanaf de #n", "starting the $2"},
 	{"voor #d", "before $1"},
 	{"voor #wd", "before $1"},
 	{"na #n", "after $1"},
@@ -483,6 +689,14 @@ var phrases = buildPhrases([][2]string{
 	{"de dag ervoor", "the day before"},
 	{"de avond ervoor", "the evening before"},
 	{"de dag erna", "the day after"},
+	{"de #wd erna", "the $1 after"},
+	{"de #wd daarna", "the $1 after"},
+	{"de #wd ervoor", "the $1 before"},
+	{"de #wd daarvoor", "the $1 before"},
+	{"die erna", "the one after"},
+	{"die daarna", "the one after"},
+	{"de week erna", "the week after"},
+	{"de week ervoor", "the week before"},
 	{"zo niet", "otherwise"},
 	{"oudejaarsavond", "@12-31"},
 	{"kerstavond", "@12-24"},
@@ -491,6 +705,32 @@ var phrases = buildPhrases([][2]string{
 	{"kerstmis", "@12-25"},
 	{"nieuwjaarsdag", "@01-01"},
 	{"koningsdag", "@04-27"},
+	{"de eerste helft van", "first half of"},
+	{"het weekend van", "the weekend of"},
+	{"in het weekend", "this weekend"},
+	{"na het werk", "after work"},
+	{"na werktijd", "after work"},
+	{"in de komende #n dagen", "in the next $3 days"},
+	{"de komende #n dagen", "in the next $2 days"},
+	{"binnen #n dagen", "within $1 days"},
+	{"eerste helft van", "first half of"},
+	{"de tweede helft van", "second half of"},
+	{"tweede helft van", "second half of"},
+	{"bevrijdingsdag", "@05-05"},
+	{"sinterklaasavond", "@12-05"},
+	{"pakjesavond", "@12-05"},
+	{"sinterklaas", "@12-05"},
+	{"kerst", "@12-25"},
+	{"eerste paasdag", "@easter"},
+	{"tweede paasdag", "@eastermonday"},
+	{"paaszondag", "@easter"},
+	{"paasmaandag", "@eastermonday"},
+	{"pasen", "@easter"},
+	{"goede vrijdag", "@goodfriday"},
+	{"hemelvaartsdag", "@ascension"},
+	{"hemelvaart", "@ascension"},
+	{"tweede pinksterdag", "@whitmonday"},
+	{"pinksteren", "@whitsun"},
 })
 
 // words are the single words rewritten wherever they stand.
@@ -595,7 +835,7 @@ func (p phrase) matches(ts []tok, i int) bool {
 // canonical rewrites ts into the grammar's vocabulary (see the top of
 // this file). Every token made keeps the text span of what it replaced.
 func canonical(ts []tok) []tok {
-	ts = monthWeeks(countedNumbers(ts))
+	ts = spokenClock(weekdayParts(monthWeeks(countedNumbers(ts))))
 	out := make([]tok, 0, len(ts))
 	for i := 0; i < len(ts); {
 		t := ts[i]
@@ -659,6 +899,118 @@ func monthWeeks(ts []tok) []tok {
 	return out
 }
 
+// spokenClock writes the clock times people spell out as the grammar's
+// "4:30": "half past four", "quarter past 4", "quarter to five", and the
+// British "half four". The hour stays without am or pm, for the grammar
+// to settle as it settles "4:30".
+func spokenClock(ts []tok) []tok {
+	hourAt := func(k int) (int, bool) {
+		if k >= len(ts) {
+			return 0, false
+		}
+		t := ts[k]
+		if t.kind == 'n' && !t.ord && t.clock < 0 && t.ampm == 0 && t.n >= 1 && t.n <= 12 && len(t.w) <= 2 {
+			return t.n, true
+		}
+		if n, ok := clockNumbers[t.w]; ok && t.kind == 'w' {
+			return n, true
+		}
+		return 0, false
+	}
+	var out []tok
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		h, m, n := 0, -1, 0
+		switch {
+		case (t.w == "half" || t.w == "quarter") && i+2 < len(ts) && ts[i+1].w == "past":
+			if x, ok := hourAt(i + 2); ok {
+				h, m, n = x, 30, 3
+				if t.w == "quarter" {
+					m = 15
+				}
+			}
+		case t.w == "quarter" && i+2 < len(ts) && ts[i+1].w == "to":
+			if x, ok := hourAt(i + 2); ok {
+				h, m, n = x-1, 45, 3
+				if h == 0 {
+					h = 12
+				}
+			}
+		case t.w == "half" && (i == 0 || ts[i-1].w != "a" && ts[i-1].w != "and") && i+1 < len(ts):
+			// "half four" is 4:30 in Britain; "half term", "a half day" are not times.
+			if x, ok := hourAt(i + 1); ok && (i+2 >= len(ts) || !countUnits[ts[i+2].w] && !unitWords[ts[i+2].w]) {
+				h, m, n = x, 30, 2
+			}
+		}
+		if m < 0 {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append([]tok(nil), ts[:i]...)
+		}
+		out = append(out, tok{w: strconv.Itoa(h) + ":" + strconv.Itoa(m), kind: 'n', n: h, clock: h*60 + m, space: t.space, from: t.from, to: ts[i+n-1].to})
+		i += n - 1
+	}
+	if out == nil {
+		return ts
+	}
+	return out
+}
+
+// clockNumbers are the hours written as words.
+var clockNumbers = map[string]int{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+	"eleven": 11, "twelve": 12,
+}
+
+// unitWords follow a number that counts something, not an hour.
+var unitWords = map[string]bool{"days": true, "day": true, "weeks": true, "week": true, "hours": true, "hour": true, "people": true}
+
+// dayParts are the parts of the day German and Dutch glue to a weekday
+// ("Freitagabend", "vrijdagavond", "zaterdagochtend",
+// "Samstagvormittag"), in the grammar's words.
+var dayParts = map[string]string{
+	"abend": "evening", "abends": "evening", "morgen": "morning", "vormittag": "morning", "vormittags": "morning",
+	"nachmittag": "afternoon", "nachmittags": "afternoon", "mittag": "lunchtime", "mittags": "lunchtime",
+	"nacht": "night", "avond": "evening", "avonden": "evening", "ochtend": "morning", "ochtenden": "morning",
+	"middag": "afternoon", "middagen": "afternoon",
+}
+
+// weekdayParts splits a weekday glued to a part of the day into the two:
+// "vrijdagavond" reads as "vrijdag evening", as "morgenavond" reads as
+// "tomorrow evening".
+func weekdayParts(ts []tok) []tok {
+	var out []tok
+	for i, t := range ts {
+		wd, part := "", ""
+		if t.kind == 'w' {
+			for name := range weekdays {
+				if rest, ok := strings.CutPrefix(t.w, name); ok && len(name) > 4 && dayParts[rest] != "" {
+					wd, part = name, dayParts[rest]
+				}
+			}
+		}
+		if wd == "" {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append([]tok(nil), ts[:i]...)
+		}
+		out = append(out, tok{w: wd, kind: 'w', clock: -1, space: t.space, from: t.from, to: t.to},
+			tok{w: part, kind: 'w', clock: -1, space: true, from: t.from, to: t.to})
+	}
+	if out == nil {
+		return ts
+	}
+	return out
+}
+
 // countUnits are the words for days and weeks a number word counts ("in
 // zehn Tagen", "dans dix jours", "dentro de diez días", "over tien
 // dagen").
@@ -666,6 +1018,9 @@ var countUnits = map[string]bool{
 	"tage": true, "tagen": true, "wochen": true, "jours": true, "semaines": true, "días": true, "dias": true,
 	"semanas": true, "dagen": true, "weken": true,
 }
+
+// nextWords may stand between a number word and its unit.
+var nextWords = map[string]bool{"prochains": true, "prochaines": true, "derniers": true}
 
 // countedNumbers writes a number word of the other languages as its
 // digits when a unit of days or weeks follows it, so that the grammar
@@ -676,7 +1031,9 @@ func countedNumbers(ts []tok) []tok {
 	var out []tok
 	for i, t := range ts {
 		n, ok := foreignNumWords[t.w]
-		if ok && t.kind == 'w' && i+1 < len(ts) && countUnits[ts[i+1].w] {
+		// "dix prochains jours": the unit may come after "next".
+		unit := i+1 < len(ts) && countUnits[ts[i+1].w] || i+2 < len(ts) && nextWords[ts[i+1].w] && countUnits[ts[i+2].w]
+		if ok && t.kind == 'w' && unit {
 			if out == nil {
 				out = append([]tok(nil), ts...)
 			}
@@ -720,10 +1077,13 @@ func rewritten(o string, matched []tok, span tok) tok {
 		return t
 	}
 	t := tok{w: o, kind: 'w', clock: -1, space: span.space, from: span.from, to: span.to}
-	if len(o) == 6 && o[0] == '@' {
+	switch {
+	case len(o) == 6 && o[0] == '@' && o[3] == '-':
 		// A fixed holiday: a date whose order nothing can upset.
 		t.kind, t.ymd, t.soft = 'd', true, true
 		t.d2, t.d1 = atoi(o[1:3]), atoi(o[4:6])
+	case len(o) > 1 && o[0] == '@':
+		t.kind, t.ymd, t.soft, t.movable = 'd', true, true, o[1:]
 	}
 	return t
 }

@@ -26,6 +26,9 @@ type tok struct {
 	// soft marks a date named by an occasion ("Christmas Eve"): people
 	// name those as background as often as they ask for them.
 	soft bool
+	// movable names a holiday whose date moves from year to year
+	// ("easter", "thanksgiving"); movableDay places it.
+	movable string
 	// from and to are the runes of the text the token was read from, for
 	// quoting it back in a problem.
 	from, to int
@@ -41,10 +44,11 @@ var months = map[string]time.Month{
 	// French
 	"janvier": 1, "janv": 1, "février": 2, "fevrier": 2, "févr": 2, "fevr": 2, "mars": 3, "avril": 4, "avr": 4,
 	"juin": 6, "juillet": 7, "juil": 7, "août": 8, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11,
-	"décembre": 12, "decembre": 12, "déc": 12,
+	"décembre": 12, "decembre": 12, "déc": 12, "fév": 2, "fev": 2, "juill": 7, "dec.": 12,
 	// Spanish
 	"enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8,
 	"septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
+	"ene": 1, "abr": 4, "ago": 8, "dic": 12,
 	// Dutch
 	"januari": 1, "februari": 2, "maart": 3, "mrt": 3, "mei": 5, "augustus": 8,
 }
@@ -115,7 +119,8 @@ var germanDeterminers = map[string]bool{
 const maxTokens = 20000
 
 // lex splits lower-cased text into tokens. Newlines are kept as "\n"
-// marks because a line is where people end a thought.
+// marks because a line is where people end a thought, except where a
+// mail client wrapped a long line (wrapped).
 func lex(s string) []tok {
 	rs := []rune(s)
 	for i, r := range rs {
@@ -126,6 +131,10 @@ func lex(s string) []tok {
 	for i := 0; i < len(rs) && len(out) < maxTokens; {
 		r := rs[i]
 		switch {
+		case r == '\n' && wrapped(rs, i):
+			space = true
+			i++
+			continue
 		case r == '\n':
 			out = append(out, tok{w: "\n", kind: 'p', clock: -1, space: space, from: i, to: i + 1})
 			space = true
@@ -172,6 +181,36 @@ func lex(s string) []tok {
 		space = false
 	}
 	return mergeUnits(out)
+}
+
+// wrapMin is the shortest line taken for one a mail client wrapped:
+// clients wrap at 72 to 78 characters, and a line people end themselves
+// ("Thanks,", "Tuesday 10am") is mostly far shorter.
+const wrapMin = 45
+
+// wrapped reports whether the newline at rs[i] is a mail client's wrap of
+// a long line rather than the end of a thought: the line before it is
+// long and ends mid-sentence (a letter, a digit or a comma), and the line
+// after it goes on with a word or a number. "sometime next\nweek" is then
+// read as "sometime next week".
+func wrapped(rs []rune, i int) bool {
+	st := i
+	for st > 0 && rs[st-1] != '\n' {
+		st--
+	}
+	line := strings.TrimSpace(string(rs[st:i]))
+	if len([]rune(line)) < wrapMin || strings.HasPrefix(line, ">") {
+		return false
+	}
+	last := []rune(line)[len([]rune(line))-1]
+	if !unicode.IsLetter(last) && !unicode.IsDigit(last) && last != ',' {
+		return false
+	}
+	j := i + 1
+	for j < len(rs) && (rs[j] == ' ' || rs[j] == '\t') {
+		j++
+	}
+	return j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j]) || rs[j] == '¿' || rs[j] == '¡')
 }
 
 // lexNumber reads the number at rs[i] with what is glued to it.

@@ -10,7 +10,13 @@
 // "with Anna"), and dates, times and party sizes in German, French,
 // Spanish and Dutch too ("nächste Woche", "du lundi 4 au vendredi 8
 // janvier", "el próximo martes", "volgende week dinsdag", "mesa para
-// cuatro", "met z'n drieën"). What it cannot read it leaves
+// cuatro", "met z'n drieën"). It places the holidays of the countries
+// nextup serves, the movable ones too ("the night before Thanksgiving",
+// "Ostermontag"), reads a line a mail client wrapped as one, and takes
+// what is not asked for as background: a told past event ("I chipped a
+// tooth on Saturday"), an occasion and its time ("the christening is at
+// 1"), an absence ("I'm away until the 5th" is from the 6th on) and a
+// notice line ("Office closed 24 Dec - 2 Jan"). What it cannot read it leaves
 // empty and says so in Problems, with a low confidence, so that staff look
 // before they approve; dates it could read more than one way (04/05 where
 // the country does not settle the order, "Friday" written on a Friday, a

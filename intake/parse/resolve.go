@@ -81,10 +81,19 @@ func (r *reader) link(items []*item) []*item {
 			switch between {
 			case "or", "and", ",", ", or", "or on", "/", ", and", "or the", "and the", "or on the", "or next":
 				nx.group = it.group
-			case "of":
-				if it.weekday && nx.weekday {
-					nx.group = it.group // Dutch "dinsdag of donderdag"
+				if it.weekday && nx.weekday && nx.anchor == "" && !nx.recurring && (it.anchor == "next" || it.anchor == "this" || it.anchor == "coming") {
+					nx.anchor = it.anchor // "next Tuesday or Wednesday": both next week's
 				}
+				if nx.relative && !nx.context {
+					// "Australia Day, or the day after": the day counted
+					// from is asked for too.
+					it.context = false
+				}
+			case "of":
+				// Dutch "dinsdag of donderdag", "vrijdag of de maandag
+				// erna", "morgen of overmorgen": English reads "of"
+				// inside a date ("the 3rd of May"), never between two.
+				nx.group = it.group
 			}
 		}
 		if it.now {
@@ -199,6 +208,12 @@ func (r *reader) anchor(a, b int, items []*item) {
 			}
 		case week != nil && it.anchor != "next" && inSpan(week):
 			week.refined = true
+		case named == 1 && !it.wdRange && same.pos > it.pos && (it.anchor == "" || it.anchor == "this" || it.anchor == "coming" || it.anchor == "on"):
+			// "this Saturday afternoon (the 6th)": the date says which
+			// Saturday, and stands where the weekday does, so that what
+			// was said with the weekday is said of it.
+			it.from, it.to = same.from, same.to
+			it.refined, it.dateOf = true, same
 		case it.anchor == "" && named == 1 && !it.wdRange:
 			// "if Friday is full": the weekday of a date just given.
 			it.from, it.to = same.from, same.to
@@ -257,6 +272,7 @@ func (r *reader) attach(a, b int, items []*item, wins []tw) {
 	type mw struct {
 		ws       []window
 		pos, end int
+		point    bool
 	}
 	var merged []mw
 	for _, w := range wins {
@@ -275,23 +291,44 @@ func (r *reader) attach(a, b int, items []*item, wins []tw) {
 				}
 			}
 			if !dayBetween {
-				if orBetween {
+				switch {
+				case orBetween:
 					last.ws = append(last.ws, w.w)
-				} else if x := last.ws[len(last.ws)-1].and(w.w); !x.empty() {
-					last.ws[len(last.ws)-1] = x
-				} else {
-					last.ws[len(last.ws)-1] = w.w
+				case last.point != w.point:
+					// "Around noon would be ideal, I'm on my lunch
+					// break": the moment said wins over the part of the
+					// day beside it.
+					if w.point {
+						last.ws[len(last.ws)-1] = w.w
+						last.point = true
+					}
+				default:
+					if x := last.ws[len(last.ws)-1].and(w.w); !x.empty() {
+						last.ws[len(last.ws)-1] = x
+					} else {
+						last.ws[len(last.ws)-1] = w.w
+					}
 				}
 				last.end = w.pos + 1
 				continue
 			}
 		}
-		merged = append(merged, mw{ws: []window{w.w}, pos: w.pos, end: w.pos + 1})
+		merged = append(merged, mw{ws: []window{w.w}, pos: w.pos, end: w.pos + 1, point: w.point})
 	}
 	for _, m := range merged {
 		r.lastTODs = m.ws
+		// Background days take no part of the day that a day asked for
+		// can take ("back at school on the 26th, any morning from then
+		// until the 30th").
 		var before, after *item
+		asked := false
 		for _, it := range items {
+			asked = asked || !it.context
+		}
+		for _, it := range items {
+			if it.context && asked && it.end != m.pos {
+				continue // but "an interview on Monday morning" keeps its morning
+			}
 			if it.pos < m.pos && (before == nil || it.pos > before.pos) {
 				before = it
 			}
@@ -302,6 +339,9 @@ func (r *reader) attach(a, b int, items []*item, wins []tw) {
 		target := before
 		if target == nil {
 			target = after
+		}
+		if target != nil && target.dateOf != nil {
+			target = target.dateOf // "this Saturday afternoon (the 6th)"
 		}
 		if target == nil {
 			r.windows = append(r.windows, m.ws...)
@@ -369,7 +409,44 @@ func andAll(have, add []window) []window {
 
 const maxSpanDays = 400
 
+// openPatterns makes weekly patterns of the weekdays that would fall
+// before the day the requester can start from, when nothing bounds the
+// end: "I could start any time after the 1st of July; I'm free Tuesday
+// and Thursday evenings", "vanaf 8 februari, op maandag, woensdag of
+// vrijdag". Such weekdays say which days of any week suit, not which
+// coming day.
+func (r *reader) openPatterns() {
+	// Days wholly outside the bounds are what the bounds count from ("I
+	// get back on the 19th, so any time from the 20th"): background.
+	for _, it := range r.items {
+		if it.from.IsZero() || it.recurring {
+			continue
+		}
+		if !r.lower.IsZero() && it.to.Before(r.lower) && !it.weekday || !r.upper.IsZero() && it.from.After(r.upper) {
+			it.context = true
+		}
+	}
+	if r.lower.IsZero() || !r.upper.IsZero() {
+		return
+	}
+	for _, it := range r.items {
+		if !it.weekday || it.recurring || it.refined || it.context || it.from.IsZero() || !it.to.Before(r.lower) {
+			continue
+		}
+		switch it.anchor {
+		case "", "on", "coming", "this":
+		default:
+			continue
+		}
+		it.recurring, it.days = true, map[time.Weekday]bool{it.wd: true}
+		if it.wdRange {
+			it.days = weekdaySet(it.wd, it.toWd)
+		}
+	}
+}
+
 func (r *reader) result() when {
+	r.openPatterns()
 	var dated, recurring []*item
 	var context []*item
 	for _, it := range r.items {

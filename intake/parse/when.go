@@ -44,6 +44,7 @@ type item struct {
 	week      bool     // "this week", "next week", "the week of the 20th"
 	month     bool     // "in June", "early May"
 	refined   bool     // a span the weekdays said in it narrowed, or a weekday naming a date already said
+	dateOf    *item    // for a weekday the date after it placed ("this Saturday (the 6th)"), that date
 	span      bool     // "this weekend": a short span later weekdays may fall in
 	soft      bool     // named by an occasion ("Christmas Eve"), read as background
 	relative  bool     // said relative to another day ("the day before")
@@ -79,6 +80,7 @@ type reader struct {
 	src       []rune   // the text, for quoting a phrase back
 	keep      []bool   // tokens outside quoted history, headers and the sign-off
 	unsure    []string // date phrases read with doubt, as written
+	away      bool     // the clause being read says the requester is away or busy
 	sentences int      // sentences read so far
 	prev      []*item  // the items of the last sentence that had any
 }
@@ -86,6 +88,9 @@ type reader struct {
 type tw struct {
 	w   window
 	pos int
+	// point marks a time said as a moment ("around noon", "at 7",
+	// "8ish"): a part of the day beside it does not cut it.
+	point bool
 }
 
 // findWhen reads when the requester wants to come, relative to ref (the
@@ -108,6 +113,8 @@ var eveningWords = map[string]bool{
 	"dinner": true, "tonight": true, "tonite": true, "night": true, "evening": true, "evenings": true,
 	"supper": true, "drinks": true, "cena": true, "cenar": true, "dîner": true, "diner": true,
 	"abendessen": true, "avondeten": true,
+	// A table is booked for the evening more often than not.
+	"table": true, "mesa": true, "tisch": true, "tafel": true,
 }
 
 func newReader(text string, ref time.Time, country string) *reader {
@@ -177,6 +184,65 @@ var closings = map[string]bool{
 	"saludos": true, "un saludo": true, "un abrazo": true, "gracias": true, "muchas gracias": true,
 	"atentamente": true, "besos": true, "groet": true, "groetjes": true, "met vriendelijke groet": true,
 	"vriendelijke groet": true, "hartelijke groet": true, "bedankt": true, "alvast bedankt": true, "mvg": true,
+	// More of the same, in each language: a sign-off block often holds an
+	// office closure or a leave notice that is not the request.
+	"kindest regards": true, "best wishes and thanks": true, "warm wishes": true, "speak soon": true,
+	"talk soon": true, "see you soon": true, "thanks again and best regards": true, "with thanks": true,
+	"mit besten grüßen": true, "schöne grüße": true, "herzliche grüsse": true, "liebe grüsse": true,
+	"viele grüsse": true, "beste grüsse": true, "freundliche grüsse": true, "gruss": true, "lg und danke": true,
+	"salutations": true, "sincères salutations": true, "meilleures salutations": true, "bien à toi": true,
+	"à bientôt": true, "belle journée": true, "belle soirée": true, "merci et bonne journée": true,
+	"saludos cordiales": true, "un cordial saludo": true, "cordiales saludos": true, "muchas gracias de antemano": true,
+	"gracias de antemano": true, "un saludo cordial": true, "saludos y gracias": true, "hasta pronto": true,
+	"met vriendelijke groeten": true, "vriendelijke groeten": true, "groeten": true, "hartelijke groeten": true,
+	"met hartelijke groet": true, "alvast dank": true, "dank je wel": true, "dank u wel": true, "tot snel": true,
+}
+
+// noticeWords mark a notice line, as signatures and autoreplies carry
+// them: "Office closed 24 Dec - 2 Jan", "Annual leave: 21/12 - 04/01",
+// "Unser Büro ist vom 23.12. bis 03.01. geschlossen".
+var noticeWords = []string{
+	"out of office", "annual leave", "on leave", "ooo", "abwesend", "afwezig", "ausente", "absent du", "absente du",
+}
+
+// closedWords say that something is closed; with an office word
+// (officeWords) on the same line they make a notice too. Alone they may
+// be anything: "aún no tenemos el día cerrado".
+var (
+	closedWords = []string{"closed", "geschlossen", "fermé", "fermée", "fermés", "cerrado", "cerrada", "gesloten"}
+	officeWords = []string{"office", "büro", "bureau", "oficina", "kantoor", "praxis", "firma", "company", "empresa", "entreprise", "bedrijf", "cabinet"}
+)
+
+// askWords are the words of a request in each language; a line that asks
+// is no notice, whatever else it says.
+var askWords = []string{
+	"could", "would", "can ", "can't", "like", "book", "please", "appointment", "möchte", "würde", "könnte",
+	"kann", "gern", "voudrais", "pourr", "aimerais", "souhait", "rendez", "podría", "quisiera", "quería",
+	"gustaría", "reserv", "kan ik", "zou ", "graag", "afspraak", "wil ",
+}
+
+// noticeLine reports a notice line: it names a closure or a leave and
+// asks for nothing.
+func noticeLine(line string) bool {
+	l := strings.ToLower(line)
+	notice := false
+	for _, w := range noticeWords {
+		notice = notice || strings.Contains(l, w)
+	}
+	for _, c := range closedWords {
+		for _, o := range officeWords {
+			notice = notice || strings.Contains(l, c) && strings.Contains(l, o)
+		}
+	}
+	if !notice {
+		return false
+	}
+	for _, w := range askWords {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // keepTokens marks the tokens that stand outside such lines.
@@ -220,6 +286,8 @@ lines:
 			}
 		case closing && content:
 			signed = true
+		case noticeLine(l.text):
+			skip[i] = true
 		case header(i) != "":
 			k := header(i)
 			for _, j := range []int{i - 2, i - 1, i + 1, i + 2} {
@@ -259,13 +327,23 @@ func isSentenceEnd(ts []tok, i int) bool {
 	case "\n", "?", "!", ";":
 		return true
 	case ".":
-		// Not after "dr", "st", "a.m." and the like.
-		if i > 0 && ts[i-1].kind == 'w' && len(ts[i-1].w) <= 2 {
+		// Not after "dr", "st", "a.m." and the like; "check-up." and "see
+		// you." end their sentence like any other word.
+		if i > 0 && ts[i-1].kind == 'w' && (len([]rune(ts[i-1].w)) == 1 || abbreviations[ts[i-1].w]) {
 			return false
 		}
 		return true
 	}
 	return false
+}
+
+// abbreviations are the short words written with a full stop that does
+// not end the sentence: titles, "St.", "ca.", "no.".
+var abbreviations = map[string]bool{
+	"dr": true, "mr": true, "mrs": true, "ms": true, "st": true, "jr": true, "sr": true, "no": true, "nr": true,
+	"ca": true, "vs": true, "approx": true, "tel": true, "mob": true, "ph": true, "eg": true, "ie": true,
+	"bzw": true, "evtl": true, "ggf": true, "hr": true, "fr": true, "sra": true, "mme": true, "mlle": true,
+	"dhr": true, "mevr": true, "tlf": true, "tfno": true,
 }
 
 // maxItems bounds the dates and times read per sentence.
@@ -286,13 +364,195 @@ var pastWords = map[string]bool{
 	"said": true, "told": true, "mentioned": true, "suggested": true, "recommended": true, "advised": true,
 }
 
+// asksAt reports whether the clause a..b asks for something ("could we",
+// "I'd like", "please").
+func (r *reader) asksAt(a, b int) bool {
+	for i := a; i < b; i++ {
+		if w := r.word(i, b); requestWords[w] || w == "please" || w == "like" || w == "book" || w == "love" {
+			return true
+		}
+	}
+	return false
+}
+
+// subjects are the pronouns a told past event starts with: "I chipped a
+// tooth on Saturday", "we were in on 9/30".
+var subjects = map[string]bool{"i": true, "we": true, "he": true, "she": true, "they": true, "it": true}
+
+// politePast are the past forms a request is put in ("I wanted to ask
+// about Friday", "we were hoping for Saturday"): not a told event.
+var politePast = map[string]bool{
+	"wanted": true, "hoped": true, "wondered": true, "needed": true, "liked": true, "preferred": true,
+	"decided": true, "planned": true, "booked": true, "called": true, "emailed": true, "texted": true,
+	"tried": true, "noticed": true, "used": true, "managed": true, "asked": true, "realised": true,
+	"realized": true, "figured": true, "checked": true, "looked": true, "reckoned": true, "guessed": true,
+	"enjoyed": true, "loved": true,
+}
+
+// politeAt reports "was" or "were" putting a request politely: "I was
+// hoping for Friday", "we were wondering about next week".
+func (r *reader) politeAt(i, b int) bool {
+	w := r.word(i, b)
+	return (w == "was" || w == "were") && strings.HasSuffix(r.word(i+1, b), "ing")
+}
+
+// pastVerbAt reports a told past event at i in English: a pronoun and a
+// verb in the simple past ("I chipped", "we visited", "she rolled"), or
+// "were" not followed by the -ing of a polite request ("we were hoping").
+// Other languages mark the past with the words pastWords lists.
+func (r *reader) pastVerbAt(i, b int) bool {
+	w, nx := r.word(i, b), r.word(i+1, b)
+	if w == "were" {
+		return !r.politeAt(i, b) && nx != "you" && r.word(i-1, b) != "if" && r.word(i-1, b) != "you"
+	}
+	if (w == "suis" || w == "sommes") && r.word(i-1, b) != "me" && r.word(i-1, b) != "m'" && r.word(i-1, b) != "nous" {
+		return false // "je suis intéressée", "je suis invitée": a state, not an event
+	}
+	if perfectAux[w] {
+		// "je me suis blessé samedi", "ich bin am Samstag gestürzt", "ik
+		// ben zaterdag gevallen", "me he torcido el tobillo el sábado".
+		for k := i + 1; k < b && k <= i+6; k++ {
+			if participle(r.word(k, b)) {
+				return true
+			}
+		}
+	}
+	if !subjects[w] || len(nx) < 5 || !strings.HasSuffix(nx, "ed") || politePast[nx] {
+		return false
+	}
+	return r.toks[i+1].kind == 'w'
+}
+
+// perfectAux are the auxiliaries of the perfect tense in German, French,
+// Spanish and Dutch ("habe", "suis", "he", "ben"): with a past participle
+// after them, the clause tells a past event.
+var perfectAux = map[string]bool{
+	"habe": true, "hat": true, "haben": true, "bin": true, "ist": true, "sind": true,
+	"ai": true, "avons": true, "avez": true, "suis": true, "sommes": true,
+	"he": true, "ha": true, "hemos": true, "han": true,
+	"heb": true, "hebben": true, "ben": true, "zijn": true,
+}
+
+// hopes are the participles of a request put in the perfect ("ich habe
+// an Samstag gedacht", "he pensado en el sábado"): no past event.
+var hopes = map[string]bool{
+	"gedacht": true, "überlegt": true, "gehofft": true, "geplant": true, "gewünscht": true, "bedacht": true,
+	"gehoopt": true, "gepland": true, "pensé": true, "espéré": true, "prévu": true, "souhaité": true,
+	"pensado": true, "esperado": true, "previsto": true, "planeado": true,
+	// States said with the same auxiliaries.
+	"geïnteresseerd": true, "geinteresseerd": true, "gespannt": true, "gewend": true, "geöffnet": true,
+	"geopend": true, "gesloten": true, "geschlossen": true,
+	// Nouns that end like a participle.
+	"marido": true, "pescado": true, "helado": true, "cuidado": true, "partido": true, "mercado": true,
+}
+
+// participle reports a past participle of those languages: "gestürzt",
+// "gevallen", "blessé", "eu", "torcido", "roto".
+func participle(w string) bool {
+	if _, _, wd := weekdayOf(w); hopes[w] || wd {
+		return false // "sábado" is no participle
+	}
+	n := len([]rune(w))
+	switch {
+	case n >= 6 && strings.HasPrefix(w, "ge") && (strings.HasSuffix(w, "t") || strings.HasSuffix(w, "d") || strings.HasSuffix(w, "en")):
+		return !strings.HasPrefix(w, "gern") && !strings.HasPrefix(w, "geen") && !strings.HasPrefix(w, "geburt")
+	case n >= 5 && (strings.HasSuffix(w, "ado") || strings.HasSuffix(w, "ido") || strings.HasSuffix(w, "ada") || strings.HasSuffix(w, "ida")):
+		return true
+	case n >= 4 && (strings.HasSuffix(w, "é") || strings.HasSuffix(w, "ée")):
+		return true
+	}
+	return w == "eu" || w == "fait" || w == "pris" || w == "roto" || w == "vu" || w == "visto" || w == "hecho"
+}
+
 // contextWords mark a clause as background: an occasion, a trip, a new
 // job. Its dates are read only when nothing else is.
 var contextWords = map[string]bool{
 	"birthday": true, "married": true, "wedding": true, "visiting": true, "anniversary": true, "staying": true,
 	"start": true, "starts": true, "job": true, "interview": true, "exam": true, "fly": true, "flying": true,
 	"flight": true, "arrive": true, "arriving": true, "arrives": true, "trip": true, "conference": true,
+	// Events people name to explain when they want to come: a race, a
+	// christening, a party at work, a match. The booking is around them.
+	"race": true, "marathon": true, "10k": true, "5k": true, "triathlon": true, "running": true, "match": true,
+	"tournament": true, "competition": true, "christening": true, "baptism": true, "funeral": true,
+	"graduation": true, "ceremony": true, "gala": true, "prom": true, "concert": true, "gig": true,
+	"moving": true, "operation": true, "finish": true, "finishes": true, "finishing": true, "shift": true, "shifts": true,
+	"lauf": true, "wettkampf": true, "taufe": true, "beerdigung": true, "umzug": true,
+	"baptême": true, "bapteme": true, "enterrement": true, "déménagement": true,
+	"carrera": true, "maratón": true, "bautizo": true, "entierro": true, "mudanza": true,
+	"wedstrijd": true, "doop": true, "begrafenis": true, "verhuizing": true, "marathonloop": true,
 }
+
+// awayWords say that the requester is away or busy, in every language
+// (canonical has made "Urlaub", "vacances", "vacaciones" and "vakantie"
+// "holiday"): the days of such a clause are when they cannot come.
+var awayWords = map[string]bool{
+	"away": true, "abroad": true, "travelling": true, "traveling": true, "unavailable": true, "hospital": true,
+	"verreist": true, "unterwegs": true, "weg": true, "beschäftigt": true, "abwesend": true,
+	"absent": true, "absente": true, "occupé": true, "occupée": true, "indisponible": true,
+	"fuera": true, "ocupado": true, "ocupada": true, "ausente": true, "viaje": true,
+	"afwezig": true, "druk": true, "bezet": true,
+}
+
+// busyWords say that the requester is busy when the clause is about
+// them (personAt); said of a day ("if Friday is busy") they are not.
+var busyWords = map[string]bool{"busy": true, "mad": true, "hectic": true, "swamped": true}
+
+// personAt reports whether the clause a..b speaks of the requester: "I'm",
+// "we", "my work".
+func (r *reader) personAt(a, b int) bool {
+	for i := a; i < b; i++ {
+		switch r.word(i, b) {
+		case "i", "i'm", "we", "we're", "work", "my", "our", "ich", "wir", "je", "j'", "nous", "yo", "ik", "wij":
+			return true
+		}
+	}
+	return false
+}
+
+// awayAt reports whether the clause a..b says the requester is away or
+// busy: "I'm away over Christmas", "out of town until the end of the
+// month", "work is mad until Christmas", "ik ben op vakantie", "je suis
+// en vacances", "estoy de vacaciones".
+func (r *reader) awayAt(a, b int) bool {
+	for i := a; i < b; i++ {
+		w := r.word(i, b)
+		switch {
+		case awayWords[w]:
+			return true
+		case busyWords[w] && r.personAt(a, b):
+			return true // "work is mad until Christmas", not "Saturdays are busy"
+		case (w == "school" || w == "work" || w == "college" || w == "class") && (r.word(i-1, b) == "in" || r.word(i-1, b) == "at"):
+			return true // "he's in school until half three"
+		case w == "holiday" || w == "holidays" || w == "leave" || w == "vacation":
+			switch r.word(i-1, b) {
+			case "on", "op", "im", "in", "en", "de", "auf", "annual":
+				return true
+			}
+		case w == "out" && r.word(i+1, b) == "of" && (r.word(i+2, b) == "town" || r.word(i+2, b) == "the" && r.word(i+3, b) == "country" || r.word(i+2, b) == "office"):
+			return true
+		}
+	}
+	return false
+}
+
+// firstPerson are the pronouns a requester starts a new clause with
+// after "and" or "but": "... et j'aimerais", "... und ich würde".
+var firstPerson = map[string]bool{
+	"i": true, "i'm": true, "i'll": true, "we": true, "we're": true, "we'll": true, "je": true, "j'": true,
+	"nous": true, "ich": true, "wir": true, "yo": true, "me": true, "nos": true, "ik": true, "wij": true,
+}
+
+// reasonWords open a clause that gives a reason ("as", "weil", "car",
+// "porque", "omdat"); reasonSubjects are the pronouns after them.
+var (
+	reasonWords    = map[string]bool{"so": true, "as": true, "because": true, "cos": true, "since": true, "weil": true, "da": true, "car": true, "puisque": true, "porque": true, "ya": true, "omdat": true, "want": true}
+	reasonSubjects = map[string]bool{
+		"i": true, "i'm": true, "i've": true, "i'll": true, "we": true, "we're": true, "we've": true, "he": true,
+		"she": true, "he's": true, "she's": true, "they": true, "they're": true, "work": true, "my": true, "our": true,
+		"ich": true, "wir": true, "je": true, "j'": true, "nous": true, "yo": true, "estoy": true, "estamos": true,
+		"ik": true, "wij": true, "we'll": true, "i'd": true, "we'd": true,
+	}
+)
 
 // clauses splits a sentence at commas, brackets and dashes set apart by
 // spaces: a past event ("I broke a tooth on Saturday") is usually a
@@ -312,7 +572,11 @@ func (r *reader) clauses(a, b int) [][2]int {
 		}
 		// "I've hurt my knee and would like ... next week": the request
 		// after the "and" is a clause of its own, free of the past before it.
-		turn := (t.w == "and" || t.w == "but") && i+1 < b && requestWords[r.toks[i+1].w]
+		turn := (t.w == "and" || t.w == "but") && i+1 < b && (requestWords[r.toks[i+1].w] || firstPerson[r.toks[i+1].w])
+		// "any day before the 15th as I'm travelling after that": the
+		// reason is a clause of its own, so that its days and its mood do
+		// not spill into the request.
+		turn = turn || reasonWords[t.w] && i+1 < b && reasonSubjects[r.toks[i+1].w]
 		if turn || t.w == "," || t.w == "(" || t.w == ")" || t.w == ":" || (t.w == "-" && t.space && i+1 < b && r.toks[i+1].space) {
 			if i > start {
 				out = append(out, [2]int{start, i})
@@ -334,7 +598,7 @@ func (r *reader) sentence(a, b int) {
 		past, ctx := false, false
 		for i := c[0]; i < c[1]; i++ {
 			w := r.toks[i].w
-			if pastWords[w] && !(w == "last" && (r.word(i+1, c[1]) == "minute" || r.weekOfMonthAt(i, c[1]))) {
+			if pastWords[w] && !(w == "last" && (r.word(i+1, c[1]) == "minute" || r.weekOfMonthAt(i, c[1]) || r.lastOfMonthAt(i, c[1]))) && !r.politeAt(i, c[1]) || r.pastVerbAt(i, c[1]) {
 				past = true
 			}
 			if contextWords[w] {
@@ -345,7 +609,10 @@ func (r *reader) sentence(a, b int) {
 				ctx = true
 			}
 		}
+		away := r.awayAt(c[0], c[1])
+		r.away = away
 		is, ws := r.clause(c[0], c[1], past)
+		r.away = false
 		// A sentence naming dozens of days is no booking request; keep
 		// its first few so that reading it stays cheap.
 		if len(items)+len(is) > maxItems {
@@ -360,10 +627,17 @@ func (r *reader) sentence(a, b int) {
 		for _, it := range is {
 			// A day said relative to another ("the day before") is what is
 			// asked for, even when the day it counts from is an occasion.
-			it.context = !it.relative && (it.context || ctx || it.soft)
+			it.context = !it.relative && (it.context || ctx || it.soft || away)
 			it.sentence = r.sentences
 		}
 		items = append(items, is...)
+		// "Morning if possible, it's for a christening at 1", "I start
+		// work at 10": the time of an occasion is not the time asked
+		// for, unless its clause asks ("could we have a table for my
+		// birthday at 8").
+		if (ctx || away) && !r.asksAt(c[0], c[1]) {
+			continue
+		}
 		wins = append(wins, ws...)
 	}
 	if len(r.items)+len(items) > 4*maxItems {
@@ -411,9 +685,11 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 				continue
 			}
 		}
-		if it, n := r.relative(i, b); it != nil {
-			it.relative = true
-			items = append(items, it)
+		if its, n := r.relative(i, b); its != nil {
+			for _, it := range its {
+				it.relative = true
+			}
+			items = append(items, its...)
 			i = n
 			continue
 		}
@@ -441,8 +717,20 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 			}
 		}
 		if its, n := r.dateAt(i, b); its != nil {
+			// "Monday onwards", "the 20th onward": the first day, not the only one.
+			if nx := r.word(n, b); (nx == "onwards" || nx == "onward") && len(its) == 1 && !its[0].recurring && !past {
+				d := its[0].from
+				if d.IsZero() {
+					d = r.upcoming(its[0].wd)
+				}
+				if r.lower.IsZero() || d.After(r.lower) {
+					r.lower = d
+				}
+				i = n + 1
+				continue
+			}
 			for _, it := range its {
-				if !it.from.IsZero() && !it.recurring && !past && !it.now {
+				if (!it.from.IsZero() || it.weekday && !it.wdRange) && !it.recurring && !past && !it.now {
 					r.lastDay = it
 				}
 			}
@@ -452,7 +740,7 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 		}
 		if w, n := r.timeAt(i, b); n > i {
 			if !w.empty() {
-				wins = append(wins, tw{w, i})
+				wins = append(wins, tw{w: w, pos: i, point: r.pointAt(i)})
 			}
 			i = n
 			continue
@@ -502,11 +790,46 @@ func (r *reader) bound(i, b int) (int, bool) {
 	w := r.word(i, b)
 	switch w {
 	case "before", "until", "till", "til", "after", "from", "starting":
+	case "through":
+		if !r.away {
+			return i, false
+		}
+	case "by":
+		// "by Friday", "by the end of the month": a last day. Not "drop by
+		// on Friday".
+		switch r.word(i-1, b) {
+		case "drop", "pop", "come", "swing", "stop", "call", "nip", "pass", "go":
+			return i, false
+		}
+		if r.word(i+1, b) == "on" {
+			return i, false
+		}
 	default:
 		return i, false
 	}
-	its, n := r.dateAt(i+1, b)
-	if len(its) != 1 || its[0].recurring || its[0].week || its[0].month && w != "from" && w != "starting" {
+	// "until the end of the month", "by the end of May": the month's end
+	// is a last day, not a span.
+	at := i + 1
+	if r.word(at, b) == "the" && r.word(at+1, b) == "end" {
+		at++
+	}
+	its, n := r.occasionDate(at, b)
+	if len(its) == 1 {
+		r.lastDay = its[0] // "... wedding on 21 November. The Friday just before it"
+	} else {
+		its, n = r.dateAt(at, b)
+	}
+	monthEnd := its != nil && its[0].month && r.word(at, b) == "end"
+	if its == nil && r.word(at, b) == "end" && r.word(at+1, b) == "of" {
+		// "before the end of next week": the week's last day.
+		if its, n = r.dateAt(at+2, b); len(its) == 1 && its[0].week && (w == "before" || w == "until" || w == "by") {
+			its[0].week, monthEnd = false, true
+			if w == "before" {
+				its[0].from = addDays(its[0].to, 1)
+			}
+		}
+	}
+	if len(its) != 1 || its[0].recurring || its[0].week || its[0].month && w != "from" && w != "starting" && !monthEnd {
 		return i, false
 	}
 	it := its[0]
@@ -524,17 +847,34 @@ func (r *reader) bound(i, b int) (int, bool) {
 			r.upper = d
 		}
 	}
+	// "not before the 5th", "can't come until Friday", "I'm away until
+	// the 5th": the day the requester can come from, not a last day.
+	notYet := negations[r.word(i-1, b)] || negations[r.word(i-2, b)] && r.word(i-1, b) == "come"
+	switch {
+	case notYet && (w == "before" || w == "until" || w == "till" || w == "til"):
+		lower(it.from)
+	case r.away && (w == "until" || w == "till" || w == "til" || w == "through"):
+		lower(addDays(it.to, 1))
+	case r.away:
+		return i, false
+	}
+	if notYet || r.away {
+		return n, true
+	}
 	switch w {
 	case "before":
 		upper(addDays(it.from, -1))
-	case "until", "till", "til":
+	case "until", "till", "til", "by":
 		upper(it.to)
 	case "after":
 		lower(addDays(it.to, 1))
 	case "from", "starting":
 		nx := r.word(n, b)
 		onward := nx == "on" || nx == "onwards" || nx == "onward" || nx == "forward"
-		if !onward && w == "from" {
+		// "any time from Monday", "I'm free from the 19th, ...": a day
+		// that starts nothing after it starts the time asked for.
+		open := it.from.Equal(it.to) && (n >= b || openEnds[nx])
+		if !onward && !open && w == "from" {
 			return i, false
 		}
 		lower(it.from)
@@ -545,81 +885,239 @@ func (r *reader) bound(i, b int) (int, bool) {
 	return n, true
 }
 
-// relative reads days said relative to the last date: "the day before",
-// "the morning of", "the weekend after", "the Friday before", "the
-// evening before", "that morning".
-func (r *reader) relative(i, b int) (*item, int) {
-	if r.lastDay == nil || r.word(i, b) != "the" && r.word(i, b) != "that" {
+// boundWords bound the time asked for by a day: "before the weekend".
+var boundWords = map[string]bool{"before": true, "after": true, "until": true, "till": true, "by": true}
+
+// possessives open the occasion a bound is said against ("before my
+// holiday on the 28th", "vor meiner Hochzeit am 24.", "avant mon mariage
+// le 24", "antes de mi boda el 24", "voor mijn bruiloft op 24 april").
+var possessives = map[string]bool{
+	"my": true, "our": true, "his": true, "her": true, "their": true,
+	"mein": true, "meine": true, "meiner": true, "meinem": true, "meinen": true, "unser": true, "unsere": true,
+	"unserer": true, "unserem": true, "mon": true, "ma": true, "mes": true, "notre": true, "nos": true,
+	"mi": true, "mis": true, "nuestro": true, "nuestra": true, "mijn": true, "onze": true, "ons": true,
+}
+
+// occasionDate reads, after a bound word, an occasion and its date:
+// "before my holiday on the 28th", "after my exams finish on the 20th",
+// "before our wedding on Saturday 24th". The date is what the bound
+// counts from; the occasion is background.
+func (r *reader) occasionDate(i, b int) ([]*item, int) {
+	if !possessives[r.word(i, b)] {
 		return nil, i
 	}
-	last := r.lastDay
-	what, rel := r.word(i+1, b), r.word(i+2, b)
+	for k := i + 1; k < b && k <= i+6; k++ {
+		if r.toks[k].kind == 'p' {
+			return nil, i
+		}
+		if its, n := r.dateAt(k, b); its != nil {
+			if len(its) == 1 && !its[0].recurring && !its[0].from.IsZero() {
+				return its, n
+			}
+			return nil, i
+		}
+	}
+	return nil, i
+}
+
+// openEnds may follow "from <day>" when no end of a range follows.
+var openEnds = map[string]bool{"so": true, "as": true, "if": true, "please": true, "would": true, "is": true, "works": true, "but": true}
+
+// negations turn a bound round: "not before", "can't come until".
+var negations = map[string]bool{"not": true, "can't": true, "cannot": true, "cant": true, "won't": true, "unable": true}
+
+// relative reads days said relative to another: "the day before", "the
+// morning of", "the weekend after", "the Friday before", "the evening
+// before", "that morning", "the one after" (the same weekday a week on),
+// "the Thursday or Friday just before it". The day counted from is the
+// last one named, or the date written after the phrase ("the night before
+// Thanksgiving", "the day after the 14th"), which is then only the
+// reference, not a day asked for.
+func (r *reader) relative(i, b int) ([]*item, int) {
+	if r.word(i, b) != "the" && r.word(i, b) != "that" {
+		return nil, i
+	}
+	what := r.word(i+1, b)
 	partOfDay := what == "morning" || what == "afternoon" || what == "evening" || what == "night"
 	if r.word(i, b) == "that" {
-		// "that morning", "that night", "that day": the day just named.
-		switch {
-		case what == "day":
-			return r.newItem(last.from, last.from, i, i+2), i + 2
-		case partOfDay:
-			it := r.newItem(last.from, last.from, i, i+2)
-			w, _ := r.timeAt(i+1, b)
-			it.tods = []window{w}
-			return it, i + 2
+		if r.lastDay == nil {
+			return nil, i
 		}
-		// "in twelve days? I'm off that Friday": the day just named, when
-		// it is that weekday (or the first such day of the span named).
-		if wd, plural, ok := weekdayOf(what); ok && !plural {
-			for d := last.from; !d.After(last.to); d = addDays(d, 1) {
-				if d.Weekday() == wd {
-					return r.newItem(d, d, i, i+2), i + 2
-				}
+		it, n := r.relativeThat(i, b, what, partOfDay)
+		if it == nil {
+			return nil, i
+		}
+		return []*item{it}, n
+	}
+	// The weekdays of "the Thursday or Friday before".
+	var wds []time.Weekday
+	var wdPos []int
+	k := i + 1
+	for {
+		wd, plural, ok := weekdayOf(r.word(k, b))
+		if !ok || plural {
+			break
+		}
+		wds, wdPos = append(wds, wd), append(wdPos, k)
+		k++
+		if c := r.word(k, b); (c == "or" || c == "and" || c == ",") && len(wds) < 7 {
+			if _, _, ok := weekdayOf(r.word(k+1, b)); ok {
+				k++
+				continue
 			}
 		}
+		break
+	}
+	if len(wds) == 0 {
+		k = i + 2
+	}
+	switch r.word(k, b) {
+	case "just", "right", "immediately", "directly":
+		k++
+	}
+	rel := r.word(k, b)
+	if rel != "before" && rel != "after" && rel != "of" {
 		return nil, i
 	}
-	wd, _, isWd := weekdayOf(what)
+	end := k + 1
+	from, to, ok := r.lastDays()
+	// The day counted from, when written after the phrase.
+	switch nx := r.word(end, b); {
+	case nx == "it" || nx == "that" || nx == "then":
+		end++
+	case nx != "":
+		if its, n := r.dateAt(end, b); len(its) == 1 && !its[0].recurring && !its[0].from.IsZero() {
+			from, to, ok, end = its[0].from, its[0].to, true, n
+		}
+	}
+	if !ok {
+		return nil, i
+	}
+	one := func(d day) ([]*item, int) { return []*item{r.newItem(d, d, i, end)}, end }
 	switch {
+	case len(wds) > 0 && (rel == "before" || rel == "after"):
+		var out []*item
+		for n, wd := range wds {
+			d, step := addDays(from, -1), -1
+			if rel == "after" {
+				d, step = addDays(to, 1), 1
+			}
+			for d.Weekday() != wd {
+				d = addDays(d, step)
+			}
+			pos := wdPos[n]
+			if n == 0 {
+				pos = i
+			}
+			out = append(out, r.newItem(d, d, pos, wdPos[n]+1))
+		}
+		out[len(out)-1].end = end
+		return out, end
+	case what == "one" && rel == "after" && from.Equal(to) && r.lastDay != nil && r.lastDay.weekday:
+		return one(addDays(from, 7))
+	case what == "one" && rel == "after" && r.lastDay != nil && (r.lastDay.span || r.lastDay.week):
+		// "next weekend or the one after", "this week or the one after".
+		it := r.newItem(addDays(from, 7), addDays(to, 7), i, end)
+		it.span, it.week = r.lastDay.span, r.lastDay.week
+		if it.week {
+			it.from = addDays(r.weekStart(from), 7)
+			it.to = addDays(it.from, 6)
+		}
+		return []*item{it}, end
 	case what == "day" && rel == "before":
-		d := addDays(last.from, -1)
-		return r.newItem(d, d, i, i+3), i + 3
+		return one(addDays(from, -1))
 	case what == "day" && rel == "after":
-		d := addDays(last.to, 1)
-		return r.newItem(d, d, i, i+3), i + 3
-	case isWd && (rel == "before" || rel == "after"):
-		d := addDays(last.from, -1)
-		step := -1
-		if rel == "after" {
-			d, step = addDays(last.to, 1), 1
+		return one(addDays(to, 1))
+	case partOfDay:
+		d := from
+		switch rel {
+		case "before":
+			d = addDays(from, -1)
+		case "after":
+			d = addDays(to, 1)
 		}
-		for d.Weekday() != wd {
-			d = addDays(d, step)
-		}
-		return r.newItem(d, d, i, i+3), i + 3
-	case partOfDay && (rel == "before" || rel == "after"):
-		d := addDays(last.from, -1)
-		if rel == "after" {
-			d = addDays(last.to, 1)
-		}
-		it := r.newItem(d, d, i, i+3)
+		it := r.newItem(d, d, i, end)
 		w, _ := r.timeAt(i+1, b)
 		it.tods = []window{w}
-		return it, i + 3
-	case partOfDay && rel == "of":
-		it := r.newItem(last.from, last.from, i, i+3)
-		w, _ := r.timeAt(i+1, b)
-		it.tods = []window{w}
-		return it, i + 3
+		return []*item{it}, end
 	case what == "weekend" && rel == "after":
-		s := addDays(last.to, 1)
+		s := addDays(to, 1)
 		for s.Weekday() != time.Saturday {
 			s = addDays(s, 1)
 		}
-		return r.newItem(s, addDays(s, 1), i, i+3), i + 3
+		return []*item{r.newItem(s, addDays(s, 1), i, end)}, end
 	case what == "week" && rel == "after":
-		s := addDays(r.weekStart(last.to), 7)
-		it := r.newItem(s, addDays(s, 6), i, i+3)
+		s := addDays(r.weekStart(to), 7)
+		it := r.newItem(s, addDays(s, 6), i, end)
 		it.week = true
-		return it, i + 3
+		return []*item{it}, end
+	case what == "week" && rel == "before":
+		// The days leading up to it: its own week up to the day before
+		// when it falls at a weekend ("a half marathon on Sunday 21 June
+		// ... the week before" is Monday 15 to Saturday 20), else the
+		// Monday-to-Sunday week before its week.
+		s := addDays(r.weekStart(from), -7)
+		e := addDays(s, 6)
+		if wd := from.Weekday(); wd == time.Saturday || wd == time.Sunday {
+			s, e = r.weekStart(from), addDays(from, -1)
+		}
+		if s.Before(r.today) {
+			s = r.today
+		}
+		if e.Before(s) {
+			return nil, i
+		}
+		return []*item{r.newItem(s, e, i, end)}, end
+	}
+	return nil, i
+}
+
+// lastDays are the days of the last day named, for a day said relative
+// to it; a weekday not yet placed is the one it will be placed on when
+// nothing else moves it (anchor).
+func (r *reader) lastDays() (day, day, bool) {
+	last := r.lastDay
+	switch {
+	case last == nil:
+		return day{}, day{}, false
+	case !last.from.IsZero():
+		return last.from, last.to, true
+	}
+	d := r.upcoming(last.wd)
+	if last.anchor == "next" {
+		s, _ := r.nextWeek()
+		d = addDays(s, (int(last.wd)+6)%7)
+	}
+	return d, d, true
+}
+
+// relativeThat reads "that day", "that morning", "that Friday": the day
+// just named, which is then asked for as this item says ("Our party is
+// on Friday 11 December and I'd like a blow-dry that day, at
+// lunchtime"), not as its own whole day.
+func (r *reader) relativeThat(i, b int, what string, partOfDay bool) (*item, int) {
+	last := r.lastDay
+	from, to, _ := r.lastDays()
+	if what == "day" || partOfDay {
+		last.context = true
+	}
+	switch {
+	case what == "day":
+		return r.newItem(from, from, i, i+2), i + 2
+	case partOfDay:
+		it := r.newItem(from, from, i, i+2)
+		w, _ := r.timeAt(i+1, b)
+		it.tods = []window{w}
+		return it, i + 2
+	}
+	// "in twelve days? I'm off that Friday": the day just named, when
+	// it is that weekday (or the first such day of the span named).
+	if wd, plural, ok := weekdayOf(what); ok && !plural {
+		for d := from; !d.After(to); d = addDays(d, 1) {
+			if d.Weekday() == wd {
+				return r.newItem(d, d, i, i+2), i + 2
+			}
+		}
 	}
 	return nil, i
 }
@@ -650,7 +1148,7 @@ func (r *reader) skipNegated(i, b int) (int, bool) {
 	w := r.word(i, b)
 	j := i + 1
 	switch w {
-	case "except", "excluding", "not", "no":
+	case "except", "excluding", "not", "no", "bar", "barring":
 		if w == "not" && r.word(i-1, b) == "if" {
 			// "If not Friday, Saturday": skip the repeated day.
 			if _, _, ok := weekdayOf(r.word(j, b)); ok {
@@ -818,7 +1316,7 @@ func (r *reader) monthAt(i, b int) (time.Month, bool) {
 		return 0, false
 	}
 	switch r.word(i, b) {
-	case "may", "mar", "jan", "sun", "mars", "mai":
+	case "may", "mar", "jan", "sun", "mars", "mai", "ago":
 		// "may" is also a verb: take it when a day, "in", "of", "early" and
 		// the like stand beside it.
 		prev := r.word(i-1, b)
@@ -894,6 +1392,80 @@ func (r *reader) weekOfMonth(i, b int) ([]*item, int) {
 	return []*item{it}, j + 4
 }
 
+// nthOrdinals count the weekdays of a month in each language; -1 is the
+// last.
+var nthOrdinals = map[string]int{
+	"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4,
+	"premier": 1, "première": 1, "deuxième": 2, "troisième": 3, "quatrième": 4,
+	"primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4, "último": -1, "ultimo": -1,
+	"erste": 1, "ersten": 1, "zweite": 2, "zweiten": 2, "dritte": 3, "dritten": 3, "vierte": 4, "vierten": 4,
+	"eerste": 1, "tweede": 2, "derde": 3, "vierde": 4, "laatste": -1,
+}
+
+// monthArticles may open "the first Saturday in May" in each language.
+var monthArticles = map[string]bool{"the": true, "le": true, "la": true, "el": true, "am": true, "den": true, "dem": true, "de": true, "het": true, "on": true}
+
+// nthWeekday reads "the first Saturday in May", "the last Friday of the
+// month", "le premier samedi de mai", "el primer sábado de mayo", "am
+// ersten Samstag im Mai", "de eerste zaterdag van mei": that one day.
+func (r *reader) nthWeekday(i, b int) ([]*item, int) {
+	j := i
+	if monthArticles[r.word(j, b)] {
+		j++
+	}
+	n, ok := nthOrdinals[r.word(j, b)]
+	if !ok && j < b && r.toks[j].kind == 'n' && r.toks[j].ord && r.toks[j].n >= 1 && r.toks[j].n <= 4 && r.toks[j].clock < 0 {
+		n, ok = r.toks[j].n, true
+	}
+	wd, plural, isWd := weekdayOf(r.word(j+1, b))
+	if !ok || !isWd || plural {
+		return nil, i
+	}
+	k := j + 2
+	switch r.word(k, b) {
+	case "of", "in", "de", "du", "del", "im", "van", "in de":
+		k++
+	default:
+		return nil, i
+	}
+	var m time.Month
+	switch {
+	case r.word(k, b) == "the" && r.word(k+1, b) == "month":
+		m, k = r.today.Month(), k+2
+	case r.word(k, b) == "next" && r.word(k+1, b) == "month":
+		m, k = r.today.Month()%12+1, k+2
+	default:
+		mm, isMonth := months[r.word(k, b)]
+		if !isMonth {
+			return nil, i
+		}
+		m, k = mm, k+1
+	}
+	first, last := r.monthSpan(m, "")
+	first = time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC)
+	var d day
+	if n > 0 {
+		d = first
+		for d.Weekday() != wd {
+			d = addDays(d, 1)
+		}
+		d = addDays(d, 7*(n-1))
+	} else {
+		d = last
+		for d.Weekday() != wd {
+			d = addDays(d, -1)
+		}
+	}
+	return []*item{r.newItem(d, d, i, k)}, k
+}
+
+// lastOfMonthAt reports whether "last <weekday> of" starts at i: the
+// last such day of a month to come, not the past one.
+func (r *reader) lastOfMonthAt(i, b int) bool {
+	_, plural, ok := weekdayOf(r.word(i+1, b))
+	return ok && !plural && (r.word(i+2, b) == "of" || r.word(i+2, b) == "in")
+}
+
 // weekOfMonthAt reports whether "last week of <month>" starts at i: a
 // week to come, not the past week.
 func (r *reader) weekOfMonthAt(i, b int) bool {
@@ -915,6 +1487,10 @@ func (r *reader) monthSpan(m time.Month, part string) (day, day) {
 		first, last = addDays(first, 10), addDays(first, 19)
 	case "late", "end":
 		first = addDays(first, 20)
+	case "firsthalf":
+		last = addDays(first, 14)
+	case "secondhalf":
+		first = addDays(first, 15)
 	}
 	if first.Before(r.today) && !last.Before(r.today) {
 		first = r.today
@@ -970,6 +1546,9 @@ var numberWords = map[string]int{
 func (r *reader) countAt(j, b int) (int, int, bool) {
 	if j < b && r.toks[j].kind == 'n' && !r.toks[j].word && r.toks[j].clock < 0 && r.toks[j].ampm == 0 {
 		return r.toks[j].n, j + 1, true
+	}
+	if w := r.word(j+1, b); r.word(j, b) == "a" && (w == "couple" || w == "few") {
+		j++ // "a couple of weeks", "a few days"
 	}
 	if v, ok := numberWords[r.word(j, b)]; ok {
 		j++
@@ -1063,6 +1642,30 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 	case "weekafter":
 		f, t := r.weekAhead(2)
 		return week(f, t, i+1)
+	case "that":
+		// "after that", "before that": the day last named.
+		p := r.word(i-1, b)
+		from, _, ok := r.lastDays()
+		if ok && (p == "after" || p == "before" || p == "until" || p == "till") && !r.lastDay.recurring {
+			r.lastDay.context = true
+			its, n := one(from, from, i+1)
+			its[0].relative = true
+			return its, n
+		}
+		return nil, i
+	case "then":
+		// "then" is the day last named, as the end of a range or bound:
+		// "school holidays start 29 June, so any weekday from then until
+		// 10 July", "between then and Friday", "until then".
+		p, nx := r.word(i-1, b), r.word(i+1, b)
+		from, _, ok := r.lastDays()
+		if ok && (p == "from" && (rangeWords[nx] || nx == "on" || nx == "onwards") || p == "between" && nx == "and" || p == "until" || p == "till" || p == "before" || p == "after") {
+			r.lastDay.context = true // the day is now said as this range's end
+			its, n := one(from, from, i+1)
+			its[0].relative = true
+			return its, n
+		}
+		return nil, i
 	case "now":
 		// "now" is a day only as the start of a range: "between now and
 		// Friday", "from now until the 20th", "now till Christmas". link
@@ -1115,10 +1718,10 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 					end++
 				}
 				switch r.word(k, b) {
-				case "week", "weeks":
+				case "week", "weeks", "week's", "weeks'": // "in a week's time"
 					f, t := r.weekAhead(n)
 					return week(f, t, end)
-				case "fortnight":
+				case "fortnight", "fortnight's":
 					f, t := r.weekAhead(2 * n)
 					return week(f, t, end)
 				case "day", "days":
@@ -1170,6 +1773,12 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			its[0].span = true
 			return its, n
 		}
+		if r.word(j+1, b) == "of" {
+			// "the weekend of the 24th": the Saturday and Sunday of its week.
+			if its, n := r.dateAt(j+2, b); len(its) == 1 && !its[0].recurring && !its[0].from.IsZero() {
+				return weekend(addDays(r.weekStart(its[0].from), 5), n)
+			}
+		}
 		if (mod == "the" || mod == "") && r.word(j+1, b) == "after" && r.word(j+2, b) == "next" {
 			// "the weekend after next": the weekend of the week after next.
 			s := addDays(r.weekStart(r.today), 14)
@@ -1178,7 +1787,7 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 		switch mod {
 		case "this", "the", "on", "coming":
 			if mod == "the" {
-				if p := r.word(i-1, b); p != "at" && p != "over" && p != "on" && p != "for" && p != "this" {
+				if p := r.word(i-1, b); p != "at" && p != "over" && p != "on" && p != "for" && p != "this" && !boundWords[p] {
 					return nil, i // "the weekend we're there", "the weekend after"
 				}
 			}
@@ -1203,6 +1812,10 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 		it := &item{recurring: true, days: weekdaySet(time.Monday, time.Friday), pos: i, end: j + 1}
 		return []*item{it}, j + 1
 	}
+	// the first Saturday in May, the last Friday of the month
+	if its, n := r.nthWeekday(i, b); its != nil {
+		return its, n
+	}
 	// the first / second / third / fourth / last week of <month>: seven
 	// days counted from the month's first (or back from its last), not the
 	// Monday-to-Sunday week holding them.
@@ -1219,13 +1832,22 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			part = "early"
 		}
 		j++
+	case "first", "second", "latter", "back", "front":
+		// "the first half of July", "the second half of next month".
+		if r.word(i+1, b) == "half" {
+			part = "firsthalf"
+			if w != "first" && w != "front" {
+				part = "secondhalf"
+			}
+			j += 2
+		}
 	case "end":
 		part = "end"
 		j++
 	}
 	if part != "" {
-		if r.word(j, b) == "of" {
-			j++
+		if ofWords[r.word(j, b)] {
+			j++ // "end of May", "principios de mayo", "begin van mei"
 		}
 		if r.word(j, b) == "the" && r.word(j+1, b) == "month" {
 			f, t := r.monthSpan(r.today.Month(), part)
@@ -1261,7 +1883,7 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 			j++
 		}
 	}
-	if d, plural, ok := weekdayOf(r.word(j, b)); ok {
+	if d, plural, ok := weekdayOf(r.word(j, b)); ok && !r.frenchMon(j, b) {
 		return r.weekdayAt(i, j, b, d, plural, mod)
 	}
 	if its, n := r.numericDate(i, b); its != nil {
@@ -1282,6 +1904,24 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 		return its, n
 	}
 	return nil, i
+}
+
+// monFollowers may follow "Mon" the weekday; any other word after it
+// makes it the French "mon" ("mon mari", "mon rendez-vous").
+var monFollowers = map[string]bool{
+	"or": true, "and": true, "to": true, "till": true, "until": true, "through": true, "morning": true,
+	"afternoon": true, "evening": true, "night": true, "next": true, "this": true, "the": true, "week": true,
+	"lunchtime": true, "after": true, "before": true, "at": true, "from": true, "is": true, "would": true,
+}
+
+// frenchMon reports "mon" at j read as the French "my", not Monday.
+func (r *reader) frenchMon(j, b int) bool {
+	if r.word(j, b) != "mon" || j+1 >= b {
+		return false
+	}
+	nx := r.toks[j+1]
+	_, isMonth := months[nx.w]
+	return nx.kind == 'w' && !isMonth && !monFollowers[nx.w]
 }
 
 // weekdayAt reads the weekday at j (its modifier from i): "Thursday 16th",
@@ -1306,7 +1946,7 @@ func (r *reader) weekdayAt(i, j, b int, d time.Weekday, plural bool, mod string)
 	// "mardi 15", "maandag 12": a bare day of the month beside its weekday,
 	// when it falls on that weekday (otherwise "Friday 7" is a time).
 	if k < b && r.toks[k].kind == 'n' && !r.toks[k].ord && r.toks[k].clock < 0 && r.toks[k].ampm == 0 && !r.toks[k].ish &&
-		len(r.toks[k].w) <= 2 && r.toks[k].n >= 1 && r.toks[k].n <= 31 && !unitWord[r.word(k+1, b)] && r.word(k+1, b) != ":" && !plural {
+		len(r.toks[k].w) <= 2 && r.toks[k].n >= 1 && r.toks[k].n <= 31 && !unitWord[r.word(k+1, b)] && r.word(k+1, b) != ":" && !plural && !r.hoursAt(k, b) {
 		// "du lundi 4 au vendredi 8 janvier": the month comes at the end
 		// of the range.
 		if x, ok := r.dayInLaterMonth(r.toks[k].n, k+1, b, r.afterBetween(i)); ok && x.Weekday() == d {
@@ -1442,6 +2082,9 @@ func weekdaySet(from, to time.Weekday) map[time.Weekday]bool {
 // numericDate reads "the 19th", "19th of June", "14 April", "April 14th",
 // "15-17 May", "12 to 15 November", "04/02/2026", "2026-10-10", "28.11.".
 func (r *reader) numericDate(i, b int) ([]*item, int) {
+	if _, _, wd := weekdayOf(r.word(i-1, b)); wd && r.hoursAt(i, b) {
+		return nil, i // "Friday 10-12": hours
+	}
 	if i < b && r.toks[i].kind == 'd' {
 		return r.writtenDate(i)
 	}
@@ -1490,6 +2133,15 @@ func (r *reader) numericDate(i, b int) ([]*item, int) {
 		if bare(i) {
 			if m, _ := monthAfter(i + 1); m != 0 || r.word(i+1, b) == "-" {
 				d, j, ok = r.toks[i].n, i+1, true
+			}
+			// "3 or 4 May", "3 of 4 mei": the first of two days, in the
+			// month written after the second.
+			if !ok && (r.word(i+1, b) == "or" || r.word(i+1, b) == "of" && months[r.word(i+3, b)] > 0) && bare(i+2) {
+				if m, _ := monthAfter(i + 3); m != 0 {
+					if x, ok := r.resolveDM(r.toks[i].n, m, 0); ok {
+						return []*item{r.newItem(x, x, i, i+1)}, i + 1
+					}
+				}
 			}
 			// "12 to 15 November", "2 and 6 november": a range of bare days.
 			if !ok && (rangeWords[r.word(i+1, b)] || r.word(i+1, b) == "and") && bare(i+2) {
@@ -1553,6 +2205,19 @@ func (r *reader) numericDate(i, b int) ([]*item, int) {
 // proposal says it was unsure.
 func (r *reader) writtenDate(i int) ([]*item, int) {
 	t := r.toks[i]
+	if t.soft && r.wishAt(i) {
+		return nil, i
+	}
+	if t.movable != "" {
+		x, ok := r.movableDay(t.movable)
+		if !ok {
+			r.doubt(i, i+1)
+			return nil, i
+		}
+		it := r.newItem(x, x, i, i+1)
+		it.soft = true
+		return []*item{it}, i + 1
+	}
 	d, m := t.d1, t.d2
 	switch {
 	case t.ymd:
@@ -1582,6 +2247,97 @@ func (r *reader) writtenDate(i int) ([]*item, int) {
 	it := r.newItem(x, x, i, i+1)
 	it.soft = t.soft
 	return []*item{it}, i + 1
+}
+
+// movableDay places a holiday whose date moves: the ones counted from
+// Easter, and the American ones set on a weekday of their month. Like a
+// date without a year, it is this year's unless that is more than two
+// weeks past.
+func (r *reader) movableDay(name string) (day, bool) {
+	for y := r.today.Year(); y <= r.today.Year()+1; y++ {
+		x, ok := movableIn(name, y)
+		if !ok {
+			return day{}, false
+		}
+		if !x.Before(addDays(r.today, -14)) {
+			return x, true
+		}
+	}
+	return day{}, false
+}
+
+// easterOffsets are the holidays counted from Easter Sunday, in days.
+var easterOffsets = map[string]int{
+	"easter": 0, "eastermonday": 1, "goodfriday": -2, "maundythursday": -3, "shrovetuesday": -47,
+	"ashwednesday": -46, "motheringsunday": -21, "ascension": 39, "whitsun": 49, "whitmonday": 50,
+}
+
+func movableIn(name string, y int) (day, bool) {
+	if off, ok := easterOffsets[name]; ok {
+		return addDays(easterSunday(y), off), true
+	}
+	nth := func(m time.Month, wd time.Weekday, n int) day {
+		d := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		for d.Weekday() != wd {
+			d = addDays(d, 1)
+		}
+		return addDays(d, 7*(n-1))
+	}
+	switch name {
+	case "thanksgiving":
+		return nth(time.November, time.Thursday, 4), true
+	case "laborday":
+		return nth(time.September, time.Monday, 1), true
+	case "memorialday":
+		d := addDays(time.Date(y, time.June, 1, 0, 0, 0, 0, time.UTC), -1)
+		for d.Weekday() != time.Monday {
+			d = addDays(d, -1)
+		}
+		return d, true
+	}
+	return day{}, false
+}
+
+// easterSunday is Gregorian Easter (the anonymous algorithm in Meeus).
+func easterSunday(y int) day {
+	a, b, c := y%19, y/100, y%100
+	d, e := b/4, b%4
+	f := (b + 8) / 25
+	g := (b - f + 1) / 3
+	h := (19*a + b - d - g + 15) % 30
+	i, k := c/4, c%4
+	l := (32 + 2*e + 2*i - h - k) % 7
+	m := (a + 11*h + 22*l) / 451
+	month := (h + l - 7*m + 114) / 31
+	dd := (h+l-7*m+114)%31 + 1
+	return time.Date(y, time.Month(month), dd, 0, 0, 0, 0, time.UTC)
+}
+
+// wishes are the words that make a holiday a greeting: "Happy
+// Christmas", "Frohe Weihnachten", "Joyeux Noël", "Feliz Navidad",
+// "Fijne kerst", "Happy New Year".
+var wishes = map[string]bool{
+	"happy": true, "merry": true, "joyful": true, "blessed": true, "frohe": true, "frohes": true, "fröhliche": true,
+	"schöne": true, "schönes": true, "gesegnete": true, "gutes": true, "guten": true, "joyeux": true,
+	"joyeuses": true, "bonne": true, "bonnes": true, "heureuse": true, "feliz": true, "felices": true,
+	"próspero": true, "prospero": true, "fijne": true, "prettige": true, "vrolijk": true, "vrolijke": true,
+	"gelukkig": true, "zalig": true, "gelukkige": true,
+}
+
+// wishAt reports whether the holiday at i is named in a greeting ("Happy
+// Christmas to you all", "hope you had a lovely Christmas"), not as a
+// day.
+func (r *reader) wishAt(i int) bool {
+	p := r.word(i-1, len(r.toks))
+	if wishes[p] {
+		return true
+	}
+	switch p {
+	case "good", "lovely", "nice", "great", "wonderful", "restful", "peaceful", "fab", "brilliant":
+		pp := r.word(i-2, len(r.toks))
+		return pp == "a" || pp == "had" || pp == "your"
+	}
+	return false
 }
 
 // timeAt reads a time of day or a part of the day at i.
@@ -1615,9 +2371,25 @@ func (r *reader) timeAt(i, b int) (window, int) {
 		}
 		return window{12 * 60, 14 * 60}, i + 1
 	case "noon", "midday":
+		// "noon to 2", "midday-3pm": a span from twelve.
+		if sep := r.word(i+1, b); sep == "-" || sep == "to" || sep == "until" || sep == "till" {
+			if t2, _, k2, ok := r.clockAt(i+2, b, true); ok {
+				_, t2 = r.pair(i, 12*60, i+2, t2)
+				return window{12 * 60, t2}, k2
+			}
+		}
 		return window{11*60 + 30, 12*60 + 30}, i + 1
 	case "after", "from", "starting", "since", "before", "until", "till", "til", "between", "at", "around", "about", "approx", "approximately", "circa", "ca", "by":
 		j := i + 1
+		// "after lunch", "before lunch": lunchtime's ends.
+		if nx := r.word(j, b); nx == "lunch" || nx == "lunchtime" {
+			if w == "after" {
+				return window{14 * 60, 1440}, j + 1
+			}
+			if w == "before" {
+				return window{0, 12 * 60}, j + 1
+			}
+		}
 		if w == "after" && (r.word(j, b) == "school" || r.word(j, b) == "work") {
 			if r.word(j, b) == "school" {
 				return window{15 * 60, 1440}, j + 1
@@ -1633,6 +2405,14 @@ func (r *reader) timeAt(i, b int) (window, int) {
 		t1, approx1, k, ok := r.clockAt(j, b, true)
 		if !ok {
 			return window{}, i
+		}
+		// "not before 10am", "no later than 6": the bound turned round.
+		notYet := negations[r.word(i-1, b)] || r.word(i-1, b) == "no" || r.word(i-1, b) == "nothing"
+		switch {
+		case notYet && (w == "before" || w == "until" || w == "till" || w == "til"):
+			return window{r.hour(j, t1), 1440}, k
+		case notYet && (w == "after" || w == "since"):
+			return window{0, r.hour(j, t1)}, k
 		}
 		switch w {
 		case "before", "until", "till", "til":
@@ -1657,6 +2437,11 @@ func (r *reader) timeAt(i, b int) (window, int) {
 			return window{max(c-30, 0), min(c+30, 1440)}, k
 		}
 	}
+	// "Friday 10-12": hours beside a weekday.
+	if _, _, wd := weekdayOf(r.word(i-1, b)); wd && r.hoursAt(i, b) {
+		t1, t2 := r.pair(i, r.toks[i].n*60, i+2, r.toks[i+2].n*60)
+		return window{t1, t2}, i + 3
+	}
 	// A bare time with its own marks: "7pm", "7:30", "8ish", "11-1" after a
 	// part of the day.
 	if t1, _, k, ok := r.clockAt(i, b, false); ok {
@@ -1676,6 +2461,32 @@ func (r *reader) timeAt(i, b int) (window, int) {
 		return window{max(c-30, 0), min(c+30, 1440)}, k
 	}
 	return window{}, i
+}
+
+// pointAt reports whether the time read at i is a moment rather than a
+// span: "around 11", "at 7", "noon", "8ish", "7:30".
+func (r *reader) pointAt(i int) bool {
+	switch r.word(i, len(r.toks)) {
+	case "around", "about", "approx", "approximately", "circa", "ca", "at", "noon", "midday":
+		return true
+	}
+	t := r.toks[i]
+	return t.kind == 'n' && (t.ish || t.clock >= 0 || t.ampm != 0)
+}
+
+// hoursAt reports two bare hours joined by a dash at i with no month
+// after them ("10-12" in "Friday 10-12"): hours, where "10-12 May" would
+// be days.
+func (r *reader) hoursAt(i, b int) bool {
+	bareHour := func(k int) bool {
+		return k < b && r.toks[k].kind == 'n' && !r.toks[k].ord && r.toks[k].clock < 0 && r.toks[k].ampm == 0 && r.toks[k].n >= 1 && r.toks[k].n <= 12 && len(r.toks[k].w) <= 2
+	}
+	if !bareHour(i) || r.word(i+1, b) != "-" || !bareHour(i+2) {
+		return false
+	}
+	nx := r.word(i+3, b)
+	_, isMonth := months[nx]
+	return !isMonth && !ofWords[nx] && !unitWord[nx]
 }
 
 // clockAt reads a clock time at i. With loose set, a bare hour ("after

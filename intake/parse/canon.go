@@ -75,6 +75,12 @@ var phrases = buildPhrases([][2]string{
 	{"new year's eve", "@12-31"},
 	{"new years eve", "@12-31"},
 	{"nye", "@12-31"},
+	// "early in the new year" is early January; "in the new year" alone
+	// is from New Year's Day on.
+	{"early in the new year", "early january"},
+	{"early in the year", "early january"},
+	{"in the new year", "starting @01-01"},
+	{"after the new year", "after @01-01"},
 	{"new year's day", "@01-01"},
 	{"new years day", "@01-01"},
 	{"new year's", "@01-01"},
@@ -869,7 +875,34 @@ func canonical(ts []tok) []tok {
 		}
 		i++
 	}
-	return reorderWeekWeekday(compoundOrdinals(out))
+	return pluralDayParts(reorderWeekWeekday(compoundOrdinals(out)))
+}
+
+// pluralParts are the parts of the day said of every week ("Tuesday
+// evenings"), with their singular.
+var pluralParts = map[string]string{
+	"evenings": "evening", "mornings": "morning", "afternoons": "afternoon", "nights": "night",
+	"lunchtimes": "lunchtime",
+}
+
+// pluralDayParts reads "Tuesday evenings" and "Saturday mornings" as
+// "Tuesdays evening": a weekday with a plural part of the day is a weekly
+// pattern, as "Tuesdays" is, not the coming Tuesday.
+func pluralDayParts(ts []tok) []tok {
+	for i := 0; i+1 < len(ts); i++ {
+		one, ok := pluralParts[ts[i+1].w]
+		if !ok {
+			continue
+		}
+		if _, plural, isDay := weekdayOf(ts[i].w); isDay && !plural {
+			if _, known := weekdays[ts[i].w+"s"]; known {
+				continue
+			}
+			ts[i].w += "s"
+			ts[i+1].w = one
+		}
+	}
+	return ts
 }
 
 // monthWeeks splits the German compound "Aprilwoche" into "Woche im

@@ -262,19 +262,20 @@ func TestHoldout4DateAccuracy(t *testing.T) {
 const holdout4Floor = 60
 
 // TestHoldout5DateAccuracy scores the fifth held-out set, 64 requests
-// written blind on 6 December 2026 and never read to tune the parser
-// (inbox-holdout5/README.md): the clean figure on unseen mail. Its misses
-// are not to be read; the floor is its scoring.
+// written blind (inbox-holdout5/README.md). Its clean figure, on mail the
+// parser had not seen, was 52/64 (81.2%). It is tuning data now: on 6
+// December 2026 its misses were read and the parser tuned on them, so its
+// figure guards against regressions and says nothing of unseen mail.
 func TestHoldout5DateAccuracy(t *testing.T) {
 	s := dateFigure(t, holdout5, 60)
 	if s.datesRight < holdout5Floor {
-		t.Errorf("date accuracy on the blind held-out set fell to %d/%d, below the %d of its scoring", s.datesRight, s.cases, holdout5Floor)
+		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, holdout5Floor)
 	}
 }
 
-// holdout5Floor is how many of holdout5's mails had both dates right at
-// its scoring.
-const holdout5Floor = 52
+// holdout5Floor is how many of holdout5's mails had both dates right when
+// its tuning was done.
+const holdout5Floor = 64
 
 // dateFigure scores dir, fails when it holds fewer than minCases emails,
 // and logs how many have their earliest and latest both right.

@@ -243,6 +243,18 @@ func lexNumber(rs []rune, i int) (tok, int) {
 			return t, k
 		}
 	}
+	// 24-04, 04-24: two groups of two digits joined by a dash, one with
+	// a leading zero, are a date in the country's order; "10-12" stays
+	// hours or a range of days.
+	if j-i == 2 && j+2 < len(rs) && rs[j] == '-' && isDigit(rs[j+1]) && isDigit(rs[j+2]) && (j+3 >= len(rs) || !isDigit(rs[j+3]) && rs[j+3] != '-' && rs[j+3] != ':') &&
+		(rs[i] == '0' || rs[j+1] == '0') {
+		a, b := t.n, atoi(string(rs[j+1:j+3]))
+		if a >= 1 && b >= 1 && (a <= 12 || b <= 12) && a <= 31 && b <= 31 {
+			t.kind, t.d1, t.d2 = 'd', a, b
+			t.to = j + 3
+			return t, j + 3
+		}
+	}
 	// 7:30, 3.30
 	if j+2 < len(rs) && (rs[j] == ':' || rs[j] == '.') && isDigit(rs[j+1]) && isDigit(rs[j+2]) && (j+3 >= len(rs) || !isDigit(rs[j+3])) && t.n <= 24 {
 		m := atoi(string(rs[j+1 : j+3]))
@@ -306,10 +318,10 @@ func lexNumber(rs []rune, i int) (tok, int) {
 	case "ish":
 		t.ish = true
 		j = k
-	case "h", "hrs", "uhr", "uur":
+	case "h", "hrs", "uhr", "uur", "u":
 		if t.clock < 0 {
 			t.clock = t.n * 60
-			if suf == "h" && k+1 < len(rs) && isDigit(rs[k]) && isDigit(rs[k+1]) && (k+2 >= len(rs) || !isDigit(rs[k+2])) {
+			if (suf == "h" || suf == "u") && k+1 < len(rs) && isDigit(rs[k]) && isDigit(rs[k+1]) && (k+2 >= len(rs) || !isDigit(rs[k+2])) {
 				if m := atoi(string(rs[k : k+2])); m < 60 {
 					t.clock += m // 17h30
 					k += 2

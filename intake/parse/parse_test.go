@@ -703,3 +703,167 @@ func TestProposeHoldoutRules(t *testing.T) {
 		}
 	}
 }
+
+// TestProposeHoldout5Rules covers the classes of phrasing inbox-holdout5's
+// misses showed, each with variants its mails do not use, in the
+// languages customers write in. Sent on Wednesday 14 April 2027 unless
+// the row says otherwise; unsure rows must come back with a low date
+// confidence.
+func TestProposeHoldout5Rules(t *testing.T) {
+	t.Parallel()
+	b := salon(t)
+	for _, tc := range []struct {
+		sent, text       string
+		earliest, latest string
+		avail            string
+		unsure           bool
+	}{
+		// What the requester is busy doing says when they cannot come.
+		{"", "Friday morning please, I'm hosting from 2.", "2027-04-16", "2027-04-16T12:00", "", false},
+		{"", "Has to be after 5 on Friday, I work till 4:30.", "2027-04-16T17:00", "2027-04-16", "", false},
+		{"", "Friday after 5 please as I'm working until half four.", "2027-04-16T17:00", "2027-04-16", "", false},
+		{"", "Vendredi, ce serait l'après-midi, je travaille le matin.", "2027-04-16T12:00", "2027-04-16T17:00", "", false},
+		{"", "Freitagnachmittag bitte, vormittags arbeite ich.", "2027-04-16T12:00", "2027-04-16T17:00", "", false},
+		{"", "El viernes por la tarde, trabajo por la mañana.", "2027-04-16T12:00", "2027-04-16T17:00", "", false},
+		{"", "Vrijdagmiddag graag, ik werk 's ochtends.", "2027-04-16T12:00", "2027-04-16T17:00", "", false},
+		{"", "I work in the city centre so lunchtimes suit best, any weekday.", "", "", "Mon,Tue,Wed,Thu,Fri 12:00-14:00", false},
+		{"", "I work from home on Fridays, so Friday is best.", "2027-04-16", "2027-04-16", "", false},
+		// "The day before" set beside a dated day, or after "it's",
+		// explains that day; "or the day before" still asks.
+		{"", "Could she come in on Saturday 17th April, the day before? Any time before 1pm.", "2027-04-17", "2027-04-17T13:00", "", false},
+		{"", "A shave the morning of Friday 16/4, the day before.", "2027-04-16", "2027-04-16T12:00", "", false},
+		{"", "Friday 23 April, the day after my exam.", "2027-04-23", "2027-04-23", "", false},
+		{"", "A blow-dry on Saturday 24 April please. It's the day before my wedding.", "2027-04-24", "2027-04-24", "", false},
+		{"", "Saturday 17th April, or the day before.", "2027-04-16", "2027-04-17", "", false},
+		{"", "My wedding is on the 24th, could I come the day before?", "2027-04-23", "2027-04-23", "", false},
+		// A bare weekday a later sentence names is the dated day of that
+		// weekday already said.
+		{"", "A cut on Saturday 24 April please. Saturday suits me best.", "2027-04-24", "2027-04-24", "", false},
+		{"", "Am Samstag, 24. April bitte. Samstag passt uns am besten.", "2027-04-24", "2027-04-24", "", false},
+		{"", "Le samedi 24 avril. Samedi nous arrange le mieux.", "2027-04-24", "2027-04-24", "", false},
+		// A clause that books for an occasion asks for its day.
+		{"", "We're hoping to book a cut for our anniversary on Saturday 24 April.", "2027-04-24", "2027-04-24", "", false},
+		{"", "We'd like to book for my birthday on the 24th.", "2027-04-24", "2027-04-24", "", false},
+		// A day turned down is no day asked for; a weekday turned down is
+		// excluded.
+		{"", "The 21st doesn't work for me, could I come in the week of the 26th instead?", "2027-04-26", "2027-05-02", "", false},
+		{"", "The 21st is no good, could I come in the week of the 26th?", "2027-04-26", "2027-05-02", "", false},
+		{"", "Der 21. passt leider nicht, wäre die Woche vom 26. möglich?", "2027-04-26", "2027-05-02", "", false},
+		{"", "Le 21 ne me convient pas, plutôt la semaine du 26.", "2027-04-26", "2027-05-02", "", false},
+		{"", "El 21 no me va bien, mejor la semana del 26.", "2027-04-26", "2027-05-02", "", false},
+		{"", "De 21e lukt niet, liever de week van 26 april.", "2027-04-26", "2027-05-02", "", false},
+		{"", "Next week please, Wednesday doesn't work for me.", "2027-04-19", "2027-04-25", "Sun,Mon,Tue,Thu,Fri,Sat 00:00-24:00", false},
+		{"", "Next week please. Wednesday doesn't suit.", "2027-04-19", "2027-04-25", "Sun,Mon,Tue,Thu,Fri,Sat 00:00-24:00", false},
+		{"", "Could I come on the 21st? If that doesn't work, the 22nd.", "2027-04-21", "2027-04-22", "", false},
+		// A negation before a verb turns a time bound round.
+		{"", "Any evening 19/4–22/4? We can't do before 7.", "2027-04-19", "2027-04-22", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 19:00-24:00", false},
+		{"", "Any evening 19/4–22/4, can't come before 7.", "2027-04-19", "2027-04-22", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 19:00-24:00", false},
+		{"", "Any evening 19/4–22/4. We can't make it before 7.", "2027-04-19", "2027-04-22", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 19:00-24:00", false},
+		// An occasion offered with an alternative day counted from it is
+		// asked for too, whatever stands between.
+		{"2027-01-20", "On Australia Day if you're open, or otherwise the day after?", "2027-01-26", "2027-01-27", "", false},
+		{"", "Op Koningsdag of de dag erna.", "2027-04-27", "2027-04-28", "", false},
+		{"2026-12-10", "Christmas Eve if there's space, or failing that the day before.", "2026-12-23", "2026-12-24", "", false},
+		// A range inside a month part or a week says it exactly.
+		{"", "At the end of the month? I'm off from the 26th to the 29th, so any time then.", "2027-04-26", "2027-04-29", "", false},
+		{"", "Early May, between the 3rd and the 6th.", "2027-05-03", "2027-05-06", "", false},
+		{"", "Ende April, vom 26. bis 29.", "2027-04-26", "2027-04-29", "", false},
+		{"", "Fin avril, du 26 au 29.", "2027-04-26", "2027-04-29", "", false},
+		{"", "A finales de mes, del 26 al 29.", "2027-04-26", "2027-04-29", "", false},
+		{"", "Eind april, van 26 tot 29 april.", "2027-04-26", "2027-04-29", "", false},
+		{"", "Next week, from the 20th to the 22nd.", "2027-04-20", "2027-04-22", "", false},
+		{"", "Du 26 au 29.", "2027-04-26", "2027-04-29", "", false},
+		{"", "Van 26 tot 29.", "2027-04-26", "2027-04-29", "", false},
+		// "Any weekday but Monday", "any night but Friday".
+		{"", "Late next month, any weekday but Monday.", "2027-05-21", "2027-05-31", "Tue,Wed,Thu,Fri 00:00-24:00", false},
+		{"", "Next week, any evening but Friday.", "2027-04-19", "2027-04-25", "Sun,Mon,Tue,Wed,Thu,Sat 17:00-24:00", false},
+		// A day said again with no hours of its own keeps those it had.
+		{"", "Brunch next weekend between 11 and 1? Next weekend is the only time we're all free.", "2027-04-24", "2027-04-25", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 11:00-13:00", false},
+		// A weekday with a plural part of the day is a weekly pattern.
+		{"", "Tuesday evenings or Thursday mornings.", "", "", "Thu 00:00-12:00; Tue 17:00-24:00", false},
+		{"", "Saturday mornings only.", "", "", "Sat 00:00-12:00", false},
+		{"", "Tuesdays after 6 or Saturday mornings.", "", "", "Sat 00:00-12:00; Tue 18:00-24:00", false},
+		// Two-digit dates joined by a dash; Dutch hours in "u".
+		{"", "Could I come in on 24-04?", "2027-04-24", "2027-04-24", "", false},
+		{"", "Could I come in on 03-05?", "2027-05-03", "2027-05-03", "", false},
+		{"", "Vrijdag om 14u.", "2027-04-16T13:30", "2027-04-16T14:30", "", false},
+		{"", "Vrijdag tussen 14u en 16u30.", "2027-04-16T14:00", "2027-04-16T16:30", "", false},
+		// A bare hour joined by a dash to a marked one is a range of hours;
+		// two days joined by a spaced dash are a range of days.
+		{"", "Friday 2-4pm.", "2027-04-16T14:00", "2027-04-16T16:00", "", false},
+		{"", "Between 2-4pm on Friday.", "2027-04-16T14:00", "2027-04-16T16:00", "", false},
+		{"", "Friday between 2 - 4pm.", "2027-04-16T14:00", "2027-04-16T16:00", "", false},
+		{"", "Friday 10-11:30.", "2027-04-16T10:00", "2027-04-16T11:30", "", false},
+		{"", "Friday 11-1pm.", "2027-04-16T11:00", "2027-04-16T13:00", "", false},
+		{"", "Any time 2-4pm next week.", "2027-04-19", "2027-04-25", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 14:00-16:00", false},
+		{"", "20 - 23 April.", "2027-04-20", "2027-04-23", "", false},
+		{"", "15-17 May.", "2027-05-15", "2027-05-17", "", false},
+		// The end of a week as a last day, in every language.
+		{"", "Until end of next week.", "", "2027-04-25", "", false},
+		{"", "Bis Ende nächster Woche.", "", "2027-04-25", "", false},
+		{"", "Bis Ende der nächsten Woche.", "", "2027-04-25", "", false},
+		{"", "Jusqu'à la fin de la semaine prochaine.", "", "2027-04-25", "", false},
+		{"", "Hasta finales de la semana que viene.", "", "2027-04-25", "", false},
+		{"", "Tot eind volgende week.", "", "2027-04-25", "", false},
+		// No count of weeks: a guess, flagged.
+		{"", "Any time in the next few weeks.", "2027-04-14", "2027-05-05", "", true},
+		{"", "Any time in the coming weeks.", "2027-04-14", "2027-04-21", "", true},
+		{"", "Sometime in the next couple of weeks.", "2027-04-14", "2027-04-28", "", true},
+		{"", "Any time in the next 3 weeks.", "2027-04-14", "2027-05-05", "", false},
+		// The new year.
+		{"2026-12-10", "Sometime early in the new year.", "2027-01-01", "2027-01-10", "", false},
+		{"2026-12-10", "Could I book in the new year?", "2027-01-01", "", "", false},
+		{"2026-12-10", "After the new year please.", "2027-01-02", "", "", false},
+		// "Until X" alone gives only a latest (inbox-holdout5/README.md).
+		{"", "Any day until the 20th.", "", "2027-04-20", "", false},
+		{"", "Bis Freitag bitte.", "", "2027-04-16", "", false},
+		{"", "Jusqu'à vendredi.", "", "2027-04-16", "", false},
+		{"", "Hasta el viernes.", "", "2027-04-16", "", false},
+		{"", "Tot vrijdag.", "", "2027-04-16", "", false},
+	} {
+		sent := time.Date(2027, 4, 14, 10, 0, 0, 0, b.Location)
+		if tc.sent != "" {
+			d, err := time.ParseInLocation("2006-01-02", tc.sent, b.Location)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent = d.Add(10 * time.Hour)
+		}
+		p := parse.Propose(parse.Input{Text: tc.text, FromName: "Jo Bloggs", FromAddress: "jo@example.com", Sent: sent}, b)
+		var av []string
+		for _, a := range p.Availability {
+			var ds []string
+			for _, x := range a.Days {
+				ds = append(ds, x.String()[:3])
+			}
+			av = append(av, strings.Join(ds, ",")+" "+a.From.String()+"-"+a.To.String())
+		}
+		show := func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			if s := t.In(b.Location).Format("2006-01-02T15:04"); !strings.HasSuffix(s, "T00:00") && !strings.HasSuffix(s, "T23:59") {
+				return s
+			}
+			return t.In(b.Location).Format("2006-01-02")
+		}
+		want := func(s string, latest bool) time.Time {
+			if s == "" {
+				return time.Time{}
+			}
+			if x, err := time.ParseInLocation("2006-01-02T15:04", s, b.Location); err == nil {
+				return x
+			}
+			x, err := nextup.ParseBound(s, b.Location, latest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return x
+		}
+		unsure := p.Confidence["earliest"] < 0.5
+		if !p.Earliest.Equal(want(tc.earliest, false)) || !p.Latest.Equal(want(tc.latest, true)) || strings.Join(av, "; ") != tc.avail || tc.unsure && !unsure {
+			t.Errorf("%q:\n got %s..%s avail %q unsure %v\nwant %s..%s avail %q unsure %v",
+				tc.text, show(p.Earliest), show(p.Latest), strings.Join(av, "; "), unsure, tc.earliest, tc.latest, tc.avail, tc.unsure)
+		}
+	}
+}

@@ -78,6 +78,12 @@ func (r *reader) link(items []*item) []*item {
 					continue
 				}
 			}
+			if nx.relative && !nx.context && it.context && alternativeJoin(between) {
+				// "on Australia Day if you're open, or otherwise the day
+				// after", "op Koningsdag of de dag erna": the day counted
+				// from is asked for too.
+				it.context = false
+			}
 			switch between {
 			case "or", "and", ",", ", or", "or on", "/", ", and", "or the", "and the", "or on the", "or next":
 				nx.group = it.group
@@ -102,6 +108,24 @@ func (r *reader) link(items []*item) []*item {
 		out = append(out, it)
 	}
 	return out
+}
+
+// alternativeWords offer one day as an alternative to another, in each
+// language.
+var alternativeWords = map[string]bool{
+	"or": true, "otherwise": true, "else": true, "alternatively": true, "failing": true, "oder": true,
+	"sonst": true, "ansonsten": true, "ou": true, "sinon": true, "o": true, "si": true, "of": true, "anders": true,
+}
+
+// alternativeJoin reports whether the words between two days offer the
+// second as an alternative: "or", ", or otherwise", "if you're open, or
+// else", "oder sonst", "ou sinon", "o si no", "of anders".
+func alternativeJoin(between string) bool {
+	ws := strings.Fields(strings.ReplaceAll(between, ",", " "))
+	if len(ws) == 0 || len(ws) > 8 {
+		return false
+	}
+	return alternativeWords[ws[len(ws)-1]] || len(ws) > 1 && alternativeWords[ws[len(ws)-2]]
 }
 
 // anchor gives weekdays their dates, or makes them weekly patterns. A
@@ -218,6 +242,13 @@ func (r *reader) anchor(a, b int, items []*item) {
 			// "if Friday is full": the weekday of a date just given.
 			it.from, it.to = same.from, same.to
 			it.refined = true
+		case it.anchor == "" && named == 0 && !it.wdRange && r.earlierDay(it.wd) != nil:
+			// "on Saturday May 8 ... Saturday works better for everyone":
+			// a bare weekday a later sentence names is the dated day of
+			// that weekday already asked for, not the coming one.
+			same := r.earlierDay(it.wd)
+			it.from, it.to = same.from, same.to
+			it.refined = true
 		case recurringGroup[it.group] || hasMonth || patterned && it.anchor == "":
 			it.recurring = true
 			if it.wdRange {
@@ -252,6 +283,23 @@ func (r *reader) anchor(a, b int, items []*item) {
 	if week != nil {
 		r.lastWeek = week
 	}
+}
+
+// earlierDay is the one single day of weekday wd that an earlier sentence
+// named, even as background ("for our anniversary on Saturday May 8"),
+// or nil when there is none or more than one.
+func (r *reader) earlierDay(wd time.Weekday) *item {
+	var same *item
+	for _, d := range r.items {
+		if d.recurring || d.from.IsZero() || !d.from.Equal(d.to) || d.from.Weekday() != wd {
+			continue
+		}
+		if same != nil && !same.from.Equal(d.from) {
+			return nil
+		}
+		same = d
+	}
+	return same
 }
 
 // attach gives each part of the day to the days it was said with: the day
@@ -445,8 +493,37 @@ func (r *reader) openPatterns() {
 	}
 }
 
+// narrowSpans lets a range of dates said inside a month part or a week
+// stand for it: "at the end of the month? I'm off from the 25th to the
+// 29th", "early April, between the 3rd and the 6th", "Ende März, vom 25.
+// bis 28.", "la semaine prochaine, du 13 au 15". The coarse span only
+// said roughly what the range says exactly.
+func (r *reader) narrowSpans() {
+	for _, sp := range r.items {
+		if !(sp.month || sp.week) || sp.context || sp.refined || sp.recurring || sp.from.IsZero() {
+			continue
+		}
+		inside, ranged := 0, false
+		for _, it := range r.items {
+			if it == sp || it.month || it.week || it.span || it.context || it.refined || it.recurring || it.from.IsZero() {
+				continue
+			}
+			if it.from.Before(sp.from) || it.to.After(sp.to) {
+				inside = -1 // a day outside it is asked for too
+				break
+			}
+			inside++
+			ranged = ranged || it.to.After(it.from) && !it.weekday
+		}
+		if inside > 0 && ranged {
+			sp.refined = true
+		}
+	}
+}
+
 func (r *reader) result() when {
 	r.openPatterns()
+	r.narrowSpans()
 	var dated, recurring []*item
 	var context []*item
 	for _, it := range r.items {

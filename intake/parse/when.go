@@ -83,6 +83,7 @@ type reader struct {
 	away      bool     // the clause being read says the requester is away or busy
 	sentences int      // sentences read so far
 	prev      []*item  // the items of the last sentence that had any
+	datedEnd  int      // where the last dated day read ends, for an apposition after it
 }
 
 type tw struct {
@@ -375,6 +376,17 @@ func (r *reader) asksAt(a, b int) bool {
 	return false
 }
 
+// booksAt reports whether the clause a..b asks to book something for an
+// occasion it names: "hoping to book dinner for our anniversary on".
+func (r *reader) booksAt(a, b int) bool {
+	for i := a; i < b; i++ {
+		if w := r.word(i, b); w == "book" || w == "booking" || w == "reserve" {
+			return true
+		}
+	}
+	return false
+}
+
 // subjects are the pronouns a told past event starts with: "I chipped a
 // tooth on Saturday", "we were in on 9/30".
 var subjects = map[string]bool{"i": true, "we": true, "he": true, "she": true, "they": true, "it": true}
@@ -528,11 +540,115 @@ func (r *reader) awayAt(a, b int) bool {
 			case "on", "op", "im", "in", "en", "de", "auf", "annual":
 				return true
 			}
+		case commitVerbs[w] && (commitSubjects[r.word(i-1, b)] || commitSubjects[r.word(i+1, b)]) && !r.workPlaceAt(i+1, b):
+			return true // "I work till 4:30", "as I'm hosting from 2", "je travaille le matin"
+		case r.refusedAt(i, b):
+			return true // "the 21st doesn't work for me", "le 21 ne me convient pas"
+		case w == "trabajo" || w == "trabajamos" || w == "trabaja":
+			return true // "trabajo por la mañana": Spanish needs no pronoun
 		case w == "out" && r.word(i+1, b) == "of" && (r.word(i+2, b) == "town" || r.word(i+2, b) == "the" && r.word(i+3, b) == "country" || r.word(i+2, b) == "office"):
 			return true
 		}
 	}
 	return false
+}
+
+// commitVerbs are what the requester says they are doing when they
+// cannot come: working, hosting, teaching, on a shift, in a meeting.
+// With a subject beside them (commitSubjects, before or, in German and
+// Dutch, after: "vormittags arbeite ich") the clause's days and hours
+// are when the requester is busy. "I work from home" is no commitment.
+var (
+	commitVerbs = map[string]bool{
+		"work": true, "working": true, "hosting": true, "host": true, "teach": true, "teaching": true,
+		"finish": true, "commute": true, "volunteer": true, "coaching": true,
+		"arbeite": true, "arbeiten": true, "unterrichte": true, "travaille": true, "travaillons": true,
+		"bosse": true, "werk": true, "werken": true, "les": true,
+	}
+	commitSubjects = map[string]bool{
+		"i": true, "i'm": true, "we": true, "we're": true, "he": true, "she": true, "he's": true, "she's": true,
+		"they": true, "they're": true, "ich": true, "wir": true, "je": true, "nous": true, "ik": true, "wij": true,
+		"we'll": true, "i'll": true,
+	}
+)
+
+// refusals are the negated verbs that turn a day down: "doesn't work",
+// "won't suit", "passt nicht", "ne me convient pas", "no me va", "lukt
+// niet". refusalVerbs are the verbs they negate.
+var (
+	refusals     = map[string]bool{"doesn't": true, "won't": true, "wouldn't": true, "isn't": true, "don't": true, "can't": true, "cannot": true}
+	refusalVerbs = map[string]bool{
+		"work": true, "suit": true, "good": true, "possible": true, "do": true, "make": true,
+		"passt": true, "geht": true, "klappt": true, "convient": true, "marche": true, "va": true, "arrange": true,
+		"viene": true, "sirve": true, "funciona": true, "lukt": true, "past": true, "gaat": true, "schikt": true,
+	}
+)
+
+// refusedAt reports a refusal at i: a negation and a verb of suiting
+// within three words ("the 21st doesn't work for me", "Friday is no good",
+// "der 21. passt leider nicht", "le 21 ne me convient pas", "el 21 no me
+// va bien", "de 21e lukt niet"). The clause's days are then turned down.
+func (r *reader) refusedAt(i, b int) bool {
+	w := r.word(i, b)
+	switch {
+	case refusals[w] || w == "not" || w == "no":
+		for k := i + 1; k <= i+3 && k < b; k++ {
+			if refusalVerbs[r.word(k, b)] {
+				// "we can't do before 7" is a bound turned round, and
+				// "no, do come" no refusal.
+				bnd := boundWords[r.word(k+1, b)] || r.word(k+1, b) == "it" && boundWords[r.word(k+2, b)]
+				return !bnd && !(w == "no" && r.word(k, b) == "do")
+			}
+		}
+	}
+	if w == "not" || w == "nicht" || w == "niet" || w == "pas" {
+		// German, French and Dutch put the negation after the verb;
+		// canonical has made "nicht", "pas" and "niet" "not".
+		for k := i - 1; k >= i-3 && k >= 0; k-- {
+			if refusalVerbs[r.word(k, b)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refusalIn reports a refusal anywhere in the clause a..b.
+func (r *reader) refusalIn(a, b int) bool {
+	for i := a; i < b; i++ {
+		if r.refusedAt(i, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeWords say where someone works ("I work in the city centre", "je
+// travaille à côté"), which is no hour they are busy.
+var placeWords = map[string]bool{
+	"in": true, "at": true, "near": true, "nearby": true, "close": true, "for": true, "from": true,
+	"round": true, "around": true, "locally": true, "à": true, "dans": true, "près": true, "bei": true,
+	"im": true, "op": true, "bij": true, "vlakbij": true, "en": true, "cerca": true, "remotely": true,
+}
+
+// workPlaceAt reports a place, not an hour, after a commitment verb at i:
+// "in the city centre", "from home", but not "at 9" nor "in the mornings".
+func (r *reader) workPlaceAt(i, b int) bool {
+	if !placeWords[r.word(i, b)] || i+1 >= b {
+		return false
+	}
+	nx := r.toks[i+1]
+	if nx.kind == 'n' || r.word(i+1, b) == "the" && partsOfDay[r.word(i+2, b)] || partsOfDay[nx.w] {
+		return false
+	}
+	return true
+}
+
+// partsOfDay are the words for a part of the day that a commitment may be
+// said of ("I work in the mornings").
+var partsOfDay = map[string]bool{
+	"morning": true, "mornings": true, "afternoon": true, "afternoons": true, "evening": true, "evenings": true,
+	"night": true, "nights": true,
 }
 
 // firstPerson are the pronouns a requester starts a new clause with
@@ -577,7 +693,9 @@ func (r *reader) clauses(a, b int) [][2]int {
 		// reason is a clause of its own, so that its days and its mood do
 		// not spill into the request.
 		turn = turn || reasonWords[t.w] && i+1 < b && reasonSubjects[r.toks[i+1].w]
-		if turn || t.w == "," || t.w == "(" || t.w == ")" || t.w == ":" || (t.w == "-" && t.space && i+1 < b && r.toks[i+1].space) {
+		// "20 - 23 April": a spaced dash between two numbers joins them.
+		numbers := i > a && i+1 < b && r.toks[i-1].kind == 'n' && r.toks[i+1].kind == 'n'
+		if turn || t.w == "," || t.w == "(" || t.w == ")" || t.w == ":" || (t.w == "-" && !numbers && t.space && i+1 < b && r.toks[i+1].space) {
 			if i > start {
 				out = append(out, [2]int{start, i})
 			}
@@ -624,10 +742,26 @@ func (r *reader) sentence(a, b int) {
 		if past {
 			continue
 		}
+		if away && r.refusalIn(c[0], c[1]) {
+			// "Wednesday doesn't work for me": a weekday turned down is
+			// excluded, as "except Wednesday" is.
+			kept := is[:0]
+			for _, it := range is {
+				if it.weekday && it.anchor == "" && !it.wdRange && !it.recurring && it.from.IsZero() {
+					r.exclude[it.wd] = true
+					continue
+				}
+				kept = append(kept, it)
+			}
+			is = kept
+		}
 		for _, it := range is {
 			// A day said relative to another ("the day before") is what is
 			// asked for, even when the day it counts from is an occasion.
-			it.context = !it.relative && (it.context || ctx || it.soft || away)
+			// An occasion in a clause that books ("we're hoping to book
+			// dinner for our anniversary on Saturday May 8") is what the
+			// booking is for, and its day is the one asked for.
+			it.context = !it.relative && (it.context || ctx && !r.booksAt(c[0], c[1]) || it.soft || away)
 			it.sentence = r.sentences
 		}
 		items = append(items, is...)
@@ -662,10 +796,32 @@ func (r *reader) sentence(a, b int) {
 	items = r.link(items)
 	r.anchor(a, b, items)
 	r.attach(a, b, items, wins)
+	items = r.dropRepeats(items)
 	r.items = append(r.items, items...)
 	if len(items) > 0 {
 		r.prev = items
 	}
+}
+
+// dropRepeats leaves out the days a sentence names again as an earlier
+// one asked for them, with no hours of their own ("brunch next weekend
+// between 11 and 1? ... next weekend is the only time everyone's
+// free"): said again, they ask for nothing new, and would otherwise
+// undo the hours the first sentence gave them.
+func (r *reader) dropRepeats(items []*item) []*item {
+	out := items[:0]
+	for _, it := range items {
+		repeat := false
+		for _, e := range r.items {
+			if len(it.tods) == 0 && !it.recurring && !it.from.IsZero() && !e.context && e.from.Equal(it.from) && e.to.Equal(it.to) && len(e.tods) > 0 {
+				repeat = true
+			}
+		}
+		if !repeat {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // clause reads the items and time windows of one clause. A past clause
@@ -688,6 +844,7 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 		if its, n := r.relative(i, b); its != nil {
 			for _, it := range its {
 				it.relative = true
+				r.datedEnd = it.end
 			}
 			items = append(items, its...)
 			i = n
@@ -716,6 +873,12 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 				}
 			}
 		}
+		if it, n := r.bareDayRange(i, b); it != nil {
+			items = append(items, it)
+			r.datedEnd = n
+			i = n
+			continue
+		}
 		if its, n := r.dateAt(i, b); its != nil {
 			// "Monday onwards", "the 20th onward": the first day, not the only one.
 			if nx := r.word(n, b); (nx == "onwards" || nx == "onward") && len(its) == 1 && !its[0].recurring && !past {
@@ -733,6 +896,9 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 				if (!it.from.IsZero() || it.weekday && !it.wdRange) && !it.recurring && !past && !it.now {
 					r.lastDay = it
 				}
+				if !it.from.IsZero() && !it.recurring {
+					r.datedEnd = n
+				}
 			}
 			items = append(items, its...)
 			i = n
@@ -748,6 +914,37 @@ func (r *reader) clause(a, b int, past bool) ([]*item, []tw) {
 		i++
 	}
 	return items, wins
+}
+
+// bareDayRange reads "from 26 to 29", "du 26 au 29", "del 26 al 29",
+// "van 26 tot 29": two bare numbers that cannot both be hours (the second
+// is past 24) are days of one month, the next such days.
+func (r *reader) bareDayRange(i, b int) (*item, int) {
+	if w := r.word(i, b); w != "from" && w != "between" || i+3 >= b {
+		return nil, i
+	}
+	bare := func(t tok) bool {
+		return t.kind == 'n' && t.clock < 0 && t.ampm == 0 && !t.ish && len(t.w) <= 2 && t.n >= 1 && t.n <= 31
+	}
+	t1, t2 := r.toks[i+1], r.toks[i+3]
+	switch r.word(i+2, b) {
+	case "to", "until", "till", "-", "and":
+	default:
+		return nil, i
+	}
+	nx := r.word(i+4, b)
+	if _, isMonth := months[nx]; isMonth || ofWords[nx] || unitWord[nx] || !bare(t1) || !bare(t2) || t2.n <= 24 || t1.n >= t2.n {
+		return nil, i
+	}
+	from, ok := r.resolveDM(t1.n, 0, 0)
+	if !ok {
+		return nil, i
+	}
+	to := time.Date(from.Year(), from.Month(), t2.n, 0, 0, 0, 0, time.UTC)
+	if to.Day() != t2.n {
+		return nil, i
+	}
+	return r.newItem(from, to, i+1, i+4), i + 4
 }
 
 // occasions are days people name that move from year to year, or differ
@@ -820,9 +1017,20 @@ func (r *reader) bound(i, b int) (int, bool) {
 		its, n = r.dateAt(at, b)
 	}
 	monthEnd := its != nil && its[0].month && r.word(at, b) == "end"
-	if its == nil && r.word(at, b) == "end" && r.word(at+1, b) == "of" {
-		// "before the end of next week": the week's last day.
-		if its, n = r.dateAt(at+2, b); len(its) == 1 && its[0].week && (w == "before" || w == "until" || w == "by") {
+	e := i + 1
+	if endArticles[r.word(e, b)] && endWords[r.word(e+1, b)] {
+		e++
+	}
+	if its == nil && endWords[r.word(e, b)] {
+		// "before the end of next week": the week's last day, in every
+		// language ("bis Ende nächster Woche", "jusqu'à la fin de la
+		// semaine prochaine", "hasta finales de la semana que viene",
+		// "tot eind volgende week").
+		k := e + 1
+		for endArticles[r.word(k, b)] {
+			k++
+		}
+		if its, n = r.dateAt(k, b); len(its) == 1 && its[0].week && (w == "before" || w == "until" || w == "by") {
 			its[0].week, monthEnd = false, true
 			if w == "before" {
 				its[0].from = addDays(its[0].to, 1)
@@ -885,6 +1093,13 @@ func (r *reader) bound(i, b int) (int, bool) {
 	return n, true
 }
 
+// endWords name the end of a week after a bound, and endArticles the
+// articles and "of" around them.
+var (
+	endWords    = map[string]bool{"end": true, "eind": true, "fin": true, "finales": true, "final": true}
+	endArticles = map[string]bool{"the": true, "of": true, "la": true, "le": true, "el": true, "de": true, "del": true, "der": true, "des": true, "van": true, "het": true, "du": true}
+)
+
 // boundWords bound the time asked for by a day: "before the weekend".
 var boundWords = map[string]bool{"before": true, "after": true, "until": true, "till": true, "by": true}
 
@@ -922,6 +1137,29 @@ func (r *reader) occasionDate(i, b int) ([]*item, int) {
 
 // openEnds may follow "from <day>" when no end of a range follows.
 var openEnds = map[string]bool{"so": true, "as": true, "if": true, "please": true, "would": true, "is": true, "works": true, "but": true}
+
+// negatedFillers are the verbs a negation may stand before a time bound
+// with: "we can't do before 7", "I can't make it before 6", "won't be
+// there until 8".
+var negatedFillers = map[string]bool{
+	"do": true, "come": true, "make": true, "it": true, "get": true, "arrive": true, "in": true, "there": true,
+	"be": true, "manage": true, "start": true, "go": true, "leave": true,
+}
+
+// negatedVerbBefore reports a negation up to three words before i with
+// only such verbs between: the bound at i is turned round.
+func (r *reader) negatedVerbBefore(i, b int) bool {
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		w := r.word(k, b)
+		if negations[w] {
+			return k < i-1
+		}
+		if !negatedFillers[w] {
+			return false
+		}
+	}
+	return false
+}
 
 // negations turn a bound round: "not before", "can't come until".
 var negations = map[string]bool{"not": true, "can't": true, "cannot": true, "cant": true, "won't": true, "unable": true}
@@ -992,6 +1230,12 @@ func (r *reader) relative(i, b int) ([]*item, int) {
 	}
 	if !ok {
 		return nil, i
+	}
+	// "Saturday 6th March, the day before" or "(it's the day before
+	// Mother's Day)": the phrase explains a day already named against an
+	// occasion, so it asks for no day of its own.
+	if what == "day" && len(wds) == 0 && (rel == "before" || rel == "after") && r.explainsAt(i, end, b) {
+		return []*item{}, end
 	}
 	one := func(d day) ([]*item, int) { return []*item{r.newItem(d, d, i, end)}, end }
 	switch {
@@ -1072,6 +1316,22 @@ func (r *reader) relative(i, b int) ([]*item, int) {
 	return nil, i
 }
 
+// copulas say that what follows explains something already named:
+// "it's the day before", "which is the day after", "c'est la veille".
+var copulas = map[string]bool{"it's": true, "its": true, "that's": true, "is": true, "was": true, "being": true}
+
+// explainsAt reports whether "the day before/after" at i..end explains the
+// day just named rather than asking for another: it stands in apposition
+// right after a dated day ("on Saturday 6th March, the day before?",
+// "Friday 12/18, the day after our party"), or after a copula ("it's the
+// day before Mother's Day"). "Or the day after" still asks.
+func (r *reader) explainsAt(i, end, b int) bool {
+	if i > 0 && copulas[r.toks[i-1].w] {
+		return true
+	}
+	return i > 1 && r.toks[i-1].w == "," && r.datedEnd == i-1
+}
+
 // lastDays are the days of the last day named, for a day said relative
 // to it; a weekday not yet placed is the one it will be placed on when
 // nothing else moves it (anchor).
@@ -1144,6 +1404,14 @@ func (r *reader) word(i, b int) string {
 // skipNegated reads "except Wednesday", "not Fridays", "can't do Monday",
 // "anybody but", and "if not Friday" (an alternative about to be named,
 // not a refusal).
+// anyWords may stand before "but" in "any day but Friday", "any weekday
+// but Monday", "any night but Sunday", "whenever but Friday".
+var anyWords = map[string]bool{
+	"day": true, "time": true, "anytime": true, "anything": true, "whenever": true, "weekday": true,
+	"weekdays": true, "night": true, "evening": true, "morning": true, "afternoon": true, "date": true,
+	"days": true, "nights": true, "evenings": true, "mornings": true, "afternoons": true,
+}
+
 func (r *reader) skipNegated(i, b int) (int, bool) {
 	w := r.word(i, b)
 	j := i + 1
@@ -1171,7 +1439,7 @@ func (r *reader) skipNegated(i, b int) (int, bool) {
 		switch {
 		case r.word(j, b) == "not":
 			j++
-		case r.word(i-1, b) == "day" || r.word(i-1, b) == "time" || r.word(i-1, b) == "anytime" || r.word(i-1, b) == "anything" || r.word(i-1, b) == "whenever":
+		case anyWords[r.word(i-1, b)]:
 		default:
 			return i, false
 		}
@@ -1693,8 +1961,26 @@ func (r *reader) dateAt(i, b int) ([]*item, int) {
 				j++
 			}
 			n := 1
+			c := r.word(j, b)
+			vague := c == "few" || c == "several" || c == "couple" || c == "a" && r.word(j+1, b) == "few"
 			if v, k, ok := r.countAt(j, b); ok {
 				n, j = v, k
+			} else if vague {
+				// "the next few weeks", "the coming couple of weeks": no
+				// count is said, so the span is a guess to check.
+				n, vague = 3, true
+				if j++; c == "couple" {
+					n = 2
+					if r.word(j, b) == "of" {
+						j++
+					}
+				}
+			}
+			if u := r.word(j, b); n == 1 && (u == "weeks" || u == "months" || u == "days") {
+				vague = true // "in the coming weeks"
+			}
+			if vague {
+				r.doubt(i, j+1)
 			}
 			switch r.word(j, b) {
 			case "week", "weeks":
@@ -2131,7 +2417,9 @@ func (r *reader) numericDate(i, b int) ([]*item, int) {
 	if !ok {
 		// "14 April": a bare number with a month after it.
 		if bare(i) {
-			if m, _ := monthAfter(i + 1); m != 0 || r.word(i+1, b) == "-" {
+			// "2-4pm", "10-11:30" are hours, not the 2nd to something.
+			hours := i+2 < b && (r.toks[i+2].ampm != 0 || r.toks[i+2].clock >= 0)
+			if m, _ := monthAfter(i + 1); m != 0 || r.word(i+1, b) == "-" && !hours {
 				d, j, ok = r.toks[i].n, i+1, true
 			}
 			// "3 or 4 May", "3 of 4 mei": the first of two days, in the
@@ -2407,7 +2695,7 @@ func (r *reader) timeAt(i, b int) (window, int) {
 			return window{}, i
 		}
 		// "not before 10am", "no later than 6": the bound turned round.
-		notYet := negations[r.word(i-1, b)] || r.word(i-1, b) == "no" || r.word(i-1, b) == "nothing"
+		notYet := negations[r.word(i-1, b)] || r.word(i-1, b) == "no" || r.word(i-1, b) == "nothing" || r.negatedVerbBefore(i, b)
 		switch {
 		case notYet && (w == "before" || w == "until" || w == "till" || w == "til"):
 			return window{r.hour(j, t1), 1440}, k
@@ -2439,8 +2727,26 @@ func (r *reader) timeAt(i, b int) (window, int) {
 	}
 	// "Friday 10-12": hours beside a weekday.
 	if _, _, wd := weekdayOf(r.word(i-1, b)); wd && r.hoursAt(i, b) {
-		t1, t2 := r.pair(i, r.toks[i].n*60, i+2, r.toks[i+2].n*60)
+		t2 := r.toks[i+2].n * 60
+		switch {
+		case r.toks[i+2].ampm == 'p' && t2 < 12*60:
+			t2 += 12 * 60
+		case r.toks[i+2].ampm == 'a' && t2 == 12*60:
+			t2 = 0
+		}
+		t1, t2 := r.pair(i, r.toks[i].n*60, i+2, t2)
 		return window{t1, t2}, i + 3
+	}
+	// "2-4pm", "10-11:30": a bare hour joined by a dash to a marked time
+	// is a range of hours, with the marks of the second.
+	if t := r.toks[i]; i+2 < b && t.kind == 'n' && !t.ord && t.clock < 0 && t.ampm == 0 && t.n >= 0 && t.n <= 23 && len(t.w) <= 2 &&
+		r.word(i+1, b) == "-" && (r.toks[i+2].ampm != 0 || r.toks[i+2].clock >= 0) {
+		if t2, _, k, ok := r.clockAt(i+2, b, false); ok {
+			t1, t2 := r.pair(i, t.n*60, i+2, t2)
+			if t1 < t2 {
+				return window{t1, t2}, k
+			}
+		}
 	}
 	// A bare time with its own marks: "7pm", "7:30", "8ish", "11-1" after a
 	// part of the day.
@@ -2481,7 +2787,9 @@ func (r *reader) hoursAt(i, b int) bool {
 	bareHour := func(k int) bool {
 		return k < b && r.toks[k].kind == 'n' && !r.toks[k].ord && r.toks[k].clock < 0 && r.toks[k].ampm == 0 && r.toks[k].n >= 1 && r.toks[k].n <= 12 && len(r.toks[k].w) <= 2
 	}
-	if !bareHour(i) || r.word(i+1, b) != "-" || !bareHour(i+2) {
+	// "Friday 2-4pm": the second hour may carry the am or pm of both.
+	second := bareHour(i+2) || i+2 < b && r.toks[i+2].ampm != 0 && r.toks[i+2].clock < 0 && r.toks[i+2].n >= 1 && r.toks[i+2].n <= 12
+	if !bareHour(i) || r.word(i+1, b) != "-" || !second {
 		return false
 	}
 	nx := r.word(i+3, b)

@@ -2,22 +2,46 @@ package web_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/internal/missing"
+	"github.com/nextup-dev/nextup/web"
 )
 
 // browser starts headless Debian Chromium for a test. Without it the test
-// skips loudly, and fails when NEXTUP_REQUIRE_ALL=1 (as CI sets).
+// skips loudly, and fails when NEXTUP_REQUIRE_ALL=1 (as CI sets). Every
+// page the test opens is held to its Content-Security-Policy: a violation
+// Chromium reports (a blocked script, style, frame, fetch or form) fails
+// the test at its end.
 func browser(t *testing.T) context.Context {
+	t.Helper()
+	ctx, csp := newBrowser(t)
+	t.Cleanup(func() {
+		if v := csp.violations(); len(v) > 0 {
+			t.Errorf("Chromium reported %d Content-Security-Policy violations:\n%s", len(v), strings.Join(v, "\n"))
+		}
+	})
+	return ctx
+}
+
+// newBrowser is browser without the CSP check at the end: the caller
+// reads what Chromium reported.
+func newBrowser(t *testing.T) (context.Context, *cspWatch) {
 	t.Helper()
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -36,10 +60,80 @@ func browser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 844)) // a phone
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
+	csp := &cspWatch{}
 	// No timeout on this context: it owns the browser (see chromedp.Run).
-	ctx, cancel2 := chromedp.NewContext(actx)
+	// The listener is on from the tab's first message, so no page's
+	// report is missed.
+	ctx, cancel2 := chromedp.NewContext(actx, chromedp.WithListener(csp.listen))
 	t.Cleanup(cancel2)
-	return ctx
+	return ctx, csp
+}
+
+// frameOf attaches to the frame of the tab whose URL contains part: a
+// sandboxed frame runs in its own process, as a target of its own, which
+// the tab's queries and events do not reach. What the frame reports from
+// then on is held to the same CSP check as browser's (its load came
+// before: a test checks what the frame shows, such as its styles).
+func frameOf(t *testing.T, ctx context.Context, part string) context.Context {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // the frame's target appearing, not a timer
+		infos, err := chromedp.Targets(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, info := range infos {
+			if info.Type != "iframe" || !strings.Contains(info.URL, part) {
+				continue
+			}
+			csp := &cspWatch{}
+			fctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithListener(csp.listen))
+			t.Cleanup(func() {
+				cancel()
+				if v := csp.violations(); len(v) > 0 {
+					t.Errorf("Chromium reported %d Content-Security-Policy violations in the frame %s:\n%s", len(v), info.URL, strings.Join(v, "\n"))
+				}
+			})
+			return fctx
+		}
+	}
+	t.Fatalf("no frame of the tab loads %s", part)
+	return nil
+}
+
+// cspWatch collects the Content-Security-Policy violations Chromium
+// reports, for every frame of the tab: each is an entry of the browser
+// log ("Refused to execute inline script because it violates the
+// following Content Security Policy directive: …").
+type cspWatch struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+// listen is the tab's event listener: it runs on the tab's reading
+// goroutine, so it only notes the message.
+func (w *cspWatch) listen(ev any) {
+	var text, url string
+	switch e := ev.(type) {
+	case *cdplog.EventEntryAdded:
+		text, url = e.Entry.Text, e.Entry.URL
+	case *runtime.EventConsoleAPICalled:
+		for _, a := range e.Args {
+			text += " " + string(a.Value) + a.Description
+		}
+	default:
+		return
+	}
+	if strings.Contains(text, "Content Security Policy") || strings.Contains(text, "Content-Security-Policy") {
+		w.mu.Lock()
+		w.seen = append(w.seen, strings.TrimSpace(text)+" ("+url+")")
+		w.mu.Unlock()
+	}
+}
+
+func (w *cspWatch) violations() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen)
 }
 
 // TestClaimPageInBrowser opens a claim link in real Chromium: the page
@@ -350,5 +444,31 @@ func TestJoinAndLeaveInBrowser(t *testing.T) {
 	}
 	if h := run(t, ctx, chromedp.Text(chromedp.CSS("h1"))); h != "This offer has expired" {
 		t.Fatalf("a stale claim link shows %q", h)
+	}
+}
+
+// TestBrowserSeesCSPViolations keeps browser's check honest: a page with
+// an inline script and an inline style under nextup's page CSP is
+// reported twice by Chromium, and neither runs.
+func TestBrowserSeesCSPViolations(t *testing.T) {
+	t.Parallel()
+	ctx, csp := newBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", web.PageCSP)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>t</title><p id="p" style="color:red">x</p><script>document.title="ran"</script>`)
+	}))
+	t.Cleanup(srv.Close)
+	if _, err := runStale(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(csp.violations()) < 2 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond) // the browser's log catching up, not a timer
+	}
+	if v := csp.violations(); len(v) < 2 || !strings.Contains(strings.Join(v, "\n"), "script") || !strings.Contains(strings.Join(v, "\n"), "style") {
+		t.Fatalf("Chromium reported %q, want the inline script and the inline style", v)
+	}
+	if title := run(t, ctx, chromedp.Evaluate[string](`document.title`)); title != "t" {
+		t.Errorf("the inline script ran: the title is %q", title)
 	}
 }

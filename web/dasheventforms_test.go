@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,8 +47,8 @@ func TestOrganiserEventSettings(t *testing.T) {
 	p := eb.b.do("GET", "/dash/events/"+eb.eid, nil)
 	for _, want := range []string{`id="settings-form"`, `name="claim_window" type="number" min="1" value="6"`, `<option value="hours" selected>hours</option>`,
 		`name="registration_cutoff" type="datetime-local" value=""`, "Empty: when the event starts.", "Dates and times are in Europe/London.",
-		`value="10080" style="width:auto" checked> 1 week before`, `value="1440" style="width:auto" checked> 1 day before`,
-		`value="20160" style="width:auto"> 2 weeks before`, `name="morning" value="1" style="width:auto" checked>`, `name="morning_at" type="time" value="09:00"`,
+		`value="10080" class="check" checked> 1 week before`, `value="1440" class="check" checked> 1 day before`,
+		`value="20160" class="check"> 2 weeks before`, `name="morning" value="1" class="check" checked>`, `name="morning_at" type="time" value="09:00"`,
 		`name="max_guests" type="number" min="0" max="100" value="1"`, "Price per seat (EUR)",
 		`<option value="business" selected>as my business setting</option>`, "Your quiet hours are 21:00–08:00; your business setting holds every offer until they end.",
 		`<option value="back" selected>they go to the back of the waitlist</option>`, `name="drop_after" type="number" min="0" max="100" value="2"`} {
@@ -86,8 +87,8 @@ func TestOrganiserEventSettings(t *testing.T) {
 	}
 	for _, want := range []string{`name="claim_window" type="number" min="1" value="90"`, `<option value="minutes" selected>minutes</option>`,
 		`value="2026-12-09T18:00"`, `value="2026-12-08T12:00"`, `name="promotion_cutoff" type="number" min="0" step="any" value="3"`,
-		`checked> 1 week before`, `checked> 2 days before`, `checked> 6 hours before`, `style="width:auto"> 1 day before`,
-		`name="morning" value="1" style="width:auto">`, `name="waitlist_limit" type="number" min="0" value="5"`, `name="price" inputmode="decimal" value="15.50"`,
+		`checked> 1 week before`, `checked> 2 days before`, `checked> 6 hours before`, `class="check"> 1 day before`,
+		`name="morning" value="1" class="check">`, `name="waitlist_limit" type="number" min="0" value="5"`, `name="price" inputmode="decimal" value="15.50"`,
 		`<option value="through" selected>`, `<option value="keep" selected>they keep their place</option>`, `name="drop_after" type="number" min="0" max="100" value="3"`} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("the saved settings are not shown back: %s", want)
@@ -317,8 +318,11 @@ func TestOrganiserEventLive(t *testing.T) {
 		}
 	}
 	page := eb.b.do("GET", "/dash/events/"+eb.eid, nil)
-	if !strings.Contains(page.body, `<div id="event-live" data-src="/dash/events/`+eb.eid+`/live">`) || !strings.Contains(page.body, "setInterval(refresh,2000)") {
+	script := regexp.MustCompile(`<script src="(/static/[0-9a-f]+/event\.js)"></script>`).FindStringSubmatch(page.body)
+	if !strings.Contains(page.body, `<div id="event-live" data-src="/dash/events/`+eb.eid+`/live">`) || script == nil {
 		t.Errorf("the event page does not poll its counts:\n%s", page.body)
+	} else if js := eb.b.do("GET", script[1], nil); !strings.Contains(js.body, "setInterval(refresh,2000)") || !strings.Contains(js.body, "live.dataset.src") {
+		t.Errorf("the event page's script does not poll its counts:\n%s", js.body)
 	}
 	if p := eb.client().do("GET", "/dash/events/"+eb.eid+"/live", nil); p.status != http.StatusSeeOther || strings.Contains(p.body, "count-") {
 		t.Errorf("signed out: %d %q", p.status, p.location)

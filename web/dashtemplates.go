@@ -1,7 +1,11 @@
 package web
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
+	"html/template"
 	"net/http"
 	"slices"
 	"strconv"
@@ -34,11 +38,53 @@ type templateKind struct {
 	Own         bool // the business words it itself
 }
 
-// templatePreview is a kind's wording on sample data. HTML is shown in a
-// sandboxed frame (its srcdoc), never in the page itself: an owner's (or
-// a colleague's) markup runs no script on the dashboard.
+// templatePreview is a kind's wording on sample data. The HTML is shown
+// in a sandboxed frame, never in the page itself: an owner's (or a
+// colleague's) markup runs no script on the dashboard. The frame loads
+// HTMLURL (dashTemplatePreview), not a srcdoc: a srcdoc document lives
+// under its parent's CSP, which allows no inline style, and an email is
+// all inline styles; the preview's own URL has its own narrow policy.
 type templatePreview struct {
-	Subject, Text, SMS, HTML string
+	Subject, Text, SMS, HTMLURL string
+}
+
+// previewURL is the URL of the frame that shows a kind's HTML source on
+// sample data: the source rides in the URL (at most 16 KiB, so 22 KiB in
+// base64, well under the header limit), signed for this session, so that
+// only a page nextup rendered for this staff member can show markup
+// under nextup's name.
+func previewURL(sc staffCtx, kind, src string) string {
+	enc := base64.RawURLEncoding.EncodeToString([]byte(src))
+	return "/dash/templates/" + kind + "/preview?html=" + enc + "&sig=" + previewSig(sc, kind, enc)
+}
+
+func previewSig(sc staffCtx, kind, enc string) string {
+	m := hmac.New(sha256.New, []byte(sc.CSRF))
+	m.Write([]byte("template-preview\x00" + kind + "\x00" + enc))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// dashTemplatePreview is GET /dash/templates/{kind}/preview?html=&sig=:
+// the email as HTML, rendered on sample data, as the editor's frame shows
+// it — under previewCSP, framed by the dashboard only.
+func (s *Server) dashTemplatePreview(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	kind, ok := kindOf(r)
+	enc := r.URL.Query().Get("html")
+	src, err := base64.RawURLEncoding.DecodeString(enc)
+	if !ok || err != nil || !hmac.Equal([]byte(r.URL.Query().Get("sig")), []byte(previewSig(sc, kind, enc))) {
+		s.errorPage(w, r, nextup.Errorf(nextup.ErrNotFound, nextup.CodeNotFound, "no such preview"))
+		return
+	}
+	_, _, html, _, errs := templates.Preview(sc.Business.Name, kind, nextup.MessageTemplate{HTML: string(src)})
+	if len(errs) > 0 {
+		html = "<p>" + template.HTMLEscapeString(fieldWords(errs)) + "</p>"
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", previewCSP)
+	h.Set("X-Frame-Options", "SAMEORIGIN")
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(html))
 }
 
 type templateVersionLine struct {
@@ -145,7 +191,8 @@ func (s *Server) templateEditor(w http.ResponseWriter, sc staffCtx, kind string,
 	if len(errs) > 0 {
 		d.Error, status = fieldWords(errs), http.StatusUnprocessableEntity
 	} else {
-		d.Preview = &templatePreview{Subject: subject, Text: text, HTML: html, SMS: sms}
+		_ = html // shown by the frame, from its own URL
+		d.Preview = &templatePreview{Subject: subject, Text: text, HTMLURL: previewURL(sc, kind, form.HTML), SMS: sms}
 	}
 	s.renderStaff(w, status, "template", d)
 }

@@ -23,14 +23,14 @@ var templateFS embed.FS
 // pageTemplates are parsed once at start-up: one set per page, each with
 // the shared layout.
 var pageTemplates = map[string]*template.Template{
-	"offer":       template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/offer.html")),
-	"result":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/result.html")),
-	"devoutbox":   template.Must(template.ParseFS(templateFS, "templates/devoutbox.html")),
-	"status":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/status.html")),
-	"unsubscribe": template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/unsubscribe.html")),
-	"proposal":    template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/proposal.html")),
-	"cancel":      template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/cancel.html")),
-	"front":       template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/front.html")),
+	"offer":       parsePage("templates/claim.html", "templates/offer.html"),
+	"result":      parsePage("templates/claim.html", "templates/result.html"),
+	"devoutbox":   parsePage("templates/devoutbox.html"),
+	"status":      parsePage("templates/claim.html", "templates/status.html"),
+	"unsubscribe": parsePage("templates/claim.html", "templates/unsubscribe.html"),
+	"proposal":    parsePage("templates/claim.html", "templates/proposal.html"),
+	"cancel":      parsePage("templates/claim.html", "templates/cancel.html"),
+	"front":       parsePage("templates/claim.html", "templates/front.html"),
 }
 
 // DemoLogin is the demo's staff account, shown on its front door.
@@ -152,7 +152,7 @@ type pageData struct {
 var staffTemplates = func() map[string]*template.Template {
 	m := map[string]*template.Template{}
 	for _, page := range []string{"login", "forgot", "reset", "dash", "story", "waitlist", "handbacks", "requests", "messages", "settings", "events", "event", "insight", "replay", "sheet", "sheetversion", "templates", "template"} {
-		m[page] = template.Must(template.ParseFS(templateFS, "templates/staff/layout.html", "templates/staff/"+page+".html"))
+		m[page] = parsePage("templates/staff/layout.html", "templates/staff/"+page+".html")
 	}
 	m["live"] = m["dash"]
 	return m
@@ -162,7 +162,7 @@ var staffTemplates = func() map[string]*template.Template {
 var joinTemplates = func() map[string]*template.Template {
 	m := map[string]*template.Template{}
 	for _, page := range []string{"join", "sent", "code", "confirm", "done", "event", "eventcode", "eventconfirm"} {
-		m[page] = template.Must(template.ParseFS(templateFS, "templates/claim.html", "templates/join/"+page+".html"))
+		m[page] = parsePage("templates/claim.html", "templates/join/"+page+".html")
 	}
 	return m
 }()
@@ -183,6 +183,9 @@ func (s *Server) staffError(w http.ResponseWriter, r *http.Request, status int, 
 }
 
 func (s *Server) render(w http.ResponseWriter, status int, page string, d pageData) {
+	if (page == "offer" && d.Price != "") || (page == "status" && d.Offer && d.Paid) {
+		payFormCSP(w)
+	}
 	s.execute(w, status, pageTemplates[page], page, page, d)
 }
 

@@ -88,9 +88,10 @@ func TestPhoneLayout(t *testing.T) {
 	var pages []string
 	for _, rt := range (&web.Server{}).StaffPages() {
 		method, path, _ := strings.Cut(rt, " ")
-		// Not pages: the CSV downloads, and the live fragments the pages
-		// poll (checked inside their pages).
-		if method != "GET" || !strings.HasPrefix(path, "/dash") || strings.HasSuffix(path, ".csv") || strings.HasSuffix(path, "/live") {
+		// Not pages: the CSV downloads, the live fragments the pages
+		// poll (checked inside their pages) and the email preview's
+		// frame (checked in its page, below).
+		if method != "GET" || !strings.HasPrefix(path, "/dash") || strings.HasSuffix(path, ".csv") || strings.HasSuffix(path, "/live") || strings.HasSuffix(path, "/preview") {
 			continue
 		}
 		path = fill.Replace(path)
@@ -190,8 +191,19 @@ func TestPhoneLayout(t *testing.T) {
 	if src := run(t, bctx, chromedp.Evaluate[string](`document.getElementById("preview-html").getAttribute("sandbox")`)); src != "" {
 		t.Errorf("the HTML preview's frame allows %q", src)
 	}
-	if doc := run(t, bctx, chromedp.Evaluate[string](`document.getElementById("preview-html").srcdoc`)); !strings.Contains(doc, "<p>Hi Ada,</p>") {
-		t.Errorf("the HTML preview's frame holds %q", doc)
+	// The frame loads the email from its own URL, under its own narrow
+	// CSP (a srcdoc would live under the dashboard's, which blocks an
+	// email's inline styles), and shows it.
+	if doc := run(t, bctx, chromedp.Evaluate[string](`fetch(document.getElementById("preview-html").src).then(async r => r.headers.get("content-security-policy") + "\n" + await r.text())`,
+		chromedp.EvalAwaitPromise)); !strings.Contains(doc, "<p>Hi Ada,</p>") || !strings.Contains(doc, "sandbox") || !strings.Contains(doc, "style-src 'unsafe-inline'") {
+		t.Errorf("the HTML preview's frame loads %q", doc)
+	}
+	frame := frameOf(t, bctx, "/dash/templates/offer/preview")
+	waitFor(t, frame, "the email in the frame", `document.body && document.body.textContent.includes("Hi Ada,")`)
+	// The email's inline styles apply (the frame's CSP allows them; the
+	// dashboard's would not).
+	if styled := run(t, frame, chromedp.Evaluate[string](`[...document.querySelectorAll("[style]")].map(el => getComputedStyle(el).color).join(" ")`)); !strings.Contains(styled, "rgb(85, 85, 85)") {
+		t.Errorf("the email's inline styles in the frame: colours %q, want rgb(85, 85, 85) (#555)", styled)
 	}
 	check("the preview", 390)
 	shot("template-preview-phone.png")

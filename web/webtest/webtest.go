@@ -50,9 +50,9 @@ import (
 
 // Unlisted are the path prefixes of pages outside the API contract: the
 // staff dashboard behind its sign-in, the public join form and the
-// public event pages with their RSVP form. Their
-// exchanges are not checked.
-var Unlisted = []string{"/login", "/logout", "/reset", "/dash", "/b", "/e"}
+// public event pages with their RSVP form, and the pages' scripts and
+// style sheets (/static). Their exchanges are not checked.
+var Unlisted = []string{"/login", "/logout", "/reset", "/dash", "/b", "/e", "/static"}
 
 func init() {
 	// Bodies that are text to the contract: only their type is declared.

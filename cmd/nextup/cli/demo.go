@@ -215,9 +215,9 @@ func (d *demo) bookingSystemScene(ctx context.Context, colour nextup.Slot) error
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := newHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"slot already booked"}`, http.StatusConflict)
-	})}
+	}), httpLimits{})
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	d.svc.BookingSystem = &httpbook.Client{Clock: d.clock, Timeout: 5 * time.Second, Key: func(ctx context.Context, bid string) ([]byte, error) {

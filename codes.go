@@ -48,6 +48,17 @@ const (
 	// today (not the JSON API, nor a page); it is declared so that the set
 	// stays closed.
 	CodeError = "error"
+	// CodeStorageFull is 503: the disk of the embedded store (SQLite) is
+	// full, so the write was refused whole and nothing changed; Retry-After
+	// says when to try again. Any write may answer it; reads go on. The
+	// server is back by itself once space frees (GET /readyz says when).
+	CodeStorageFull = "storage_full"
+	// CodeStorageReadOnly is 503: the embedded store's file or disk cannot
+	// be written (a read-only mount or file), so the write was refused
+	// whole and nothing changed; Retry-After says when to try again. Any
+	// write may answer it; reads go on. An operator must make the file
+	// writable and restart the server.
+	CodeStorageReadOnly = "storage_read_only"
 
 	// Slots, offers and claims.
 

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/nextup-dev/nextup"
 )
@@ -94,6 +96,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter(e)))
 	}
+	if status == http.StatusServiceUnavailable && e != nil && e.Data["retry_after_seconds"] != nil {
+		// A store that cannot take writes now (storage_full,
+		// storage_read_only) says when to come back; the operator reads
+		// the cause (SQLite's error) in the log.
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter(e)))
+		s.logger().WarnContext(r.Context(), "write refused", "method", r.Method, "path", r.URL.Path, "code", p.Code, "error", err)
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
@@ -106,7 +115,8 @@ func (s *Server) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// retryAfter is the Retry-After of a rate-limited error, in whole seconds:
+// retryAfter is the Retry-After of a rate-limited or storage error, in
+// whole seconds:
 // its "retry_after_seconds", or one.
 func retryAfter(e *nextup.Error) int {
 	if e != nil {
@@ -115,4 +125,31 @@ func retryAfter(e *nextup.Error) int {
 		}
 	}
 	return 1
+}
+
+// storageHealth is a store that knows whether it can take writes: the
+// embedded store, whose disk may be full or read-only (store/sqlite's
+// Healthy).
+type storageHealth interface {
+	Healthy(ctx context.Context) error
+}
+
+// notReady answers /readyz for a store that cannot take writes, saying
+// why, with Retry-After.
+func (s *Server) notReady(w http.ResponseWriter, r *http.Request, err error) {
+	var e *nextup.Error
+	if !errors.As(err, &e) || (e.Code != nextup.CodeStorageFull && e.Code != nextup.CodeStorageReadOnly) {
+		s.logger().ErrorContext(r.Context(), "readiness probe failed", "error", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unreachable"})
+		return
+	}
+	body := map[string]any{"status": "storage full", "code": e.Code, "detail": e.Message}
+	if e.Code == nextup.CodeStorageReadOnly {
+		body["status"] = "storage read-only"
+	}
+	if since, ok := e.Data["since"].(time.Time); ok {
+		body["since"] = since.Format(time.RFC3339)
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfter(e)))
+	writeJSON(w, http.StatusServiceUnavailable, body)
 }

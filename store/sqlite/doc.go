@@ -44,6 +44,19 @@
 // details and response headers are JSON text. Entry.Seq is the entries
 // rowid (AUTOINCREMENT: monotonic, never reused).
 //
+// # Backups and storage failures
+//
+// Backup, Restore and Verify (backup.go) are `nextup backup` and `nextup
+// restore`: a consistent copy of a live file through SQLite's online
+// backup API in one read transaction, checked against that same snapshot
+// table by table, and a restore that checks a backup before it renames it
+// into place. A full disk (SQLITE_FULL) and a file that cannot be written
+// (SQLITE_READONLY) come back from InTx, and from the statement that met
+// them, as the domain's storage_full and storage_read_only errors, and
+// Healthy reports them until a probe shows they are over (storage.go). A
+// file on a read-only disk is opened read-only: reads are served.
+// docs/backup.md is the operator's page, with Litestream beside it.
+//
 // # Schema
 //
 // The schema is a series of numbered SQL files embedded from migrations/,

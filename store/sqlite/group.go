@@ -74,6 +74,9 @@ type writer struct {
 	// commits and committed count the groups committed and the calls in
 	// them (GroupStats).
 	commits, committed atomic.Int64
+	// storage is the store's record of full-disk and read-only failures
+	// (storage.go), given to each transaction's runner.
+	storage *storageState
 }
 
 // GroupStats reports how many commits the store's writer made and how
@@ -169,7 +172,7 @@ func (w *writer) alone(c *txCall) txDone {
 	if err != nil {
 		return txDone{err: fmt.Errorf("begin: %w", err)}
 	}
-	d := call(c, sqlstore.NewTx(&runner{tx: stx, detach: true, stmts: w.stmts}, &dialect, true))
+	d := call(c, sqlstore.NewTx(&runner{tx: stx, detach: true, stmts: w.stmts, storage: w.storage}, &dialect, true))
 	if d.panicked || d.err != nil {
 		if rerr := stx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && !d.panicked {
 			d.err = errors.Join(d.err, fmt.Errorf("rollback: %w", rerr))
@@ -194,7 +197,7 @@ func (w *writer) together(calls []*txCall) {
 		}
 		return
 	}
-	r := &runner{tx: stx, detach: true, stmts: w.stmts}
+	r := &runner{tx: stx, detach: true, stmts: w.stmts, storage: w.storage}
 	outcomes := make([]txDone, len(calls))
 	var ok []int
 	for i, c := range calls {

@@ -27,6 +27,8 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	w     *writer // group commit (group.go)
+	// storage is the last full-disk or read-only failure (storage.go).
+	storage storageState
 }
 
 var _ nextup.Store = (*DB)(nil)
@@ -112,12 +114,24 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	common.Add("_pragma", "temp_store(MEMORY)")
 
 	wq := cloneValues(common)
-	wq.Add("_pragma", "journal_mode(WAL)")
+	// A file that cannot be written (a read-only mount) is opened
+	// read-only: reads are served, writes fail as storage_read_only
+	// (storage.go) and /readyz says so.
+	dsn, readOnly, roWhy := path, false, ""
+	if ro, why := readOnlyFile(path); ro {
+		var err error
+		if dsn, err = readOnlyDSN(path); err != nil {
+			return nil, fmt.Errorf("open sqlite %s: %s, and %w", path, why, err)
+		}
+		readOnly, roWhy = true, why
+	} else {
+		wq.Add("_pragma", "journal_mode(WAL)")
+	}
 	// BEGIN IMMEDIATE takes the write lock when the transaction starts, so
 	// a transaction that reads and then writes never fails half-way with
 	// SQLITE_BUSY when another process wrote in between.
 	wq.Set("_txlock", "immediate")
-	write, err := sql.Open("sqlite", path+"?"+wq.Encode())
+	write, err := sql.Open("sqlite", joinDSN(dsn, wq))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -135,7 +149,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 
 	rq := cloneValues(common)
 	rq.Add("_pragma", "query_only(ON)") // a write inside Read fails
-	read, err := sql.Open("sqlite", path+"?"+rq.Encode())
+	read, err := sql.Open("sqlite", joinDSN(dsn, rq))
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -144,13 +158,20 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	read.SetMaxIdleConns(cfg.readConns)
 
 	db := &DB{path: path, write: write, read: read}
-	if cfg.migrate {
+	if readOnly {
+		db.storage.set(nextup.CodeStorageReadOnly, "the database was opened read-only: "+roWhy)
+		if err := db.checkReadOnlySchema(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	} else if cfg.migrate {
 		if err := db.Migrate(ctx); err != nil {
 			db.Close()
 			return nil, err
 		}
 	}
 	db.w = newWriter(write, cfg.group)
+	db.w.storage = &db.storage
 	return db, nil
 }
 
@@ -170,9 +191,11 @@ func (db *DB) Path() string { return db.path }
 // (group commit, group.go): its changes are kept when fn returns nil and
 // the group's commit succeeds, and undone when fn returns an error or
 // panics (the panic goes on, in the caller). fn's error is returned as it
-// is. Calling InTx again from inside fn deadlocks: there is one writer.
+// is, except a full disk or a read-only file, which become the domain's
+// storage errors (storage.go). Calling InTx again from inside fn
+// deadlocks: there is one writer.
 func (db *DB) InTx(ctx context.Context, fn func(tx nextup.Tx) error) error {
-	return db.w.do(ctx, fn)
+	return db.storageError(db.w.do(ctx, fn))
 }
 
 // Read runs fn in a read-only transaction on the read pool: one consistent
@@ -323,6 +346,10 @@ type runner struct {
 	// ones whose rows are open in this transaction.
 	stmts *stmtCache
 	busy  map[string]bool
+	// storage turns a full disk or a read-only file into the domain's
+	// storage errors as the statement fails, so that the use case, and
+	// the response, see them (storage.go); nil in Read.
+	storage *storageState
 }
 
 func (r *runner) ctx(ctx context.Context) context.Context {
@@ -382,30 +409,42 @@ func (r *runner) Exec(ctx context.Context, q string, args ...any) (int64, error)
 		res, err = r.tx.ExecContext(r.ctx(ctx), q, args...)
 	}
 	if err != nil {
-		return 0, err
+		return 0, r.storage.wrap(err)
 	}
 	return res.RowsAffected()
 }
 
 func (r *runner) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Scanner {
+	var row sqlstore.Scanner
 	if st := r.stmt(q); st != nil {
-		return &stmtRow{row: st.QueryRowContext(r.ctx(ctx), args...), done: func() { r.busy[q] = false }}
+		row = &stmtRow{row: st.QueryRowContext(r.ctx(ctx), args...), done: func() { r.busy[q] = false }}
+	} else {
+		row = r.tx.QueryRowContext(r.ctx(ctx), q, args...)
 	}
-	return r.tx.QueryRowContext(r.ctx(ctx), q, args...)
+	if r.storage != nil {
+		return storageRow{Scanner: row, st: r.storage}
+	}
+	return row
 }
 
 func (r *runner) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	var rows sqlstore.Rows
 	if st := r.stmt(q); st != nil {
-		rows, err := st.QueryContext(r.ctx(ctx), args...)
+		rs, err := st.QueryContext(r.ctx(ctx), args...)
 		if err != nil {
 			r.busy[q] = false
-			return nil, err
+			return nil, r.storage.wrap(err)
 		}
-		return &stmtRows{Rows: rows, done: func() { r.busy[q] = false }}, nil
+		rows = &stmtRows{Rows: rs, done: func() { r.busy[q] = false }}
+	} else {
+		rs, err := r.tx.QueryContext(r.ctx(ctx), q, args...)
+		if err != nil {
+			return nil, r.storage.wrap(err)
+		}
+		rows = rs
 	}
-	rows, err := r.tx.QueryContext(r.ctx(ctx), q, args...)
-	if err != nil {
-		return nil, err
+	if r.storage != nil {
+		return storageRows{Rows: rows, st: r.storage}, nil
 	}
 	return rows, nil
 }

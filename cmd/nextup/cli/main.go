@@ -55,6 +55,12 @@ Usage:
   nextup copy --from nextup.db --to postgres://… [--business BID]
                                              move the whole history to PostgreSQL (nextup-aws: or to
                                              dynamodb://…), verified
+  nextup backup --db nextup.db --to FILE [--force]
+                                             an online, consistent copy of the embedded store, safe
+                                             while nextup serve writes, verified (docs/backup.md)
+  nextup restore --from FILE --db nextup.db [--force] [--verify-only]
+                                             check a backup, then put it in place atomically; refused
+                                             while a server has the database open
   nextup bench [-n N] [-entries N]           measure join, decide, release→offer and claim
                                              against a baseline write on a fresh store
   nextup bench -http [-n N] [-clients C]     joins/s and claims/s over HTTP on loopback
@@ -128,6 +134,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runServe(ctx, args[1:], stdout)
 	case "copy":
 		return runCopy(ctx, args[1:], stdout)
+	case "backup":
+		return runBackup(ctx, args[1:], stdout)
+	case "restore":
+		return runRestore(ctx, args[1:], stdout)
 	case "import":
 		return runImport(ctx, args[1:], os.Stdin, stdout)
 	case "inbox":

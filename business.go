@@ -63,7 +63,15 @@ type Profile struct {
 	// nextup of cancellations, no-shows, bookings and openings (POST
 	// …/booking-events), signed with its secret.
 	BookingEvents *BookingEventsConfig `json:"booking_events,omitempty"`
+	// RetentionMonths, when above 0, erases a person's personal data by
+	// itself that many months after their last entry ended (package
+	// waitlist/people, daily): 0 keeps it until staff erase it.
+	RetentionMonths int `json:"retention_months,omitempty"`
 }
+
+// MaxRetentionMonths is the longest retention a business may set: ten
+// years.
+const MaxRetentionMonths = 120
 
 // BookingEventsConfig is the secret a business's booking tool signs its
 // events with (a Nextup-Signature under it), and since when. The secret

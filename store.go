@@ -153,6 +153,11 @@ type Tx interface {
 	// EntryExpireBefore moves up to limit waiting entries of a business
 	// whose Latest is before t to expired and returns them.
 	EntryExpireBefore(ctx context.Context, businessID string, t time.Time, limit int) ([]Entry, error)
+	// EntryListByContact lists every entry of a business, in any state,
+	// that is this person's (Contact.Matches: the email compared
+	// lower-cased, the phone as PhoneDigits), oldest first (by joined_at,
+	// then id). An empty contact matches nothing.
+	EntryListByContact(ctx context.Context, businessID string, c Contact) ([]Entry, error)
 
 	OfferCreate(ctx context.Context, o Offer) error
 	OfferGet(ctx context.Context, id string) (Offer, error)
@@ -186,6 +191,9 @@ type Tx interface {
 	OfferLiveByEntry(ctx context.Context, entryID string) (Offer, error)
 	// OfferCountSince counts offers made to a person since t (the daily cap).
 	OfferCountSince(ctx context.Context, businessID, contactKey string, since time.Time) (int, error)
+	// OfferListByContact lists every offer of a business made to a person
+	// (by the ContactKey it was made under), oldest first.
+	OfferListByContact(ctx context.Context, businessID, contactKey string) ([]Offer, error)
 
 	BookingCreate(ctx context.Context, b Booking) error
 	BookingGet(ctx context.Context, id string) (Booking, error)
@@ -280,6 +288,12 @@ type Tx interface {
 	// ProposalDecide moves an open proposal to approved or rejected, only
 	// while it is open (ErrConflict otherwise), and returns it.
 	ProposalDecide(ctx context.Context, id string, d ProposalDecision) (Proposal, error)
+
+	// PersonErase rewrites a person's rows as e says (see Erasure), all
+	// of them or none: a row missing, or of another business, is
+	// ErrNotFound; an entry still waiting or offered, or an offer still
+	// live, is ErrConflict.
+	PersonErase(ctx context.Context, e Erasure) error
 
 	// SheetVersionAdd keeps a mirrored version of a business's sheet.
 	SheetVersionAdd(ctx context.Context, v SheetVersion) error

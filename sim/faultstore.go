@@ -371,6 +371,27 @@ func (t *faultTx) EntryList(ctx context.Context, f nextup.EntryFilter) ([]nextup
 	return t.Tx.EntryList(ctx, f)
 }
 
+func (t *faultTx) EntryListByContact(ctx context.Context, businessID string, c nextup.Contact) ([]nextup.Entry, error) {
+	if err := t.hit("EntryListByContact"); err != nil {
+		return nil, err
+	}
+	return t.Tx.EntryListByContact(ctx, businessID, c)
+}
+
+func (t *faultTx) OfferListByContact(ctx context.Context, businessID, contactKey string) ([]nextup.Offer, error) {
+	if err := t.hit("OfferListByContact"); err != nil {
+		return nil, err
+	}
+	return t.Tx.OfferListByContact(ctx, businessID, contactKey)
+}
+
+func (t *faultTx) PersonErase(ctx context.Context, e nextup.Erasure) error {
+	if err := t.hit("PersonErase"); err != nil {
+		return err
+	}
+	return t.Tx.PersonErase(ctx, e)
+}
+
 func (t *faultTx) EntryPosition(ctx context.Context, e nextup.Entry) (int, error) {
 	if err := t.hit("EntryPosition"); err != nil {
 		return 0, err

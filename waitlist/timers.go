@@ -54,6 +54,12 @@ func (s *Service) HandleTimer(ctx context.Context, t nextup.Timer) error {
 		// (package intake, sheetmark.go).
 		return intake.MarkSheetTimer(ctx, s.Intake, t)
 	}
+	if t.Kind == nextup.TimerRetention {
+		// The timer finished first, then each person erased in
+		// transactions of their own (package people, retention.go).
+		_, err := s.People.Retention(ctx, t)
+		return err
+	}
 	if t.Kind == nextup.TimerBookingSync {
 		// It asks a business's booking system first, outside any
 		// transaction, then applies the answer and finishes the timer in

@@ -14,6 +14,7 @@ import (
 	"github.com/nextup-dev/nextup/waitlist/messages"
 	"github.com/nextup-dev/nextup/waitlist/offers"
 	"github.com/nextup-dev/nextup/waitlist/payments"
+	"github.com/nextup-dev/nextup/waitlist/people"
 	"github.com/nextup-dev/nextup/waitlist/slots"
 	"github.com/nextup-dev/nextup/waitlist/staff"
 )
@@ -37,6 +38,7 @@ type Service struct {
 	*messages.Messages
 	*intake.Intake
 	*insight.Insight
+	*people.People
 }
 
 // New returns a Service with production defaults for anything left nil.
@@ -62,6 +64,7 @@ func New(store nextup.Store, clock nextup.Clock, baseURL string) *Service {
 		Messages:   &messages.Messages{Service: c, Offers: of, Entries: en},
 		Insight:    &insight.Insight{Service: c},
 		Intake:     &intake.Intake{Service: c},
+		People:     &people.People{Service: c},
 	}
 }
 

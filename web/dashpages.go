@@ -613,6 +613,30 @@ func (s *Server) dashStatusPage(w http.ResponseWriter, r *http.Request, sc staff
 	http.Redirect(w, r, "/dash/settings?notice="+queryWords(notice), http.StatusSeeOther)
 }
 
+// dashRetention is POST /dash/settings/retention: how many months after
+// a person's last entry ended their personal data is erased by itself (0
+// keeps it).
+func (s *Server) dashRetention(w http.ResponseWriter, r *http.Request, sc staffCtx) {
+	months, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("retention_months")))
+	if err != nil {
+		http.Redirect(w, r, "/dash/settings?error="+queryWords("Give the months as a whole number: 0 keeps people's details."), http.StatusSeeOther)
+		return
+	}
+	if _, err := s.Svc.UpdateProfile(r.Context(), sc.Business.ID, waitlist.ProfilePatch{RetentionMonths: &months}); err != nil {
+		if statusOf(err) >= 500 {
+			s.errorPage(w, r, err)
+			return
+		}
+		http.Redirect(w, r, "/dash/settings?error="+queryWords(problemWords(err)), http.StatusSeeOther)
+		return
+	}
+	notice := "People's details are kept until you erase them."
+	if months > 0 {
+		notice = fmt.Sprintf("People's details are erased %d months after their last entry ended.", months)
+	}
+	http.Redirect(w, r, "/dash/settings?notice="+queryWords(notice), http.StatusSeeOther)
+}
+
 // serviceRow is a service in the settings form ("" fields for an empty
 // row): its name, other names people use for it (comma-separated), its
 // length in minutes and its price.

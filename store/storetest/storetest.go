@@ -215,6 +215,11 @@ var groups = []group{
 		{"SheetVersionContent", testSheetVersionContent},
 		{"SheetVersionTrim", testSheetVersionTrim},
 	}},
+	{"Person", []test{
+		{"EntryListByContact", testPersonEntryListByContact},
+		{"OfferListByContact", testPersonOfferListByContact},
+		{"Erase", testPersonErase},
+	}},
 	{"Job", []test{
 		{"RoundTrip", testJobRoundTrip},
 		{"Advance", testJobAdvance},

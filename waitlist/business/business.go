@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/waitlist/insight"
 	"github.com/nextup-dev/nextup/waitlist/internal/core"
+	"github.com/nextup-dev/nextup/waitlist/people"
 	"github.com/nextup-dev/nextup/waitlist/templates"
 )
 
@@ -56,6 +56,8 @@ func (s *Businesses) CreateBusiness(ctx context.Context, p CreateBusinessParams)
 	p.Name = strings.TrimSpace(p.Name)
 	if p.Name == "" || len(p.Name) > 200 {
 		fields = append(fields, nextup.FieldError{Field: "name", Message: "is required (at most 200 characters)"})
+	} else if fe := nextup.CheckName("name", p.Name, 0); fe != nil {
+		fields = append(fields, *fe)
 	}
 	loc, err := time.LoadLocation(p.Timezone)
 	if p.Timezone == "" || strings.EqualFold(p.Timezone, "local") || err != nil {
@@ -198,6 +200,8 @@ type ProfilePatch struct {
 	TemplateKinds map[string]*nextup.MessageTemplate
 	BookingURL    *string
 	WaitEstimate  *bool
+	// RetentionMonths sets Profile.RetentionMonths (0 turns it off).
+	RetentionMonths *int
 }
 
 var slugRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$`)
@@ -228,6 +232,13 @@ func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p Pro
 		}
 		if p.WaitEstimate != nil {
 			prof.WaitEstimate = *p.WaitEstimate
+		}
+		if p.RetentionMonths != nil {
+			if m := *p.RetentionMonths; m < 0 || m > nextup.MaxRetentionMonths {
+				return core.Invalid(nextup.FieldError{Field: "retention_months",
+					Message: fmt.Sprintf("must be 0 (off) to %d months", nextup.MaxRetentionMonths)})
+			}
+			prof.RetentionMonths = *p.RetentionMonths
 		}
 		if p.OwnerEmail != nil {
 			prof.OwnerEmail = strings.TrimSpace(*p.OwnerEmail)
@@ -288,6 +299,9 @@ func (s *Businesses) UpdateProfile(ctx context.Context, businessID string, p Pro
 		bi.Profile = prof
 		out = bi.Business
 		detail := map[string]any{"slug": prof.Slug, "services": len(prof.Services), "staff": len(prof.Staff)}
+		if p.RetentionMonths != nil {
+			detail["retention_months"] = prof.RetentionMonths // when personal data goes by itself is on the record
+		}
 		if p.BookingURL != nil {
 			detail["booking_url"] = prof.BookingURL // which booking system claims go to is on the record
 		}
@@ -411,10 +425,8 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 	if p.Slug != "" && !slugRe.MatchString(p.Slug) {
 		f = append(f, nextup.FieldError{Field: "slug", Message: "2 to 40 lowercase letters, digits and dashes, not starting or ending with a dash"})
 	}
-	if p.OwnerEmail != "" {
-		if a, err := mail.ParseAddress(p.OwnerEmail); err != nil || a.Address != p.OwnerEmail {
-			f = append(f, nextup.FieldError{Field: "owner_email", Message: "is not an email address"})
-		}
+	if p.OwnerEmail != "" && !nextup.ValidEmail(p.OwnerEmail) {
+		f = append(f, nextup.FieldError{Field: "owner_email", Message: "is not an email address"})
 	}
 	if p.WebhookURL != "" && !httpURL(p.WebhookURL) {
 		f = append(f, nextup.FieldError{Field: "webhook_url", Message: "must be an http(s) URL"})
@@ -422,11 +434,11 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 	if p.BookingURL != "" && !httpURL(p.BookingURL) {
 		f = append(f, nextup.FieldError{Field: "booking_url", Message: "must be an absolute http(s) URL"})
 	}
-	if p.Country != "" && (len(p.Country) != 2 || strings.Trim(p.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
-		f = append(f, nextup.FieldError{Field: "country", Message: "must be a two-letter ISO 3166 code such as GB"})
+	if p.Country != "" && !validCountry(p.Country) {
+		f = append(f, nextup.FieldError{Field: "country", Message: "must be an ISO 3166-1 country code such as GB"})
 	}
 	for i, a := range p.InboundSenders {
-		if m, err := mail.ParseAddress(a); err != nil || m.Address != a {
+		if !nextup.ValidEmail(a) {
 			f = append(f, nextup.FieldError{Field: fmt.Sprintf("inbound_senders[%d]", i), Message: "is not an email address"})
 		}
 	}
@@ -440,6 +452,10 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 			f = append(f, nextup.FieldError{Field: fmt.Sprintf("services[%d].name", i), Message: "is required (at most 100 characters)"})
 		case seen[key]:
 			f = append(f, nextup.FieldError{Field: fmt.Sprintf("services[%d].name", i), Message: "appears twice"})
+		default:
+			if fe := nextup.CheckName(fmt.Sprintf("services[%d].name", i), sv.Name, 100); fe != nil {
+				f = append(f, *fe)
+			}
 		}
 		seen[key] = true
 		if sv.DurationMinutes < 0 || sv.DurationMinutes > 24*60 {
@@ -454,6 +470,8 @@ func validateProfile(p *nextup.Profile) []nextup.FieldError {
 		p.Staff[i] = strings.TrimSpace(name)
 		if p.Staff[i] == "" || staff[strings.ToLower(p.Staff[i])] {
 			f = append(f, nextup.FieldError{Field: fmt.Sprintf("staff[%d]", i), Message: "must be a name, once"})
+		} else if fe := nextup.CheckName(fmt.Sprintf("staff[%d]", i), p.Staff[i], 0); fe != nil {
+			f = append(f, *fe)
 		}
 		staff[strings.ToLower(p.Staff[i])] = true
 	}
@@ -513,6 +531,14 @@ func (w *work) housekeeping(ctx context.Context, t nextup.Timer) error {
 	}
 	if _, err := w.Tx.SessionPurge(ctx, w.Now); err != nil {
 		return err
+	}
+	// The day's retention sweep, when the business keeps personal data
+	// for a number of months only (package people): keyed by the day,
+	// so a second run of housekeeping the same day adds nothing.
+	if bi.Profile.RetentionMonths > 0 {
+		if err := w.Schedule(ctx, people.RetentionTimer(bi.ID, w.Now)); err != nil {
+			return err
+		}
 	}
 	// The monthly summary's timer, for a business made before there were
 	// summaries (keyed by its month: scheduling it again changes nothing).

@@ -134,7 +134,10 @@
 // (about a dozen) goes in parts, each a release of its own, committed one
 // after another within its request (a keyed request that stops halfway
 // resumes with the seats it had freed); the daily expiry takes batches of
-// 23. Purges take at most 20 idempotency records
+// 23; a person's erasure rewrites as many of their rows as its
+// transaction has room for, dependent rows first and the entries last,
+// and goes on in the next (waitlist/people; the lookups it reads through
+// are in person.go). Purges take at most 20 idempotency records
 // and 10 sessions per call (the rest go at the next housekeeping, and expiry by
 // ttl deletes them meanwhile); a timer claim takes at most 90.
 //

@@ -22,7 +22,7 @@ export NEXTUP_SKIP_LOG := $(SKIP_LOG)
 # (./aws/...), which ./... does not reach.
 PKGS := ./... ./aws/...
 
-.PHONY: all run demo test test-suites skipped lint staticcheck race sim sim-dynamo fuzz bench build lambda coldstart
+.PHONY: all run demo test test-suites skipped lint staticcheck race sim sim-dynamo fuzz bench build lambda coldstart crash backup-drill
 
 all: lint test
 
@@ -63,7 +63,7 @@ test: lint
 
 test-suites:
 	$(GO) test -count=1 -timeout 30m $(PKGS)
-	$(GO) test -count=1 -race ./store/... ./timer/... ./outbox/... ./waitlist/... ./web/... ./cmd/...
+	$(GO) test -count=1 -race -skip '^TestCrashDrill$$' ./store/... ./timer/... ./outbox/... ./waitlist/... ./web/... ./cmd/...
 	$(GO) test -count=1 -run '^$$' -bench 'ClaimsPostgres|Registrations' -benchtime 50x ./waitlist
 
 # The suites that skipped in the last make test, in one loud line.
@@ -91,6 +91,20 @@ sim:
 # make sim-dynamo SEEDS=500
 sim-dynamo:
 	$(GO) test ./aws/sim -count=1 -timeout 0 -sim.seeds=$(SEEDS)
+
+# The kill-9 campaign: real `nextup serve` processes on SQLite, PostgreSQL
+# and two PostgreSQL instances, on the real clock, under mixed load, killed
+# CRASH_KILLS times each (CI runs 3); NEXTUP_TEST_POSTGRES for PostgreSQL.
+# make crash CRASH_KILLS=100; replay a seed with CRASH_ARGS=-crash.seed=N
+CRASH_KILLS ?= 100
+crash:
+	$(GO) test -count=1 -timeout 0 -run '^TestCrashDrill$$' -v ./cmd/nextup/cli -args -crash.kills=$(CRASH_KILLS) $(CRASH_ARGS)
+
+# The backup, restore and storage-failure tests alone (docs/backup.md):
+# a live backup under load, refused restores, the Litestream restore drill
+# (litestream on PATH or in $(GOBIN)), a full and a read-only disk (root).
+backup-drill:
+	$(GO) test -count=1 -v -run 'Backup|Restore|Litestream|DiskFull|ReadOnly|StorageErrors' ./store/sqlite ./cmd/nextup/cli
 
 # Coverage-guided fuzzing of every fuzz target for FUZZTIME each.
 fuzz:

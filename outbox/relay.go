@@ -103,6 +103,19 @@ type Limit struct {
 	Burst int
 }
 
+// Budget is a provider account's sending budget shared by relays: the
+// instances that share a database draw on one token bucket per account,
+// so that between them they send at the account's Limit, not each at it.
+// TakeToken takes a token of the account's bucket (tps a second, at most
+// burst stored) at now and returns when it may be spent: now when the
+// bucket had one to spare, later when relays ahead have drawn it down.
+// ReturnToken gives back a token taken and not spent. The PostgreSQL
+// store is one.
+type Budget interface {
+	TakeToken(ctx context.Context, account string, tps float64, burst int, now time.Time) (time.Time, error)
+	ReturnToken(ctx context.Context, account string, burst int) error
+}
+
 // Accounter is a Sender whose provider limits sending per account: Account
 // names it (the notify/ senders use "twilio:<account SID>",
 // "smtp:<user>@<host:port>", ...). Channels whose senders name the same
@@ -172,10 +185,15 @@ type Relay struct {
 	// account: the channel's sender's account (see Accounter) gets a
 	// token bucket at that rate, and channels whose senders share an
 	// account share the bucket, at the lowest of their rates. A channel
-	// without a limit is not paced. Every relay has buckets of its own:
-	// several relays (instances) each send at the full rate. A rate must
-	// allow two messages a Lease (Check). See RunOnce.
+	// without a limit is not paced. Without a Budget every relay has
+	// buckets of its own: several relays (instances) each send at the
+	// full rate. A rate must allow two messages a Lease (Check). See
+	// RunOnce.
 	Limits map[nextup.Channel]Limit
+	// Budget, when set, is where the tokens come from instead: a bucket
+	// per account shared with the other relays on the same database, so
+	// that the sum of their sends stays under each account's limit.
+	Budget Budget
 	// Sleep waits for d, or until ctx ends and then returns its error;
 	// a message waits for its rate limit's token with it. Default: a
 	// timer. With a fake Clock, a Sleep that advances the clock makes
@@ -587,6 +605,9 @@ func (r *Relay) work(ctx context.Context, msgs []nextup.Message, lims map[nextup
 // A message that went to no provider in the end (opted out, no sender)
 // still spent its token: rare enough not to matter.
 func (r *Relay) pace(ctx context.Context, lim *rate.Limiter, m nextup.Message) (bool, error) {
+	if r.Budget != nil {
+		return r.paceShared(ctx, lim, m)
+	}
 	now := r.Clock.Now()
 	res := lim.ReserveN(now, 1)
 	if !res.OK() {
@@ -607,6 +628,38 @@ func (r *Relay) pace(ctx context.Context, lim *rate.Limiter, m nextup.Message) (
 	if now := r.Clock.Now(); !now.Before(*m.ClaimedUntil) {
 		res.CancelAt(now)
 		return false, nil
+	}
+	return true, nil
+}
+
+// paceShared is pace with the token taken from the shared Budget, at the
+// rate and burst of lim (the account's, as Limits give it).
+func (r *Relay) paceShared(ctx context.Context, lim *rate.Limiter, m nextup.Message) (bool, error) {
+	account, burst := r.account(m.Channel), lim.Burst()
+	now := r.Clock.Now()
+	ready, err := r.Budget.TakeToken(ctx, account, float64(lim.Limit()), burst, now)
+	if err != nil {
+		return false, fmt.Errorf("outbox: %w", err)
+	}
+	if !ready.After(now) {
+		return true, nil
+	}
+	giveBack := func() error {
+		// The other relays' waits were counted from this token: give
+		// it back for them.
+		if err := r.Budget.ReturnToken(context.WithoutCancel(ctx), account, burst); err != nil {
+			return fmt.Errorf("outbox: %w", err)
+		}
+		return nil
+	}
+	if ready.After(m.ClaimedUntil.Add(-r.lease() / 4)) {
+		return false, giveBack()
+	}
+	if err := r.sleep(ctx, ready.Sub(now)); err != nil {
+		return false, cmp.Or(err, giveBack())
+	}
+	if now := r.Clock.Now(); !now.Before(*m.ClaimedUntil) {
+		return false, giveBack()
 	}
 	return true, nil
 }

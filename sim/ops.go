@@ -345,8 +345,12 @@ func (w *world) createSlot(event bool) bool {
 	}
 	p.BookedSeats = &booked
 	bad := w.chance(0.03)
-	if bad {
+	switch {
+	case bad && w.chance(0.5):
 		p.EndsAt = p.StartsAt
+	case bad: // started already: a new slot must be in the future
+		p.StartsAt = w.clock.Now().Add(-w.between(time.Minute, 2*time.Hour))
+		p.EndsAt = p.StartsAt.Add(time.Hour)
 	}
 	var sl nextup.Slot
 	var moves []nextup.Move

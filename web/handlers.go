@@ -58,16 +58,17 @@ func (s *Server) getBusiness(w http.ResponseWriter, r *http.Request, b nextup.Bu
 // patchBusiness is PATCH /v1/businesses/{bid}: the profile and catalogue.
 func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.Business) {
 	var in struct {
-		Slug           *string                            `json:"slug"`
-		OwnerEmail     *string                            `json:"owner_email"`
-		Country        *string                            `json:"country"`
-		InboundSenders *[]string                          `json:"inbound_senders"`
-		Services       *[]nextup.Service                  `json:"services"`
-		Staff          *[]string                          `json:"staff"`
-		WebhookURL     *string                            `json:"webhook_url"`
-		BookingURL     *string                            `json:"booking_url"`
-		Templates      *map[string]nextup.MessageTemplate `json:"templates"`
-		WaitEstimate   *bool                              `json:"wait_estimate"`
+		Slug            *string                            `json:"slug"`
+		OwnerEmail      *string                            `json:"owner_email"`
+		Country         *string                            `json:"country"`
+		InboundSenders  *[]string                          `json:"inbound_senders"`
+		Services        *[]nextup.Service                  `json:"services"`
+		Staff           *[]string                          `json:"staff"`
+		WebhookURL      *string                            `json:"webhook_url"`
+		BookingURL      *string                            `json:"booking_url"`
+		Templates       *map[string]nextup.MessageTemplate `json:"templates"`
+		WaitEstimate    *bool                              `json:"wait_estimate"`
+		RetentionMonths *int                               `json:"retention_months"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
@@ -75,7 +76,8 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request, b nextup.
 	}
 	out, err := s.Svc.UpdateProfile(r.Context(), b.ID, waitlist.ProfilePatch{Slug: in.Slug, OwnerEmail: in.OwnerEmail,
 		Country: in.Country, InboundSenders: in.InboundSenders, Services: in.Services, Staff: in.Staff, WebhookURL: in.WebhookURL,
-		Templates: in.Templates, BookingURL: in.BookingURL, WaitEstimate: in.WaitEstimate})
+		Templates: in.Templates, BookingURL: in.BookingURL, WaitEstimate: in.WaitEstimate,
+		RetentionMonths: in.RetentionMonths})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -222,15 +224,22 @@ func (s *Server) slotMoves(w http.ResponseWriter, r *http.Request, b nextup.Busi
 
 func (s *Server) releaseSlot(w http.ResponseWriter, r *http.Request, b nextup.Business) {
 	var in struct {
-		Seats  int    `json:"seats"`
+		Seats  *int   `json:"seats"`
 		Reason string `json:"reason"`
 	}
 	if err := s.body(r, &in); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	// Omitted is the default (one seat of a shared slot, a unit slot
+	// whole); zero frees nothing, so it is refused rather than read as
+	// the default (the use case reads 0 so).
+	if in.Seats != nil && *in.Seats < 1 {
+		s.writeError(w, r, invalidf("seats", "must be at least 1 (omit it to free one seat, or a unit slot whole)"))
+		return
+	}
 	start := time.Now()
-	sl, moves, err := s.Svc.Release(r.Context(), b.ID, r.PathValue("sid"), in.Seats, in.Reason)
+	sl, moves, err := s.Svc.Release(r.Context(), b.ID, r.PathValue("sid"), deref(in.Seats), in.Reason)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -137,7 +137,7 @@ func TestTestReminder(t *testing.T) {
 	}
 
 	// Not an event, another business's event, no key.
-	sl := a.slot(`{"service":"Cut","starts_at":"2026-12-02T10:00:00Z","ends_at":"2026-12-02T10:30:00Z"}`)
+	sl := a.slot(`{"service":"Cut","starts_at":"2027-01-05T10:00:00Z","ends_at":"2027-01-05T10:30:00Z"}`)
 	a.problem(a.do("POST", "/v1/events/"+sl["id"].(string)+"/reminders:test", a.key, ""), 404, nextup.CodeNotFound)
 	var other map[string]any
 	a.must(a.do("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`), 201, &other)

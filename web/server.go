@@ -28,6 +28,9 @@ type Server struct {
 	AdminToken string // empty: admin endpoints refuse everyone
 	MaxBody    int64
 	Logger     *slog.Logger
+	// BaseURL is the public base URL of the links nextup sends; when it
+	// is https, every response carries Strict-Transport-Security.
+	BaseURL string
 	// Debug, when set (--clock=fake only), mounts POST /v1/debug/clock.
 	Debug *DebugClock
 	// Metrics, when set, are recorded and served at GET /metrics.
@@ -164,6 +167,10 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/bookings/{id}:cancel", s.key(s.cancelBooking)},
 		{"POST", "/v1/bookings/{id}:no_show", s.key(s.noShow)},
 
+		{"GET", "/v1/businesses/{bid}/people/export", s.biz(s.exportPerson)},
+		{"GET", "/v1/businesses/{bid}/people/{contact}/export", s.biz(s.exportPerson)},
+		{"POST", "/v1/businesses/{bid}/people:erase", s.biz(s.erasePerson)},
+
 		{"GET", "/v1/businesses/{bid}/handbacks", s.biz(s.listHandBacks)},
 		{"POST", "/v1/handbacks/{hid}:resolve", s.key(s.resolveHandBack)},
 		{"GET", "/v1/businesses/{bid}/messages", s.biz(s.listMessages)},
@@ -263,7 +270,12 @@ func (s *Server) Handler() http.Handler {
 	// the API, and no pattern for the table's 404 and 405 answers).
 	mux.HandleFunc("GET /{$}", s.frontDoor)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.noRoute(w, r, table) })
-	return s.Metrics.instrument(s.transact(mux))
+	// The pages' scripts and style sheets are served before the rest: they
+	// touch no store, so they need no request's transaction.
+	top := http.NewServeMux()
+	top.HandleFunc("GET /static/{hash}/{name}", serveStatic)
+	top.Handle("/", s.transact(mux))
+	return s.headers(s.Metrics.instrument(top))
 }
 
 // noRoute answers a request no route took: 405 with the Allow header when
@@ -358,6 +370,12 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if err := s.Store.Ping(r.Context()); err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unreachable"})
 		return
+	}
+	if h, ok := s.Store.(storageHealth); ok {
+		if err := h.Healthy(r.Context()); err != nil {
+			s.notReady(w, r, err)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/mail"
 	"reflect"
 	"strings"
 	"time"
@@ -153,6 +152,11 @@ func ValidateJoin(p *JoinParams, now time.Time) error {
 		p.Source = "api"
 	}
 	f := ValidateContact(p)
+	for _, c := range []struct{ field, v string }{{"service", p.Service}, {"staff", p.Staff}} {
+		if fe := nextup.CheckName(c.field, c.v, 0); fe != nil {
+			f = append(f, *fe)
+		}
+	}
 	if (p.Service == "") == (p.EventID == "") {
 		f = append(f, nextup.FieldError{Field: "service", Message: "give exactly one of service and event_id"})
 	}
@@ -173,13 +177,15 @@ func ValidateContact(p *JoinParams) []nextup.FieldError {
 	var f []nextup.FieldError
 	if p.Name == "" || len(p.Name) > 200 {
 		f = append(f, nextup.FieldError{Field: "name", Message: "is required (at most 200 characters)"})
+	} else if fe := nextup.CheckName("name", p.Name, 0); fe != nil {
+		f = append(f, *fe)
 	}
 	if p.Email == "" && p.Phone == "" {
 		f = append(f, nextup.FieldError{Field: "email", Message: "email or phone is required"})
 	}
 	if p.Email != "" {
-		if a, err := mail.ParseAddress(p.Email); err != nil || a.Address != p.Email {
-			f = append(f, nextup.FieldError{Field: "email", Message: "is not an email address"})
+		if !nextup.ValidEmail(p.Email) {
+			f = append(f, nextup.FieldError{Field: "email", Message: "is not an email address (at most 254 characters, 64 before the @)"})
 		}
 	}
 	if p.Phone != "" {

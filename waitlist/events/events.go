@@ -125,6 +125,8 @@ func ValidateEvent(p *EventParams) error {
 	add := func(field, msg string) { f = append(f, nextup.FieldError{Field: field, Message: msg}) }
 	if p.Title == "" || len(p.Title) > 200 {
 		add("title", "is required, at most 200 characters")
+	} else if fe := nextup.CheckName("title", p.Title, 0); fe != nil {
+		f = append(f, *fe)
 	}
 	if p.StartsAt.IsZero() {
 		add("starts_at", "is required")
@@ -183,11 +185,11 @@ func ValidateEvent(p *EventParams) error {
 		add("public.show_seats", `must be "exact", "few" or "none"`)
 	}
 	ev.Public.Place, ev.Public.Notes = strings.TrimSpace(ev.Public.Place), strings.TrimSpace(ev.Public.Notes)
-	if len(ev.Public.Place) > 200 {
-		add("public.place", "at most 200 characters")
+	if fe := nextup.CheckName("public.place", ev.Public.Place, 200); fe != nil {
+		f = append(f, *fe)
 	}
-	if len(ev.Public.Notes) > 2000 {
-		add("public.notes", "at most 2000 characters")
+	if fe := nextup.CheckText("public.notes", ev.Public.Notes, 2000); fe != nil {
+		f = append(f, *fe)
 	}
 	if ev.Requeue != nil {
 		f = append(f, ev.Requeue.Validate("requeue")...)
@@ -1087,6 +1089,12 @@ func (s *Events) Promote(ctx context.Context, businessID, eventID, regID, by, re
 	reason, by = strings.TrimSpace(reason), strings.TrimSpace(by)
 	if reason == "" || len(reason) > 500 {
 		return Registration{}, nil, core.Invalid(nextup.FieldError{Field: "reason", Message: "say why (at most 500 characters): an override is on the record"})
+	}
+	if fe := nextup.CheckText("reason", reason, 500); fe != nil {
+		return Registration{}, nil, core.Invalid(*fe)
+	}
+	if fe := nextup.CheckName("by", by, 0); fe != nil {
+		return Registration{}, nil, core.Invalid(*fe)
 	}
 	if by == "" {
 		by = "api"

@@ -40,8 +40,8 @@ func (s *Slots) endBooking(ctx context.Context, businessID, id string, to nextup
 	if reason == "" {
 		reason = ReasonCancellation
 	}
-	if len(reason) > 500 {
-		return nextup.Booking{}, nil, core.Invalid(nextup.FieldError{Field: "reason", Message: "at most 500 characters"})
+	if fe := nextup.CheckText("reason", reason, 500); fe != nil {
+		return nextup.Booking{}, nil, core.Invalid(*fe)
 	}
 	var out nextup.Booking
 	var moves []nextup.Move

@@ -79,12 +79,12 @@ func (s *Slots) CreateSlot(ctx context.Context, businessID string, p SlotParams)
 	if p.Service == "" && p.Kind == nextup.KindSlot {
 		fields = append(fields, nextup.FieldError{Field: "service", Message: "is required"})
 	}
-	if p.StartsAt.IsZero() {
-		fields = append(fields, nextup.FieldError{Field: "starts_at", Message: "is required"})
+	for _, c := range []struct{ field, v string }{{"service", p.Service}, {"staff", p.Staff}, {"title", p.Title}} {
+		if fe := nextup.CheckName(c.field, c.v, 0); fe != nil {
+			fields = append(fields, *fe)
+		}
 	}
-	if !p.EndsAt.After(p.StartsAt) {
-		fields = append(fields, nextup.FieldError{Field: "ends_at", Message: "must be after starts_at"})
-	}
+	fields = append(fields, nextup.CheckSlotTimes(p.StartsAt, p.EndsAt, s.Clock.Now())...)
 	if p.Capacity < 1 || p.Capacity > 100000 {
 		fields = append(fields, nextup.FieldError{Field: "capacity", Message: "must be between 1 and 100000"})
 	}

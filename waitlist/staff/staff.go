@@ -90,7 +90,7 @@ func (s *Accounts) hashPassword(password string) (string, error) {
 // AddStaff creates a staff account for a business.
 func (s *Accounts) AddStaff(ctx context.Context, p AddStaffParams) (nextup.Staff, error) {
 	addr, err := mail.ParseAddress(strings.TrimSpace(p.Email))
-	if err != nil {
+	if err != nil || !nextup.ValidEmail(addr.Address) {
 		return nextup.Staff{}, core.Invalid(nextup.FieldError{Field: "email", Message: "must be an email address"})
 	}
 	hash, err := s.hashPassword(p.Password)

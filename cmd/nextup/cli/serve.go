@@ -68,6 +68,9 @@ type serveConfig struct {
 	DBMaxConns         int
 	DBStatementTimeout time.Duration
 	DBListen           bool
+
+	// HTTP are the HTTP server's limits (httpserver.go).
+	HTTP httpLimits
 }
 
 func runServe(ctx context.Context, args []string, stdout io.Writer) error {
@@ -102,7 +105,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	stripeWebhookFile := fs.String("stripe-webhook-secret-file", "", "paid events: read the webhook signing secret from this file")
 	fs.StringVar(&c.StripeAPIBase, "stripe-api-base", "", "paid events: another base URL for Stripe's API (stripe-mock in tests)")
 	fs.DurationVar(&c.BookingTimeout, "booking-timeout", httpbook.DefaultTimeout, "how long one request to a business's booking system (its booking_url) may take; a claim tries 3 times (at most 25s, under a timer's lease)")
-	fs.Float64Var(&c.SMSTPS, "sms-tps", 0, "SMS: texts a second per provider account (Twilio: 1 for a long code, more for a Messaging Service or short code); this instance's rate, evenly spaced; 0: no limit")
+	fs.Float64Var(&c.SMSTPS, "sms-tps", 0, "SMS: texts a second per provider account (Twilio: 1 for a long code, more for a Messaging Service or short code); evenly spaced, shared by every instance on PostgreSQL; 0: no limit")
 	fs.Float64Var(&c.EmailTPS, "email-tps", 0, "email: messages a second per SMTP login; this instance's rate; 0: no limit")
 	fs.Float64Var(&c.WebhookTPS, "webhook-tps", 0, "webhooks: deliveries a second, all businesses together; this instance's rate; 0: no limit")
 	fs.StringVar(&c.Instance, "instance", "", "this instance's name on the timers it claims (default: host name and process id)")
@@ -111,7 +114,11 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.BoolVar(&c.DBListen, "db-listen", true, "PostgreSQL: LISTEN for work other instances commit, to run it at once instead of at the next poll (turn off behind a transaction-pooling proxy)")
 	smtpAddr := fs.String("smtp-addr", "", "inbound SMTP listener address (e.g. :2525), off by default: mail forwarded to {slug}@--inbound-domain becomes proposed rows")
 	inboundDomain := fs.String("inbound-domain", "", "domain of the inbound addresses {slug}@domain (required with --smtp-addr)")
+	c.HTTP.flags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := c.HTTP.check(); err != nil {
 		return err
 	}
 	if (*smtpAddr == "") != (*inboundDomain == "") {
@@ -250,6 +257,11 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		// Under the fake clock time stands still while the debug clock
 		// runs the relay: a paced message would wait for ever.
 		relay.Limits = c.limits()
+		// On PostgreSQL the instances draw on one bucket per provider
+		// account, so that between them they keep to its limit.
+		if b, ok := st.(outbox.Budget); ok {
+			relay.Budget = b
+		}
 	}
 	if c.SMTPURL != "" {
 		cfg, err := smtp.ParseURL(c.SMTPURL, c.MailFrom)
@@ -296,7 +308,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		rates[ch] = l.TPS
 	}
 	metrics.SetSendRates(rates)
-	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics, SendRates: rates}
+	api := &web.Server{Svc: svc, Store: st, AdminToken: c.AdminToken, Logger: logger, Metrics: metrics, SendRates: rates, BaseURL: c.BaseURL}
 	if crashHooks != nil {
 		crashHooks(svc, api, relay)
 	}
@@ -322,7 +334,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	if fake != nil {
 		api.Debug = &web.DebugClock{Clock: fake, Sweeper: sweeper, Relay: relay}
 	}
-	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(api.Handler(), c.HTTP)
 
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

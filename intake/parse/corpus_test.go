@@ -209,10 +209,7 @@ func TestHoldout2AfterAccuracy(t *testing.T) {
 // settle ("any day until the 20th", the README). The floor holds the
 // tuning's figure against regressions.
 func TestHoldout3DateAccuracy(t *testing.T) {
-	s := dateFigure(t, holdout3, 60)
-	if s.datesRight < holdout3Floor {
-		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, holdout3Floor)
-	}
+	holdFloor(t, holdout3, 60, holdout3Floor)
 }
 
 // holdout3Floor is how many of holdout3's mails had both dates right when
@@ -224,10 +221,7 @@ const holdout3Floor = 62
 // data, its figure says nothing of unseen mail; the floor holds what the
 // tuning reached.
 func TestTune4Accuracy(t *testing.T) {
-	s := dateFigure(t, tune4, 40)
-	if s.datesRight < tune4Floor {
-		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, tune4Floor)
-	}
+	holdFloor(t, tune4, 40, tune4Floor)
 }
 
 // tune4Floor is the count of tune4 mails with both dates right when its
@@ -238,10 +232,7 @@ const tune4Floor = 61
 // more phrasings the earlier sets lack (inbox-tune5/README.md). Like
 // tune4 it is tuning data: the floor holds what the tuning reached.
 func TestTune5Accuracy(t *testing.T) {
-	s := dateFigure(t, tune5, 30)
-	if s.datesRight < tune5Floor {
-		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, tune5Floor)
-	}
+	holdFloor(t, tune5, 30, tune5Floor)
 }
 
 // tune5Floor is the count of tune5 mails with both dates right when its
@@ -254,10 +245,7 @@ const tune5Floor = 35
 // December 2026 its misses were read and the parser tuned on them, so its
 // figure guards against regressions and says nothing of unseen mail.
 func TestHoldout4DateAccuracy(t *testing.T) {
-	s := dateFigure(t, holdout4, 60)
-	if s.datesRight < holdout4Floor {
-		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, holdout4Floor)
-	}
+	holdFloor(t, holdout4, 60, holdout4Floor)
 }
 
 // holdout4Floor is how many of holdout4's mails had both dates right when
@@ -270,10 +258,7 @@ const holdout4Floor = 60
 // December 2026 its misses were read and the parser tuned on them, so its
 // figure guards against regressions and says nothing of unseen mail.
 func TestHoldout5DateAccuracy(t *testing.T) {
-	s := dateFigure(t, holdout5, 60)
-	if s.datesRight < holdout5Floor {
-		t.Errorf("date accuracy on the tuning set fell to %d/%d, below its floor of %d", s.datesRight, s.cases, holdout5Floor)
-	}
+	holdFloor(t, holdout5, 60, holdout5Floor)
 }
 
 // holdout5Floor is how many of holdout5's mails had both dates right when
@@ -285,15 +270,21 @@ const holdout5Floor = 64
 // (inbox-holdout6/README.md): the clean figure on unseen mail. Its misses
 // are not to be read; the floor is its scoring.
 func TestHoldout6DateAccuracy(t *testing.T) {
-	s := dateFigure(t, holdout6, 60)
-	if s.datesRight < holdout6Floor {
-		t.Errorf("date accuracy on the blind held-out set fell to %d/%d, below the %d of its scoring", s.datesRight, s.cases, holdout6Floor)
-	}
+	holdFloor(t, holdout6, 60, holdout6Floor)
 }
 
 // holdout6Floor is how many of holdout6's mails had both dates right at
 // its scoring.
 const holdout6Floor = 49
+
+// holdFloor scores dir (dateFigure) and fails when fewer than floor of its
+// emails have both dates right.
+func holdFloor(t *testing.T, dir string, minCases, floor int) {
+	t.Helper()
+	if s := dateFigure(t, dir, minCases); s.datesRight < floor {
+		t.Errorf("date accuracy on %s fell to %d/%d, below its floor of %d", filepath.Base(dir), s.datesRight, s.cases, floor)
+	}
+}
 
 // dateFigure scores dir, fails when it holds fewer than minCases emails,
 // and logs how many have their earliest and latest both right.

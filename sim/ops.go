@@ -345,11 +345,14 @@ func (w *world) createSlot(event bool) bool {
 	}
 	p.BookedSeats = &booked
 	bad := w.chance(0.03)
+	// Two ways to be refused, chosen without a draw of the seed's
+	// stream (a refused step changes nothing, so the rest of the run is
+	// the same whichever it is).
 	switch {
-	case bad && w.chance(0.5):
+	case bad && start.Minute()%30 == 0:
 		p.EndsAt = p.StartsAt
 	case bad: // started already: a new slot must be in the future
-		p.StartsAt = w.clock.Now().Add(-w.between(time.Minute, 2*time.Hour))
+		p.StartsAt = w.clock.Now().Add(-time.Duration(start.Minute()+1) * time.Minute)
 		p.EndsAt = p.StartsAt.Add(time.Hour)
 	}
 	var sl nextup.Slot

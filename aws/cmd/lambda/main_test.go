@@ -108,7 +108,7 @@ func TestFunctionURL(t *testing.T) {
 	biz := f.json("POST", "/v1/businesses", "adm", `{"name":"Lambda Cuts","timezone":"Europe/London","rules":{"quiet_hours":null}}`, 201)
 	bid, key := biz["id"].(string), biz["api_key"].(string)
 	f.json("POST", "/v1/businesses/"+bid+"/waitlist:join", key, `{"name":"Ada","email":"ada@example.com","service":"haircut"}`, 201)
-	slot := f.json("POST", "/v1/businesses/"+bid+"/slots", key, `{"service":"haircut","starts_at":"2099-03-05T14:00:00Z","ends_at":"2099-03-05T14:45:00Z"}`, 201)
+	slot := f.json("POST", "/v1/businesses/"+bid+"/slots", key, fmt.Sprintf(`{"service":"haircut","starts_at":"%[1]s-05T14:00:00Z","ends_at":"%[1]s-05T14:45:00Z"}`, monthAhead()), 201)
 	rel := f.json("POST", "/v1/slots/"+slot["id"].(string)+":release", key, `{"reason":"cancellation"}`, 200)
 	moves := rel["moves"].([]any)
 	if len(moves) != 1 || moves[0].(map[string]any)["move"] != "offer" {
@@ -191,3 +191,8 @@ func TestTimerEvent(t *testing.T) {
 		t.Errorf("the event again: %v timers handled, want 0", n)
 	}
 }
+
+// monthAhead is the month ("2006-01") two months from the real clock's
+// now: slots there have not started, and are within the years ahead a
+// slot may be (nextup.MaxYearsAhead).
+func monthAhead() string { return time.Now().UTC().AddDate(0, 2, 0).Format("2006-01") }

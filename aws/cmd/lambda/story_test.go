@@ -253,7 +253,7 @@ func TestLambdaStory(t *testing.T) {
 	}
 	e.deliver() // any join confirmations
 	slot := func(day int) string {
-		return e.http("POST", "/v1/businesses/"+bid+"/slots", key, fmt.Sprintf(`{"service":"haircut","starts_at":"2099-03-%02dT14:00:00Z","ends_at":"2099-03-%02dT14:45:00Z"}`, day, day), 201)["id"].(string)
+		return e.http("POST", "/v1/businesses/"+bid+"/slots", key, fmt.Sprintf(`{"service":"haircut","starts_at":"%[1]s-%02[2]dT14:00:00Z","ends_at":"%[1]s-%02[2]dT14:45:00Z"}`, monthAhead(), day), 201)["id"].(string)
 	}
 
 	// A release offers the slot to Ada; the offer email goes by SQS and SES.

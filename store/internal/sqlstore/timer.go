@@ -228,37 +228,28 @@ func (t *Tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Durati
 // TimerDone finishes a timer only under the exact lease it was claimed
 // with; a sweeper that lost its lease gets ErrConflict.
 func (t *Tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at time.Time) error {
-	op := fmt.Sprintf("timer %d done", id)
-	n, err := t.r.Exec(ctx, TimerDone, TS(at), id, TS(claimedUntil))
-	if err != nil {
-		return t.err(op, err)
-	}
-	if n > 0 {
-		return nil
-	}
-	ok, err := t.exists(ctx, "timers", id)
-	switch {
-	case err != nil:
-		return t.err(op, err)
-	case !ok:
-		return fmt.Errorf("%s: %w", op, nextup.ErrNotFound)
-	}
-	return fmt.Errorf("%s: lease lost: %w", op, nextup.ErrConflict)
+	return t.underLease(ctx, fmt.Sprintf("timer %d done", id), TimerDone, TS(at), id, TS(claimedUntil))
 }
 
 // TimerRenew extends a timer's lease to until while the claim
 // claimedUntil still holds it: ErrConflict when it was claimed again,
 // rescheduled or done, ErrNotFound when there is no such timer.
 func (t *Tx) TimerRenew(ctx context.Context, id int64, claimedUntil, until time.Time) error {
-	op := fmt.Sprintf("timer %d renew", id)
-	n, err := t.r.Exec(ctx, TimerRenew, TS(until), id, TS(claimedUntil))
+	return t.underLease(ctx, fmt.Sprintf("timer %d renew", id), TimerRenew, TS(until), id, TS(claimedUntil))
+}
+
+// underLease runs a write of one timer (args[1] is its id) that holds
+// only under its claim, and tells why it wrote nothing: no such timer
+// (ErrNotFound), or the claim no longer holds it (ErrConflict).
+func (t *Tx) underLease(ctx context.Context, op, query string, args ...any) error {
+	n, err := t.r.Exec(ctx, query, args...)
 	if err != nil {
 		return t.err(op, err)
 	}
 	if n > 0 {
 		return nil
 	}
-	ok, err := t.exists(ctx, "timers", id)
+	ok, err := t.exists(ctx, "timers", args[1])
 	switch {
 	case err != nil:
 		return t.err(op, err)

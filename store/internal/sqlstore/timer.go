@@ -228,20 +228,21 @@ func (t *Tx) TimerClaimDue(ctx context.Context, now time.Time, lease time.Durati
 // TimerDone finishes a timer only under the exact lease it was claimed
 // with; a sweeper that lost its lease gets ErrConflict.
 func (t *Tx) TimerDone(ctx context.Context, id int64, claimedUntil time.Time, at time.Time) error {
-	return t.underLease(ctx, fmt.Sprintf("timer %d done", id), TimerDone, TS(at), id, TS(claimedUntil))
+	return t.underLease(ctx, id, "done", TimerDone, TS(at), id, TS(claimedUntil))
 }
 
 // TimerRenew extends a timer's lease to until while the claim
 // claimedUntil still holds it: ErrConflict when it was claimed again,
 // rescheduled or done, ErrNotFound when there is no such timer.
 func (t *Tx) TimerRenew(ctx context.Context, id int64, claimedUntil, until time.Time) error {
-	return t.underLease(ctx, fmt.Sprintf("timer %d renew", id), TimerRenew, TS(until), id, TS(claimedUntil))
+	return t.underLease(ctx, id, "renew", TimerRenew, TS(until), id, TS(claimedUntil))
 }
 
-// underLease runs a write of one timer (args[1] is its id) that holds
-// only under its claim, and tells why it wrote nothing: no such timer
-// (ErrNotFound), or the claim no longer holds it (ErrConflict).
-func (t *Tx) underLease(ctx context.Context, op, query string, args ...any) error {
+// underLease runs what, a write of timer id that holds only under its
+// claim, and tells why it wrote nothing: no such timer (ErrNotFound), or
+// the claim no longer holds it (ErrConflict).
+func (t *Tx) underLease(ctx context.Context, id int64, what, query string, args ...any) error {
+	op := fmt.Sprintf("timer %d %s", id, what)
 	n, err := t.r.Exec(ctx, query, args...)
 	if err != nil {
 		return t.err(op, err)
@@ -249,7 +250,7 @@ func (t *Tx) underLease(ctx context.Context, op, query string, args ...any) erro
 	if n > 0 {
 		return nil
 	}
-	ok, err := t.exists(ctx, "timers", args[1])
+	ok, err := t.exists(ctx, "timers", id)
 	switch {
 	case err != nil:
 		return t.err(op, err)

@@ -228,8 +228,12 @@ func staleNode(err error) bool {
 // form's navigation), failing after ten seconds.
 func waitFor(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
+	// A page still being parsed can show the element waited for before
+	// the ones after it exist (the form's error sits above its fields),
+	// so the wait holds until the document is whole.
+	whole := `document.readyState === "complete" && (` + js + `)`
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js)); err == nil && ok {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](whole)); err == nil && ok {
 			return
 		}
 		time.Sleep(50 * time.Millisecond) // polling the browser, not a timer

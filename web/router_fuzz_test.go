@@ -25,7 +25,10 @@ import (
 
 // FuzzRouter sends arbitrary requests (method, path and query, headers,
 // body, and one of no credentials, the business's key, the admin token or
-// another business's key) to the real handler on a real SQLite store that
+// another business's key; and, when auth's bit 4 is set, a valid
+// Nextup-Signature over the body under the business's booking-events
+// secret, so that the booking tool's events are parsed past the
+// signature) to the real handler on a real SQLite store that
 // holds a business, a booked slot, an event and a waiting entry. Whatever
 // comes, the server does not panic, answers no 5xx, and every 4xx of the
 // API (/v1/…) is RFC 9457 problem+json with a code.
@@ -53,6 +56,9 @@ func FuzzRouter(f *testing.F) {
 		{"POST", "/v1/businesses/{bid}/waitlist:import", "Content-Type: text/csv", "name,email,service\nDee,dee@example.com,haircut\n", 1},
 		{"POST", "/v1/businesses/{bid}/inbox", "Content-Type: message/rfc822", "From: a@b.c\r\nSubject: x\r\n\r\nhello", 1},
 		{"POST", "/v1/businesses/{bid}/booking-events", "Content-Type: application/json\nNextup-Signature: t=1,v1=00", `{"id":"e1","type":"appointment.cancelled"}`, 1},
+		{"POST", "/v1/businesses/{bid}/booking-events", "Content-Type: application/json", `{"id":"e2","type":"appointment.cancelled","appointment":{"id":"a1","service":"haircut","staff":"Ana","starts_at":"2026-12-03T10:00:00Z","ends_at":"2026-12-03T11:00:00Z"}}`, 4},
+		{"POST", "/v1/businesses/{bid}/booking-events", "Content-Type: application/json", `{"id":"e3","type":"appointment.booked","appointment":{"id":"a2","service":"haircut","starts_at":"2026-12-03T12:00:00Z","ends_at":"2026-12-03T13:00:00Z","capacity":2,"customer":{"email":"ann@example.com"}}}`, 4},
+		{"POST", "/v1/businesses/{bid}/booking-events", "Content-Type: application/json", `{"id":"e4","type":"opening","appointment":{"id":"a3","service":"haircut","starts_at":"2026-12-01T09:00:00Z","ends_at":"2026-12-20T13:00:00Z"}}`, 4},
 		{"POST", "/v1/businesses", "Content-Type: application/json", `{"name":"Other","timezone":"Europe/Paris"}`, 2},
 		{"POST", "/v1/debug/clock", "Content-Type: application/json", `{"advance_seconds":60}`, 2},
 		{"GET", "/v1/businesses/{bid}", "", "", 3},
@@ -102,8 +108,10 @@ func FuzzRouter(f *testing.F) {
 // up once for the whole run.
 type fuzzWorld struct {
 	handler                   http.Handler
+	clock                     *nextup.FakeClock
 	bid, key, otherKey        string
 	sid, eid, evid, adminAuth string
+	bookingSecret             []byte
 }
 
 func newFuzzWorld(tb testing.TB) *fuzzWorld {
@@ -120,7 +128,7 @@ func newFuzzWorld(tb testing.TB) *fuzzWorld {
 	ws := &web.Server{Svc: svc, Store: st, AdminToken: adminToken, MaxBody: 64 << 10, Metrics: web.NewMetrics(st),
 		Debug: &web.DebugClock{Clock: clock, Sweeper: &timer.Sweeper{Store: st, Clock: clock, Handler: svc},
 			Relay: &outbox.Relay{Store: st, Clock: clock, Default: capture.New()}}}
-	w := &fuzzWorld{handler: ws.Handler(), adminAuth: adminToken}
+	w := &fuzzWorld{handler: ws.Handler(), clock: clock, adminAuth: adminToken}
 	call := func(method, path, key, body string, into any) {
 		tb.Helper()
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -139,7 +147,7 @@ func newFuzzWorld(tb testing.TB) *fuzzWorld {
 			}
 		}
 	}
-	var biz, other, slot, entry, ev map[string]any
+	var biz, other, slot, entry, ev, secret map[string]any
 	call("POST", "/v1/businesses", adminToken, `{"name":"Salon","timezone":"Europe/London"}`, &biz)
 	call("POST", "/v1/businesses", adminToken, `{"name":"Other","timezone":"UTC"}`, &other)
 	w.bid, w.key, w.otherKey = biz["id"].(string), biz["api_key"].(string), other["api_key"].(string)
@@ -147,7 +155,9 @@ func newFuzzWorld(tb testing.TB) *fuzzWorld {
 	call("POST", "/v1/businesses/"+w.bid+"/slots", w.key, chair, &slot)
 	call("POST", "/v1/businesses/"+w.bid+"/waitlist:join", w.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`, &entry)
 	call("POST", "/v1/businesses/"+w.bid+"/events", w.key, `{"title":"Pottery night","starts_at":"2026-12-10T18:00:00Z","ends_at":"2026-12-10T21:00:00Z","capacity":10}`, &ev)
+	call("POST", "/v1/businesses/"+w.bid+"/booking-events:secret", w.key, "", &secret)
 	w.sid, w.eid, w.evid = slot["id"].(string), entry["id"].(string), ev["id"].(string)
+	w.bookingSecret = []byte(secret["secret"].(string))
 	return w
 }
 
@@ -172,6 +182,10 @@ func (w *fuzzWorld) request(method, target, headers string, body []byte, auth ui
 		switch http.CanonicalHeaderKey(k) {
 		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Authorization":
 			continue // the server sets these from the connection; credentials come from auth
+		case "Nextup-Signature":
+			if auth&4 != 0 {
+				continue // signed below
+			}
 		}
 		for _, v := range vs {
 			head.WriteString(k + ": " + v + "\r\n")
@@ -184,6 +198,9 @@ func (w *fuzzWorld) request(method, target, headers string, body []byte, auth ui
 		head.WriteString("Authorization: Bearer " + w.adminAuth + "\r\n")
 	case 3:
 		head.WriteString("Authorization: Bearer " + w.otherKey + "\r\n")
+	}
+	if auth&4 != 0 {
+		head.WriteString("Nextup-Signature: " + nextup.Signature(w.bookingSecret, w.clock.Now(), body) + "\r\n")
 	}
 	head.WriteString("Content-Length: " + itoa(len(body)) + "\r\n\r\n")
 	head.Write(body)
@@ -201,4 +218,19 @@ func (w *fuzzWorld) request(method, target, headers string, body []byte, auth ui
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// TestFuzzWorldSignsBookingEvents shows that FuzzRouter's signed requests
+// reach the booking-event parser: a signed cancellation is taken (200),
+// the same body with the signature bit off is refused (401).
+func TestFuzzWorldSignsBookingEvents(t *testing.T) {
+	w := newFuzzWorld(t)
+	body := []byte(`{"id":"e9","type":"appointment.cancelled","appointment":{"id":"a9","service":"haircut","starts_at":"2026-12-03T10:00:00Z","ends_at":"2026-12-03T11:00:00Z"}}`)
+	for auth, want := range map[uint8]int{0: http.StatusUnauthorized, 4: http.StatusOK} {
+		rec := httptest.NewRecorder()
+		w.handler.ServeHTTP(rec, w.request("POST", "/v1/businesses/{bid}/booking-events", "Content-Type: application/json", body, auth))
+		if rec.Code != want {
+			t.Errorf("auth %d: %d %s, want %d", auth, rec.Code, rec.Body.Bytes(), want)
+		}
+	}
 }

@@ -77,3 +77,33 @@ func TestTakeKeepsEntriesLast(t *testing.T) {
 func equalJSON(a, b any) bool {
 	return fmt.Sprint(a) == fmt.Sprint(b)
 }
+
+// FuzzParseContact: whatever staff type, ParseContact does not panic,
+// refuses with a validation error on "contact" or gives exactly one of an
+// email address or an E.164 number, and what it gives reads back as
+// itself.
+func FuzzParseContact(f *testing.F) {
+	for _, s := range []string{"ann@example.com", " Ann@Example.COM ", "+447700900123", "07700 900123", "(212) 555-0100", "+1 212 555 0100", "ann@", "12", "ann@例え.jp", "\x00@x", "+44 7700 900123 ext"} {
+		f.Add(s, "GB")
+	}
+	f.Add("06 12 34 56 78", "FR")
+	f.Add("(212) 555-0100", "US")
+	f.Fuzz(func(t *testing.T, raw, country string) {
+		b := nextup.Business{Profile: nextup.Profile{Country: country}}
+		c, err := ParseContact(b, raw)
+		if err != nil {
+			var e *nextup.Error
+			if !errors.As(err, &e) || e.Code != nextup.CodeValidation || len(e.Fields) != 1 || e.Fields[0].Field != "contact" {
+				t.Fatalf("ParseContact(%q) = %v, want validation_failed on contact", raw, err)
+			}
+			return
+		}
+		if (c.Email == "") == (c.Phone == "") {
+			t.Fatalf("ParseContact(%q) = %+v: not exactly one of email and phone", raw, c)
+		}
+		again, err := ParseContact(b, c.Email+c.Phone)
+		if err != nil || again != c {
+			t.Fatalf("ParseContact(%q) = %+v, which reads back as %+v, %v", raw, c, again, err)
+		}
+	})
+}

@@ -448,6 +448,54 @@ const maxLadderSteps = 8
 // years), far above what Validate allows and far below overflow.
 const maxRuleSeconds = 10 * 365 * 24 * 3600
 
+// nullsOnlyWhereMeant refuses a JSON null in a rules object b anywhere
+// but as the value of one of the top-level fields named (where null means
+// "none"): encoding/json would read null elsewhere as "keep the value"
+// (the whole object, a field) or as zero (an item of a list), so a
+// request sending it would be taken as one it did not say. Malformed
+// JSON passes, for the decoder to report.
+func nullsOnlyWhereMeant(b []byte, nullable ...string) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return errors.New("rules: must be a JSON object")
+	}
+	var null func(v any) bool
+	null = func(v any) bool {
+		switch v := v.(type) {
+		case nil:
+			return true
+		case map[string]any:
+			for _, x := range v {
+				if null(x) {
+					return true
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if null(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for k, x := range obj {
+		if x == nil && slices.Contains(nullable, k) {
+			continue
+		}
+		if null(x) {
+			return fmt.Errorf("rules: %s: null is not a value here (leave the field out to keep it)", k)
+		}
+	}
+	return nil
+}
+
 // rulesJSON is the wire shape of Rules in API.md.
 type rulesJSON struct {
 	Version                  int          `json:"version"`
@@ -533,6 +581,9 @@ func (r *Rules) UnmarshalJSON(b []byte) error {
 		// Rules stored before the re-queue rule existed keep their place
 		// after a lapse, as they did then.
 		w.Requeue.Policy = RequeueKeep
+	}
+	if err := nullsOnlyWhereMeant(b, "quiet_hours", "max_offers_per_slot"); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields() // a typo must be an error, not a silent no-op

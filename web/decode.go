@@ -29,11 +29,18 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// decodeStrict decodes one JSON object into v: unknown fields, trailing
-// data and type mismatches are 400 validation_failed naming the field.
+// decodeStrict decodes one JSON object into v: no body is the empty
+// object; anything else that is not an object (null, an array, a
+// string), unknown fields, trailing data and type mismatches are 400
+// validation_failed naming the field.
 func decodeStrict(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
 		body = []byte("{}")
+	}
+	if body[0] != '{' {
+		// encoding/json would take null as "nothing to set" and act on it.
+		return invalidf("body", "must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

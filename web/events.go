@@ -472,6 +472,10 @@ var guestListColumns = []string{"name", "email", "phone", "guests", "seats", "st
 	"guest", "guest_of"}
 
 func (s *Server) listRegistrations(w http.ResponseWriter, r *http.Request, b nextup.Business) {
+	if f := r.URL.Query().Get("format"); f != "" && f != "csv" {
+		s.writeError(w, r, invalidf("format", "must be csv, or left out for JSON"))
+		return
+	}
 	sl, regs, err := s.Svc.Registrations(r.Context(), b.ID, r.PathValue("id"), r.URL.Query().Get("state"))
 	if err != nil {
 		s.writeError(w, r, err)

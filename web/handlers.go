@@ -238,6 +238,12 @@ func (s *Server) releaseSlot(w http.ResponseWriter, r *http.Request, b nextup.Bu
 		s.writeError(w, r, invalidf("seats", "must be at least 1 (omit it to free one seat, or a unit slot whole)"))
 		return
 	}
+	// Why the seats are free is the audit's and the summary's; a request
+	// that does not say (an empty body, a client's mistake) frees nothing.
+	if in.Reason == "" {
+		s.writeError(w, r, invalidf("reason", "is required: cancellation, no_show or opening"))
+		return
+	}
 	start := time.Now()
 	sl, moves, err := s.Svc.Release(r.Context(), b.ID, r.PathValue("sid"), deref(in.Seats), in.Reason)
 	if err != nil {

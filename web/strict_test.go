@@ -82,6 +82,14 @@ func TestStrictInput(t *testing.T) {
 		{"registration: name with a control character", "POST", "/v1/events/" + evID + "/registrations", `{"name":"Cy\u0008","email":"cy@example.com"}`, "name"},
 		{"cancel reason with a control character", "POST", "/v1/bookings/" + booking + ":cancel", `{"reason":"gone\u0000"}`, "reason"},
 		{"business name with a line break", "POST", "/v1/businesses", `{"name":"Salon\nInjected: yes","timezone":"Europe/London"}`, "name"},
+		// Found by TestHostileInput: each of these was once acted on.
+		{"cancel with a null body", "POST", "/v1/bookings/" + booking + ":cancel", `null`, "body"},
+		{"release with an array body", "POST", "/v1/slots/" + sid + ":release", `[]`, "body"},
+		{"release that does not say why", "POST", "/v1/slots/" + sid + ":release", `{}`, "reason"},
+		{"rules: null in a list", "PATCH", "/v1/businesses/" + a.bid + "/rules", `{"reminder_offsets_seconds":[null]}`, "rules"},
+		{"rules: a null body", "PATCH", "/v1/businesses/" + a.bid + "/rules", `null`, "rules"},
+		{"rules: version -1", "PATCH", "/v1/businesses/" + a.bid + "/rules", `{"version":-1}`, "version"},
+		{"guest list as xml", "GET", "/v1/events/" + evID + "/registrations?format=xml", ``, "format"},
 	}
 	before := a.fingerprint()
 	for _, c := range cases {

@@ -144,6 +144,12 @@ func (s *Businesses) UpdateRules(ctx context.Context, businessID string, patch [
 		if err := json.Unmarshal(patch, &next); err != nil {
 			return core.Invalid(nextup.FieldError{Field: "rules", Message: err.Error()})
 		}
+		// The version is the store's to count: one sent is ignored, though
+		// one that could never be a version is refused as the contract says.
+		if next.Version < 1 {
+			return core.Invalid(nextup.FieldError{Field: "version", Message: "must be at least 1 (and is ignored: the version is counted by nextup)"})
+		}
+		next.Version = old.Version
 		if errs := next.Validate(); len(errs) > 0 {
 			return core.Invalid(errs...)
 		}

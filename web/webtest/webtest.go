@@ -208,7 +208,9 @@ func (c *Contract) Check(ctx context.Context, ex Exchange) error {
 	if unlisted(ex.URL.Path) {
 		return nil
 	}
-	tmpl, params := c.route(ex.URL.Path)
+	// Matched on the path as sent, each segment unescaped on its own, as
+	// the server's mux does: an id holding %2F is one segment.
+	tmpl, params := c.route(ex.URL.EscapedPath())
 	if tmpl == "" {
 		return c.checkProblem(ex, http.StatusNotFound, "not_found", "")
 	}

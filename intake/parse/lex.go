@@ -295,7 +295,7 @@ func lexNumber(rs []rune, i int) (tok, int) {
 			e++
 		}
 		next := string(rs[k:e])
-		if _, isMonth := months[next]; isMonth || next == "und" || next == "bis" || next == "oder" || k < len(rs) && rs[k] == '-' {
+		if _, isMonth := months[next]; isMonth || next == "und" || next == "bis" || next == "oder" || k < len(rs) && rs[k] == '-' && digitAfter(rs, k+1) {
 			t.ord = true
 			t.to = j + 1
 			return t, j + 1
@@ -339,6 +339,15 @@ func lexNumber(rs []rune, i int) (tok, int) {
 	return t, j
 }
 
+// digitAfter reports a digit at rs[k] or after the spaces there: "12.-15."
+// and "12. - 15." are a range of days, "after 3. -Jamal" a sign-off.
+func digitAfter(rs []rune, k int) bool {
+	for k < len(rs) && rs[k] == ' ' {
+		k++
+	}
+	return k < len(rs) && isDigit(rs[k])
+}
+
 // digitGroups reads up to n more groups of digits, each after sep, from
 // rs[j] (which is sep); it returns them and where reading stopped.
 func digitGroups(rs []rune, j int, sep rune, n int) ([]int, int) {
@@ -368,6 +377,14 @@ func mergeUnits(out []tok) []tok {
 	merged := out[:0]
 	for i := 0; i < len(out); i++ {
 		t := out[i]
+		if t.kind == 'n' && !t.word && i+2 < len(out) && out[i+1].w == "-" && out[i+2].w == "ish" && !out[i+1].space && !out[i+2].space {
+			// "6-ish" is "6ish".
+			t.ish = true
+			t.to = out[i+2].to
+			merged = append(merged, t)
+			i += 2
+			continue
+		}
 		if t.kind == 'n' && !t.word && i+1 < len(out) && out[i+1].kind == 'w' {
 			switch out[i+1].w {
 			case "am", "pm":

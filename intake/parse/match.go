@@ -58,6 +58,16 @@ func phraseAt(text []string, i int, phrase []string) bool {
 	return true
 }
 
+// exactAt reports the phrase's words standing at text[i:] as written.
+func exactAt(text []string, i int, phrase []string) bool {
+	for k, p := range phrase {
+		if text[i+k] != p {
+			return false
+		}
+	}
+	return true
+}
+
 func editDistanceAtMost1(a, b string) bool {
 	ra, rb := []rune(a), []rune(b)
 	if len(ra) > len(rb) {
@@ -87,18 +97,24 @@ func editDistanceAtMost1(a, b string) bool {
 
 type hit struct {
 	what       string
-	start, end int // word positions
+	start, end int  // word positions
+	exact      bool // the phrase's own words, with no plural, compound or typo
 }
 
 // findHits finds every phrase of every entry in text, dropping hits inside
-// a longer one ("trim" inside "beard trim").
+// a longer one ("trim" inside "beard trim"). A phrase of several words is
+// found written as one too, as German writes "Teamevent" for "team event".
 func findHits(text []string, entries map[string][][]string) []hit {
 	var hits []hit
 	for name, phrases := range entries {
 		for _, ph := range phrases {
+			joined := []string{strings.Join(ph, "")}
 			for i := range text {
-				if phraseAt(text, i, ph) {
-					hits = append(hits, hit{name, i, i + len(ph)})
+				switch {
+				case phraseAt(text, i, ph):
+					hits = append(hits, hit{name, i, i + len(ph), exactAt(text, i, ph)})
+				case len(ph) > 1 && phraseAt(text, i, joined):
+					hits = append(hits, hit{name, i, i + 1, exactAt(text, i, joined)})
 				}
 			}
 		}
@@ -167,7 +183,16 @@ func matchService(text, subject string, services []nextup.Service) serviceMatch 
 		for _, h := range hits {
 			names[h.what] = true
 		}
-		m := serviceMatch{name: hits[0].what, conf: src.conf}
+		// "Quisiera reservar en la barra": a service named by its own
+		// word beats one a longer word only starts with.
+		first := hits[0]
+		for _, h := range hits {
+			if h.exact {
+				first = h
+				break
+			}
+		}
+		m := serviceMatch{name: first.what, conf: src.conf}
 		if len(names) > 1 {
 			m.conf -= 0.3
 			m.problems = append(m.problems, "several services mentioned ("+strings.Join(sortedKeys(names), ", ")+"); proposed the first")

@@ -832,3 +832,99 @@ func checkRules(t *testing.T, b parse.Business, cases []ruleCase) {
 		}
 	}
 }
+
+// TestProposeHoldout6Rules covers the classes of phrasing inbox-holdout6's
+// misses showed, each with variants its mails do not use, in the
+// languages customers write in. Sent on Wednesday 14 April 2027 unless
+// the row says otherwise; unsure rows must come back with a low date
+// confidence.
+func TestProposeHoldout6Rules(t *testing.T) {
+	t.Parallel()
+	b := salon(t)
+	checkRules(t, b, []ruleCase{
+		// "Same time" gives a later day the hours said of an earlier one.
+		{"", "Could I come Friday after 4, or Saturday same time?", "2027-04-16", "2027-04-17", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 16:00-24:00", false},
+		{"", "Freitag ab 16 Uhr, oder Samstag zur gleichen Zeit.", "2027-04-16", "2027-04-17", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 16:00-24:00", false},
+		{"", "Vendredi après 16h ou samedi à la même heure.", "2027-04-16", "2027-04-17", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 16:00-24:00", false},
+		{"", "El viernes después de las 16h o el sábado a la misma hora.", "2027-04-16", "2027-04-17", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 16:00-24:00", false},
+		{"", "Vrijdag na 16 uur of zaterdag op hetzelfde tijdstip.", "2027-04-16", "2027-04-17", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 16:00-24:00", false},
+		// An aside in brackets belongs to the told event or the occasion
+		// it explains; after a day asked for, it says that day.
+		{"", "I was in with you in March (the 9th, I think) for a cut. Could I book Friday?", "2027-04-16", "2027-04-16", "", false},
+		{"", "My son's graduation (it's on 21 May) is coming up, so a cut on Tuesday 18 May please.", "2027-05-18", "2027-05-18", "", false},
+		{"", "Wir feiern die Hochzeit meiner Schwester (sie ist am 22. Mai), daher am Freitag, 21. Mai.", "2027-05-21", "2027-05-21", "", false},
+		{"", "Her party is on 8 May so that weekend (the 8th or 9th) please.", "2027-05-08", "2027-05-09", "", false},
+		// "The week before" an occasion is a week a range said in it
+		// narrows. A weekday that fits its day of the month only in the
+		// month after the coming one places it there, unsure.
+		{"", "My wedding is on Saturday 22 May and I'd like a trial the week before, so from Monday 17 May to Wednesday 19 May.", "2027-05-17", "2027-05-19", "", false},
+		{"", "My wedding is on Saturday 22 May and I'd like a trial the week before, so from Monday 17th to Wednesday 19th.", "2027-05-17", "2027-05-19", "", true},
+		// "The end of this month" is the end of the month.
+		{"", "Towards the end of this month if possible.", "2027-04-21", "2027-04-30", "", false},
+		// A terse told event drops its pronoun.
+		{"", "Twisted my ankle on Saturday. Could I come in on Friday?", "2027-04-16", "2027-04-16", "", false},
+		{"", "Pulled a muscle at the weekend. Any day next week please.", "2027-04-19", "2027-04-25", "", false},
+		// A week turned down as hopeless, set against one offered.
+		{"", "This week is impossible but next week any morning works.", "2027-04-19", "2027-04-25", "Sun,Mon,Tue,Wed,Thu,Fri,Sat 00:00-12:00", false},
+		{"", "Diese Woche ist schlecht, aber nächste Woche geht.", "2027-04-19", "2027-04-25", "", false},
+		{"", "Cette semaine c'est impossible mais la semaine prochaine oui.", "2027-04-19", "2027-04-25", "", false},
+		{"", "Esta semana es imposible pero la semana que viene sí.", "2027-04-19", "2027-04-25", "", false},
+		{"", "Deze week is lastig maar volgende week kan.", "2027-04-19", "2027-04-25", "", false},
+		// A range of weekdays beside an open start is a weekly pattern.
+		{"", "Available from Monday 19th April onwards, Tuesday to Thursday.", "2027-04-19", "", "Tue,Wed,Thu 00:00-24:00", false},
+		{"", "Ab dem 19. April, Montag bis Freitag.", "2027-04-19", "", "Mon,Tue,Wed,Thu,Fri 00:00-24:00", false},
+		{"", "À partir du 19 avril, du lundi au vendredi.", "2027-04-19", "", "Mon,Tue,Wed,Thu,Fri 00:00-24:00", false},
+		// Days put after a coarse span with "so" say what it meant.
+		{"", "At the weekend, so Saturday 24th or Sunday 25th.", "2027-04-24", "2027-04-25", "", false},
+		{"", "Am Wochenende, also Samstag, 24. April.", "2027-04-24", "2027-04-24", "", false},
+		{"", "Le week-end, donc samedi 24 avril.", "2027-04-24", "2027-04-24", "", false},
+		{"", "In het weekend, dus zaterdag 24 april.", "2027-04-24", "2027-04-24", "", false},
+		// "6-ish" is "6ish"; "the 4 of us" is a party, not a day.
+		{"", "Friday at 6-ish please.", "2027-04-16T17:30", "2027-04-16T18:30", "", false},
+		{"", "A cut for the 2 of us on Friday.", "2027-04-16", "2027-04-16", "", false},
+		// A clock time ending a sentence is no German ordinal.
+		{"", "thursday after 3. -Sam", "2027-04-15T15:00", "2027-04-15", "", false},
+		// French "aprem" is the afternoon.
+		{"", "demain aprem svp", "2027-04-15T12:00", "2027-04-15T17:00", "", false},
+		// Mothering Sunday is Mother's Day in Britain.
+		{"2027-02-20", "A blow-dry on Mother's Day morning please.", "2027-03-07", "2027-03-07T12:00", "", false},
+		// A weekday said with a month is any of that month's.
+		{"", "The wedding is on Saturday 12 June. Could we do a Saturday in May, afternoons?", "2027-05-01", "2027-05-31", "Sat 12:00-17:00", false},
+	})
+}
+
+// TestProposeHoldout6Counts covers the service and party-size readings
+// inbox-holdout6's misses showed, with phrasings its mails do not use.
+func TestProposeHoldout6Counts(t *testing.T) {
+	t.Parallel()
+	b := parse.Business{
+		Location: time.UTC, Country: "DE",
+		Services: []nextup.Service{
+			{Name: "Table", Synonyms: []string{"table", "reserva"}},
+			{Name: "Bar", Synonyms: []string{"barra", "counter"}},
+			{Name: "Private event", Synonyms: []string{"team event", "private party"}},
+		},
+	}
+	for _, tc := range []struct {
+		text, service string
+		party         int
+	}{
+		// A service written as one word where its name has two.
+		{"Wir planen eine Privateparty im Mai.", "Private event", 0},
+		{"Für ein Teamevent im Juni, bitte.", "Private event", 0},
+		// A service named by its own word beats one a longer word only
+		// starts with ("reservar" is no "reserva").
+		{"Quiero reservar en la barra el viernes.", "Bar", 0},
+		// Seats count people; so do people counted by who they are.
+		{"Three seats at the counter on Friday?", "Bar", 3},
+		{"Insgesamt kommen 5 Freundinnen.", "", 5},
+		{"Vendrán 4 amigas a cenar el viernes.", "", 4},
+		{"Er komen 6 vrienden mee.", "", 6},
+		{"Nous viendrons à 3 femmes.", "", 3},
+	} {
+		p := parse.Propose(parse.Input{Text: tc.text, FromName: "Jo Bloggs", FromAddress: "jo@example.com", Sent: time.Date(2027, 4, 14, 10, 0, 0, 0, time.UTC)}, b)
+		if tc.service != "" && p.Service != tc.service || tc.party != 0 && p.PartySize != tc.party {
+			t.Errorf("%q: got service %q party %d, want %q %d", tc.text, p.Service, p.PartySize, tc.service, tc.party)
+		}
+	}
+}

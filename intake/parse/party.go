@@ -30,7 +30,7 @@ var (
 	partySum      = regexp.MustCompile(`\b` + numRE + `\s+(?:adults?|kids|children|guests|friends|people)\s*(?:,|\+|plus|and)\s*(?:` + numRE + `\s+(?:adults?|kids|children|guests)|(me and my \pL+|us|me|my husband and me|my wife and me))`)
 	partyExplicit = regexp.MustCompile(`\b(?:table|booking|reservation|space|spaces|room|seats?|spots?|places?|dinner|lunch|brunch|breakfast)\s+for\s+` + numRE + `\b(?:\s*(?:pm|am|:|\.\d|o'?clock|weeks?|days?|hours?|mins?|minutes|months?))?` +
 		`|\bparty\s+(?:size\s*:?\s*|of\s+)` + numRE + `\b|\b(?:group|team)\s+of\s+` + numRE + `\b|\b` + numRE + `\s+of\s+us\b` +
-		`|\b` + numRE + `\s+(?:people|persons|personen|guests|adults|pax|ppl|participants|attendees)\b|\bfor\s+` + numRE + `\s*(?:people|persons|guests)\b` +
+		`|\b` + numRE + `\s+(?:people|persons|personen|guests|adults|pax|ppl|participants|attendees|seats|covers)\b|\bfor\s+` + numRE + `\s*(?:people|persons|guests)\b` +
 		// "dinner this Saturday at 8pm for three.": a number word alone
 		// after "for" at the end of a clause counts people ("for two
 		// weeks" goes on; a bare "for 8" is as likely a time).
@@ -73,7 +73,9 @@ var (
 			// nl
 			`|\b(?:tafel|reservering|plek|plekken|diner|lunch)\s+voor\s+` + fnumRE + `\b|\b(?:we|wij)\s+zijn\s+(?:met\s+)?` + fnumRE + `\b|\bgroep van\s+` + fnumRE + `\b` +
 			// all: n people
-			`|\b` + fnumRE + `\s+(?:personas|personnes|personen|pers|leute|mensen|comensales|couverts|gäste|invitados)\b`)
+			`|\b` + fnumRE + `\s+(?:personas|personnes|personen|pers|leute|mensen|comensales|couverts|gäste|invitados` +
+			// people counted by who they are: "7 Frauen", "6 amigas"
+			`|frauen|männer|freunde|freundinnen|erwachsene|femmes|hommes|amis|amies|adultes|mujeres|hombres|amigos|amigas|adultos|vrouwen|mannen|vrienden|vriendinnen|volwassenen)\b`)
 	partyGroupWord = regexp.MustCompile(`\bmet\s+(?:z'n|zijn|ons)\s+(\pL+)|\bzu\s+(\pL+)`)
 	// foreignUnit after a number says it counts something else: "wir sind
 	// 5 Minuten entfernt", "somos 2 horas".

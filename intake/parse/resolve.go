@@ -242,10 +242,11 @@ func (r *reader) anchor(a, b int, items []*item) {
 			// "if Friday is full": the weekday of a date just given.
 			it.from, it.to = same.from, same.to
 			it.refined = true
-		case it.anchor == "" && named == 0 && !it.wdRange && r.earlierDay(it.wd) != nil:
+		case it.anchor == "" && named == 0 && !it.wdRange && !hasMonth && r.earlierDay(it.wd) != nil:
 			// "on Saturday May 8 ... Saturday works better for everyone":
 			// a bare weekday a later sentence names is the dated day of
-			// that weekday already asked for, not the coming one.
+			// that weekday already asked for, not the coming one. Said
+			// with a month ("a Saturday in March") it is any of its own.
 			same := r.earlierDay(it.wd)
 			it.from, it.to = same.from, same.to
 			it.refined = true
@@ -416,7 +417,10 @@ func (r *reader) attach(a, b int, items []*item, wins []tw) {
 			}
 		}
 	}
-	if same && len(wins) == 0 && len(r.lastTODs) > 0 {
+	// "tmrw after 5 or thurs same time": the hours said of one day go to
+	// the days said without hours of their own, in this sentence or the
+	// next.
+	if same && len(r.lastTODs) > 0 {
 		for _, it := range items {
 			if len(it.tods) == 0 {
 				it.tods = append([]window(nil), r.lastTODs...)
@@ -478,7 +482,10 @@ func (r *reader) openPatterns() {
 		return
 	}
 	for _, it := range r.items {
-		if !it.weekday || it.recurring || it.refined || it.context || it.from.IsZero() || !it.to.Before(r.lower) {
+		// A range of weekdays beside an open start ("from Monday 18th
+		// onwards, Monday to Friday") is the days of the week that suit,
+		// wherever its coming days fall.
+		if !it.weekday || it.recurring || it.refined || it.context || it.from.IsZero() || !it.to.Before(r.lower) && !it.wdRange {
 			continue
 		}
 		switch it.anchor {
@@ -521,9 +528,37 @@ func (r *reader) narrowSpans() {
 	}
 }
 
+// restateWords put dates after a coarse span as what it means: "on the
+// weekend, so Saturday 1/23 or Sunday 1/24", "Ende Mai, also 24. bis
+// 28.", "fin mai, donc du 24 au 28", "eind mei, dus 24 tot 28".
+var restateWords = map[string]bool{"so": true, "namely": true, "meaning": true, "ie": true, "i.e": true, "also": true, "donc": true, "soit": true, "dus": true}
+
+// restatedSpans lets the days said right after a week, weekend or month
+// part, with a word that restates it, stand for it: the span said
+// roughly what they say exactly, even where the two do not agree.
+func (r *reader) restatedSpans() {
+	for k, sp := range r.items {
+		if !(sp.month || sp.week || sp.span) || sp.context || sp.refined || sp.recurring || sp.from.IsZero() || k+1 == len(r.items) {
+			continue
+		}
+		i := sp.end
+		if i < len(r.toks) && r.toks[i].w == "," {
+			i++
+		}
+		if i >= len(r.toks) || !restateWords[r.toks[i].w] {
+			continue
+		}
+		next := r.items[k+1]
+		if next.sentence == sp.sentence && !next.context && !next.recurring && !next.from.IsZero() && next.pos <= i+2 {
+			sp.refined = true
+		}
+	}
+}
+
 func (r *reader) result() when {
 	r.openPatterns()
 	r.narrowSpans()
+	r.restatedSpans()
 	var dated, recurring []*item
 	var context []*item
 	for _, it := range r.items {

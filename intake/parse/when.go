@@ -77,6 +77,7 @@ type reader struct {
 	lastDay   *item    // for "the day before", "the weekend after"
 	evening   bool     // dinner, tonight: a bare "8" is 20:00
 	settled   bool     // the country settles the order of 04/05
+	country   string   // the business's country, for the holidays it keeps its own way
 	src       []rune   // the text, for quoting a phrase back
 	keep      []bool   // tokens outside quoted history, headers and the sign-off
 	unsure    []string // date phrases read with doubt, as written
@@ -100,7 +101,7 @@ type tw struct {
 func findWhen(text, subject string, ref time.Time, country string) when {
 	r := newReader(text, ref, country)
 	r.read()
-	if len(r.items) == 0 && len(r.windows) == 0 && len(r.exclude) == 0 && r.lower.IsZero() && r.upper.IsZero() {
+	if len(r.items) == 0 && len(r.windows) == 0 && len(r.exclude) == 0 && r.lower.IsZero() && r.upper.IsZero() && !asap.MatchString(text) {
 		unsure := r.unsure
 		r = newReader(subject, ref, country)
 		r.read()
@@ -108,6 +109,11 @@ func findWhen(text, subject string, ref time.Time, country string) when {
 	}
 	return r.result()
 }
+
+// asap matches "as soon as possible" in each language: a text that says
+// it has said when, so a day in the subject ("Re: Your appointment on
+// King's Day") is not read as the request.
+var asap = regexp.MustCompile(`(?i)\b(as soon as possible|asap|as early as possible|so bald wie möglich|so schnell wie möglich|schnellstmöglich|baldmöglichst|dès que possible|au plus vite|au plus tôt|lo antes posible|cuanto antes|lo más pronto posible|zo snel mogelijk|zo spoedig mogelijk|zsm)\b`)
 
 // eveningWords make a bare hour ("at 8") an evening one.
 var eveningWords = map[string]bool{
@@ -129,6 +135,7 @@ func newReader(text string, ref time.Time, country string) *reader {
 	src := []rune(text)
 	us, settled := orderOf(country)
 	return &reader{
+		country: country,
 		evening: evening,
 		toks:    toks,
 		today:   dayOf(ref),
@@ -429,10 +436,28 @@ func (r *reader) pastVerbAt(i, b int) bool {
 			}
 		}
 	}
+	if r.droppedSubjectAt(i, b) {
+		return true
+	}
 	if !subjects[w] || len(nx) < 5 || !strings.HasSuffix(nx, "ed") || politePast[nx] {
 		return false
 	}
 	return r.toks[i+1].kind == 'w'
+}
+
+// pastObjects are the words a simple past takes its object with when a
+// terse mail drops the pronoun: "Chipped a tooth", "Twisted my ankle".
+var pastObjects = map[string]bool{"a": true, "an": true, "my": true, "our": true, "his": true, "her": true, "the": true, "it": true, "myself": true}
+
+// droppedSubjectAt reports a told past event whose pronoun a terse mail
+// left out: a sentence that opens on a simple past and its object
+// ("Chipped a tooth at the weekend", "Pulled my back on Saturday").
+func (r *reader) droppedSubjectAt(i, b int) bool {
+	w := r.word(i, b)
+	if i > 0 && !isSentenceEnd(r.toks, i-1) || len(w) < 6 || !strings.HasSuffix(w, "ed") || politePast[w] {
+		return false
+	}
+	return r.toks[i].kind == 'w' && pastObjects[r.word(i+1, b)]
 }
 
 // perfectAux are the auxiliaries of the perfect tense in German, French,
@@ -584,6 +609,18 @@ var (
 	}
 )
 
+// contrastWords set what follows against what came before: "but",
+// "aber", "mais", "pero", "maar".
+var contrastWords = map[string]bool{"but": true, "aber": true, "mais": true, "pero": true, "maar": true}
+
+// unsuitable are the words that, after a copula, turn a day down: "this
+// week is hopeless", "Friday's impossible", "der Montag ist schlecht".
+var unsuitable = map[string]bool{
+	"hopeless": true, "impossible": true, "bad": true, "difficult": true, "tricky": true, "awkward": true,
+	"schlecht": true, "unmöglich": true, "schwierig": true, "difficile": true, "compliqué": true,
+	"imposible": true, "difícil": true, "complicado": true, "onmogelijk": true, "lastig": true, "slecht": true,
+}
+
 // refusedAt reports a refusal at i: a negation and a verb of suiting
 // within three words ("the 21st doesn't work for me", "Friday is no good",
 // "der 21. passt leider nicht", "le 21 ne me convient pas", "el 21 no me
@@ -598,6 +635,14 @@ func (r *reader) refusedAt(i, b int) bool {
 				// "no, do come" no refusal.
 				bnd := boundWords[r.word(k+1, b)] || r.word(k+1, b) == "it" && boundWords[r.word(k+2, b)]
 				return !bnd && !(w == "no" && r.word(k, b) == "do")
+			}
+		}
+	}
+	if (copulas[w] || w == "ist" || w == "est" || w == "es" || w == "c'est") && r.word(i+1, b) != "not" {
+		// "this week is hopeless for me", "Freitag ist ganz schlecht".
+		for k := i + 1; k <= i+2 && k < b; k++ {
+			if unsuitable[r.word(k, b)] {
+				return true
 			}
 		}
 	}
@@ -693,6 +738,9 @@ func (r *reader) clauses(a, b int) [][2]int {
 		// reason is a clause of its own, so that its days and its mood do
 		// not spill into the request.
 		turn = turn || reasonWords[t.w] && i+1 < b && reasonSubjects[r.toks[i+1].w]
+		// "this week is hopeless but next week I'm free": the day turned
+		// down and the one offered against it are clauses of their own.
+		turn = turn || contrastWords[t.w] && r.refusalIn(start, i)
 		// "20 - 23 April": a spaced dash between two numbers joins them.
 		numbers := i > a && i+1 < b && r.toks[i-1].kind == 'n' && r.toks[i+1].kind == 'n'
 		if turn || t.w == "," || t.w == "(" || t.w == ")" || t.w == ":" || (t.w == "-" && !numbers && t.space && i+1 < b && r.toks[i+1].space) {
@@ -712,8 +760,13 @@ func (r *reader) sentence(a, b int) {
 	r.sentences++
 	var items []*item
 	var wins []tw
+	prevPast, prevCtx := false, false
 	for _, c := range r.clauses(a, b) {
-		past, ctx := false, false
+		// "I was in back in November (the 14th I think)", "training for
+		// the half marathon (it's on 16 May)": an aside in brackets
+		// belongs to the told event or occasion it explains.
+		aside := c[0] > a && r.toks[c[0]-1].w == "("
+		past, ctx := prevPast && aside, prevCtx && aside
 		for i := c[0]; i < c[1]; i++ {
 			w := r.toks[i].w
 			if pastWords[w] && !(w == "last" && (r.word(i+1, c[1]) == "minute" || r.weekOfMonthAt(i, c[1]) || r.lastOfMonthAt(i, c[1]))) && !r.politeAt(i, c[1]) || r.pastVerbAt(i, c[1]) {
@@ -727,6 +780,7 @@ func (r *reader) sentence(a, b int) {
 				ctx = true
 			}
 		}
+		prevPast, prevCtx = past, false
 		away := r.awayAt(c[0], c[1])
 		r.away = away
 		is, ws := r.clause(c[0], c[1], past)
@@ -764,6 +818,11 @@ func (r *reader) sentence(a, b int) {
 			it.context = !it.relative && (it.context || ctx && !r.booksAt(c[0], c[1]) || it.soft || away)
 			it.sentence = r.sentences
 		}
+		// An aside explains what was said just before it: background
+		// when that is the occasion or its date, not when it is a day
+		// asked for ("her birthday is May 3rd so that weekend (2nd or
+		// 3rd)").
+		prevCtx = ctx && !r.booksAt(c[0], c[1]) && (len(is) == 0 || is[len(is)-1].context && is[len(is)-1].end == c[1])
 		items = append(items, is...)
 		// "Morning if possible, it's for a christening at 1", "I start
 		// work at 10": the time of an occasion is not the time asked
@@ -1311,7 +1370,11 @@ func (r *reader) relative(i, b int) ([]*item, int) {
 		if e.Before(s) {
 			return nil, i
 		}
-		return []*item{r.newItem(s, e, i, end)}, end
+		// A week, so that a range said inside it stands for it ("the week
+		// before, so from Monday 31st to Thursday 3rd").
+		it := r.newItem(s, e, i, end)
+		it.week = true
+		return []*item{it}, end
 	}
 	return nil, i
 }
@@ -1565,8 +1628,14 @@ func (r *reader) dayNumAt(i, b int) (int, int, bool) {
 	if w := r.word(i-1, b); w == "our" || w == "my" || w == "her" || w == "his" || w == "their" {
 		return 0, i, false
 	}
+	if r.word(j+1, b) == "of" && partyPronouns[r.word(j+2, b)] {
+		return 0, i, false // "just the 3 of us" is a party
+	}
 	return t.n, j + 1, true
 }
+
+// partyPronouns count people after "the N of": "the 3 of us".
+var partyPronouns = map[string]bool{"us": true, "you": true, "them": true, "we": true}
 
 // dayFollowers may follow a day of the month written as a word.
 var dayFollowers = map[string]bool{
@@ -2200,6 +2269,18 @@ var monFollowers = map[string]bool{
 	"lunchtime": true, "after": true, "before": true, "at": true, "from": true, "is": true, "would": true,
 }
 
+// monthOfWeekday places a day of the month said with its weekday but no
+// month ("Monday 17th") in the month after the coming one when it falls
+// on that weekday there and not in the coming one: the weekday may say
+// which month is meant, or be a slip, so the reader still doubts it.
+func (r *reader) monthOfWeekday(it *item, d time.Weekday) (day, bool) {
+	if it.anchor != "month?" || !it.from.Equal(it.to) || it.from.Weekday() == d {
+		return day{}, false
+	}
+	x := time.Date(it.from.Year(), it.from.Month()+1, it.from.Day(), 0, 0, 0, 0, time.UTC)
+	return x, x.Day() == it.from.Day() && x.Weekday() == d
+}
+
 // frenchMon reports "mon" at j read as the French "my", not Monday.
 func (r *reader) frenchMon(j, b int) bool {
 	if r.word(j, b) != "mon" || j+1 >= b {
@@ -2221,7 +2302,11 @@ func (r *reader) weekdayAt(i, j, b int, d time.Weekday, plural bool, mod string)
 	}
 	dated := func(its []*item, n int) ([]*item, int) {
 		its[0].pos = i
-		if its[0].from.Weekday() != d || !its[0].to.Equal(its[0].from) {
+		moved := false
+		if x, ok := r.monthOfWeekday(its[0], d); ok {
+			its[0].from, its[0].to, moved = x, x, true
+		}
+		if moved || its[0].from.Weekday() != d || !its[0].to.Equal(its[0].from) {
 			r.doubt(i, n)
 		}
 		return its, n
@@ -2543,7 +2628,7 @@ func (r *reader) writtenDate(i int) ([]*item, int) {
 // weeks past.
 func (r *reader) movableDay(name string) (day, bool) {
 	for y := r.today.Year(); y <= r.today.Year()+1; y++ {
-		x, ok := movableIn(name, y)
+		x, ok := movableIn(name, y, r.country)
 		if !ok {
 			return day{}, false
 		}
@@ -2560,7 +2645,7 @@ var easterOffsets = map[string]int{
 	"ashwednesday": -46, "motheringsunday": -21, "ascension": 39, "whitsun": 49, "whitmonday": 50,
 }
 
-func movableIn(name string, y int) (day, bool) {
+func movableIn(name string, y int, country string) (day, bool) {
 	if off, ok := easterOffsets[name]; ok {
 		return addDays(easterSunday(y), off), true
 	}
@@ -2572,6 +2657,8 @@ func movableIn(name string, y int) (day, bool) {
 		return addDays(d, 7*(n-1))
 	}
 	switch name {
+	case "mothersday", "fathersday":
+		return parentsDay(name == "mothersday", y, strings.ToUpper(country), nth)
 	case "thanksgiving":
 		return nth(time.November, time.Thursday, 4), true
 	case "laborday":
@@ -2582,6 +2669,42 @@ func movableIn(name string, y int) (day, bool) {
 			d = addDays(d, -1)
 		}
 		return d, true
+	}
+	return day{}, false
+}
+
+// parentsDay places Mother's Day (mother) or Father's Day in y as the
+// business's country keeps it; where the country is unknown it differs
+// too much to guess.
+func parentsDay(mother bool, y int, country string, nth func(time.Month, time.Weekday, int) day) (day, bool) {
+	if mother {
+		switch country {
+		case "GB", "IE":
+			return addDays(easterSunday(y), easterOffsets["motheringsunday"]), true
+		case "ES":
+			return nth(time.May, time.Sunday, 1), true
+		case "FR":
+			// The last Sunday of May, or the first of June when
+			// Whitsun falls on it.
+			d := addDays(nth(time.June, time.Sunday, 1), -7)
+			if d.Equal(addDays(easterSunday(y), easterOffsets["whitsun"])) {
+				d = addDays(d, 7)
+			}
+			return d, true
+		case "US", "CA", "AU", "NZ", "DE", "AT", "CH", "NL", "BE", "IT":
+			return nth(time.May, time.Sunday, 2), true
+		}
+		return day{}, false
+	}
+	switch country {
+	case "US", "CA", "GB", "IE", "FR", "NL":
+		return nth(time.June, time.Sunday, 3), true
+	case "AU", "NZ":
+		return nth(time.September, time.Sunday, 1), true
+	case "DE":
+		return addDays(easterSunday(y), easterOffsets["ascension"]), true
+	case "ES":
+		return time.Date(y, time.March, 19, 0, 0, 0, 0, time.UTC), true
 	}
 	return day{}, false
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nextup-dev/nextup"
 	"github.com/nextup-dev/nextup/web"
 )
 
@@ -221,25 +220,16 @@ func hostileValues(typ string) []string {
 // are forged: a real one lets anyone act, as it should.
 func hostileWorld(t *testing.T, a *api) map[string]string {
 	sid := a.slot(chair)["id"].(string)
-	var entry, ev, reg map[string]any
-	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, &entry)
-	second := a.slot(`{"service":"haircut","staff":"Bea","starts_at":"2026-12-01T15:00:00Z","ends_at":"2026-12-01T15:45:00Z"}`)["id"].(string)
-	var rel struct {
-		Moves []nextup.Move `json:"moves"`
-	}
-	a.must(a.do("POST", "/v1/slots/"+second+":release", a.key, `{"reason":"cancellation"}`), 200, &rel)
-	if len(rel.Moves) != 1 {
-		t.Fatalf("release: moves %+v, want an offer to Ann", rel.Moves)
-	}
-	a.must(a.do("POST", "/v1/claims/"+a.token(rel.Moves[0].OfferID)+":accept", "", ""), 200, nil)
+	entryID, offerID, bookingID := annTakesASecondChair(t, a)
+	var ev, reg map[string]any
 	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/events", a.key, `{"title":"Pottery night","starts_at":"2026-12-10T18:00:00Z","ends_at":"2026-12-10T21:00:00Z","capacity":10}`), 201, &ev)
 	evID := ev["id"].(string)
 	a.must(a.do("POST", "/v1/events/"+evID+"/registrations", a.key, `{"name":"Cy","email":"cy@example.com"}`), 201, &reg)
 	return map[string]string{
-		"bid": a.bid, "sid": sid, "eid": entry["id"].(string), "oid": rel.Moves[0].OfferID,
+		"bid": a.bid, "sid": sid, "eid": entryID, "oid": offerID,
 		"events": evID, "rid": reg["id"].(string), "n": "1", "month": "2026-11", "vid": "1",
 		"contact": "ann%40example.com", "do": "approve", "hid": "hb_none", "mid": "msg_1",
-		"jobs": "job_none", "proposals": "prp_none", "bookings": bookingOf(t, a, second),
+		"jobs": "job_none", "proposals": "prp_none", "bookings": bookingID,
 		"token": "tok_forgedforgedforgedforged",
 	}
 }

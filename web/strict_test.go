@@ -26,17 +26,7 @@ func TestStrictInput(t *testing.T) {
 	evID := ev["id"].(string)
 	// Ann takes a second chair, freed, so that there is a booking to
 	// cancel; the first stays booked, to be released.
-	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, nil)
-	second := a.slot(`{"service":"haircut","staff":"Bea","starts_at":"2026-12-01T15:00:00Z","ends_at":"2026-12-01T15:45:00Z"}`)["id"].(string)
-	var rel struct {
-		Moves []nextup.Move `json:"moves"`
-	}
-	a.must(a.do("POST", "/v1/slots/"+second+":release", a.key, `{"reason":"cancellation"}`), 200, &rel)
-	if len(rel.Moves) != 1 {
-		t.Fatalf("release of the second chair: moves %+v, want an offer to Ann", rel.Moves)
-	}
-	a.must(a.do("POST", "/v1/claims/"+a.token(rel.Moves[0].OfferID)+":accept", "", ""), 200, nil)
-	booking := bookingOf(t, a, second)
+	_, _, booking := annTakesASecondChair(t, a)
 
 	local65 := strings.Repeat("a", 65)
 	long255 := strings.Repeat("a", 60) + "@" + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 63) + ".io"
@@ -143,6 +133,25 @@ func namesField(p map[string]any, field string) bool {
 		}
 	}
 	return false
+}
+
+// annTakesASecondChair joins Ann to the haircut list, frees a second
+// chair (booked outside nextup) so that she is offered it, and has her
+// accept: it returns her entry, the offer and the booking it made.
+func annTakesASecondChair(t *testing.T, a *api) (entryID, offerID, bookingID string) {
+	t.Helper()
+	var entry map[string]any
+	a.must(a.do("POST", "/v1/businesses/"+a.bid+"/waitlist:join", a.key, `{"name":"Ann","email":"ann@example.com","service":"haircut"}`), 201, &entry)
+	second := a.slot(`{"service":"haircut","staff":"Bea","starts_at":"2026-12-01T15:00:00Z","ends_at":"2026-12-01T15:45:00Z"}`)["id"].(string)
+	var rel struct {
+		Moves []nextup.Move `json:"moves"`
+	}
+	a.must(a.do("POST", "/v1/slots/"+second+":release", a.key, `{"reason":"cancellation"}`), 200, &rel)
+	if len(rel.Moves) != 1 {
+		t.Fatalf("release of the second chair: moves %+v, want an offer to Ann", rel.Moves)
+	}
+	a.must(a.do("POST", "/v1/claims/"+a.token(rel.Moves[0].OfferID)+":accept", "", ""), 200, nil)
+	return entry["id"].(string), rel.Moves[0].OfferID, bookingOf(t, a, second)
 }
 
 // bookingOf returns the id of the live booking of a slot.
